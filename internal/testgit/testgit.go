@@ -1,0 +1,97 @@
+// Package testgit builds real git repositories in temporary directories for
+// tests. Every helper fails the test on error.
+package testgit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Repo is a git work tree made for one test.
+type Repo struct {
+	tb  testing.TB
+	Dir string
+}
+
+// New makes an empty repository (no commits) in a fresh temporary directory.
+func New(tb testing.TB) *Repo {
+	tb.Helper()
+	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := &Repo{tb: tb, Dir: dir}
+	r.Git("init", "-q", "-b", "main")
+	return r
+}
+
+// Git runs git in the repository and returns its trimmed output.
+func (r *Repo) Git(args ...string) string {
+	r.tb.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Write creates or replaces a file (and its parent directories).
+func (r *Repo) Write(rel, content string) {
+	r.tb.Helper()
+	p := r.Path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Read returns a file's content.
+func (r *Repo) Read(rel string) string {
+	r.tb.Helper()
+	b, err := os.ReadFile(r.Path(rel))
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// Remove deletes a file or directory tree.
+func (r *Repo) Remove(rel string) {
+	r.tb.Helper()
+	if err := os.RemoveAll(r.Path(rel)); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Touch sets a file's modification time.
+func (r *Repo) Touch(rel string, t time.Time) {
+	r.tb.Helper()
+	if err := os.Chtimes(r.Path(rel), t, t); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Commit stages everything and commits, returning the new HEAD.
+func (r *Repo) Commit(msg string) string {
+	r.tb.Helper()
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.Git("rev-parse", "HEAD")
+}
+
+// Path returns the absolute path of a repository-relative path.
+func (r *Repo) Path(rel string) string {
+	return filepath.Join(r.Dir, filepath.FromSlash(rel))
+}

@@ -1,0 +1,140 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Runner runs git with args in dir and returns its standard output. It is a
+// field so tests can count or fake invocations.
+type Runner func(ctx context.Context, dir string, args ...string) ([]byte, error)
+
+// Git runs git for one work tree. Paths it accepts and returns are relative
+// to the workspace root, which may be a sub-directory (prefix) of the top.
+type Git struct {
+	// Top is the top level of the work tree.
+	Top    string
+	prefix string // workspace root relative to Top, "" when equal
+	Run    Runner
+}
+
+func newGit(top, prefix string) *Git {
+	return &Git{Top: top, prefix: prefix, Run: ExecGit}
+}
+
+// maxPathspecs bounds how many paths are passed on the command line; above
+// it one status over the whole tree is cheaper than a huge argument list.
+const maxPathspecs = 512
+
+// ExecGit runs the git binary. Its stderr is folded into the error.
+func ExecGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("git is not installed or not on PATH: %w", err)
+		}
+		if msg != "" {
+			return nil, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
+		}
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return out, nil
+}
+
+// toGit maps a root-relative path to a top-relative one.
+func (g *Git) toGit(rel string) string {
+	if g.prefix == "" {
+		return rel
+	}
+	if rel == "." {
+		return g.prefix
+	}
+	return g.prefix + "/" + rel
+}
+
+// fromGit maps a top-relative path to a root-relative one; ok is false for
+// paths outside the workspace root.
+func (g *Git) fromGit(p string) (string, bool) {
+	if g.prefix == "" {
+		return p, true
+	}
+	if p == g.prefix || p == g.prefix+"/" {
+		return ".", true
+	}
+	rest, ok := strings.CutPrefix(p, g.prefix+"/")
+	return rest, ok
+}
+
+// Status runs one `git status --porcelain=v2 --branch -z` with ignored files
+// listed, restricted to paths when there are few of them (nil means the whole
+// workspace). The result answers Clean, Deleted and Dirty for every path.
+func (g *Git) Status(ctx context.Context, paths []string) (*Status, error) {
+	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z",
+		"--untracked-files=normal", "--ignored=matching", "--no-renames"}
+	scoped := len(paths) > 0 && len(paths) <= maxPathspecs
+	switch {
+	case scoped:
+		args = append(args, "--")
+		for _, p := range paths {
+			args = append(args, g.toGit(p))
+		}
+	case g.prefix != "":
+		args = append(args, "--", g.prefix)
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git status: %w", err)
+	}
+	st, err := parseStatus(out, g.fromGit)
+	if err != nil {
+		return nil, err
+	}
+	st.Scoped = scoped
+	return st, nil
+}
+
+// Tree returns the tree hash of HEAD, or "" when there is no commit yet.
+func (g *Git) Tree(ctx context.Context) (string, error) {
+	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", "HEAD^{tree}")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", nil // no commits yet
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// RepoID returns an id that is the same in every clone of the repository:
+// the smallest root commit reachable from HEAD, or "" with no commits yet.
+func (g *Git) RepoID(ctx context.Context) (string, error) {
+	out, err := g.Run(ctx, g.Top, "rev-list", "--max-parents=0", "HEAD", "--")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", nil
+		}
+		return "", err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		return "", nil
+	}
+	min := ids[0]
+	for _, id := range ids[1:] {
+		if id < min {
+			min = id
+		}
+	}
+	return min, nil
+}

@@ -1,0 +1,180 @@
+package workspace
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Status is one parsed `git status --porcelain=v2 --branch -z`.
+type Status struct {
+	// Head is the commit HEAD points to, "" when there is none yet.
+	Head string
+	// Branch is the checked-out branch, "" when HEAD is detached.
+	Branch string
+	// Upstream is the configured upstream branch, if any.
+	Upstream      string
+	Ahead, Behind int
+	// Scoped is true when the status was restricted to some paths; Dirty
+	// then only speaks for them.
+	Scoped bool
+
+	entries map[string]Entry
+	dirs    []Entry // untracked or ignored directories, listed with a trailing "/"
+}
+
+// Entry is one path git reported.
+type Entry struct {
+	// Kind is '1' (changed), '2' (renamed or copied), 'u' (unmerged),
+	// '?' (untracked) or '!' (ignored).
+	Kind byte
+	// XY is the two-letter index/work-tree status for tracked entries.
+	XY   string
+	Path string
+}
+
+// Deleted reports whether a deletion, staged or not.
+func (e Entry) Deleted() bool { return strings.ContainsRune(e.XY, 'D') }
+
+// Entry returns what git reported for a root-relative path, if anything; a
+// path under an untracked or ignored directory reports that directory.
+func (s *Status) Entry(rel string) (Entry, bool) {
+	if e, ok := s.entries[rel]; ok {
+		return e, true
+	}
+	for _, d := range s.dirs {
+		if d.Path == "./" || strings.HasPrefix(rel, d.Path) {
+			return d, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Clean reports whether rel is tracked and identical in HEAD, index and work
+// tree: git listed neither it nor a directory above it.
+func (s *Status) Clean(rel string) bool {
+	_, listed := s.Entry(rel)
+	return !listed
+}
+
+// Deleted reports whether git lists rel as a deleted tracked file.
+func (s *Status) Deleted(rel string) bool {
+	e, ok := s.entries[rel]
+	return ok && (e.Kind == '1' || e.Kind == 'u') && e.Deleted()
+}
+
+// Dirty reports whether any tracked file differs from HEAD or an untracked
+// file exists. Ignored files do not count.
+func (s *Status) Dirty() bool {
+	for _, e := range s.entries {
+		if e.Kind != '!' {
+			return true
+		}
+	}
+	for _, d := range s.dirs {
+		if d.Kind != '!' {
+			return true
+		}
+	}
+	return false
+}
+
+// Entries returns every listed path and directory (directories end in "/").
+func (s *Status) Entries() []Entry {
+	out := make([]Entry, 0, len(s.entries)+len(s.dirs))
+	for _, e := range s.entries {
+		out = append(out, e)
+	}
+	return append(out, s.dirs...)
+}
+
+// parseStatus parses NUL-separated porcelain v2 output. fromGit maps the
+// repository-relative paths git prints to root-relative ones, dropping paths
+// outside the root.
+func parseStatus(out []byte, fromGit func(string) (string, bool)) (*Status, error) {
+	st := &Status{entries: map[string]Entry{}}
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := string(fields[i])
+		if f == "" {
+			continue
+		}
+		kind := f[0]
+		var p string
+		switch kind {
+		case '#':
+			if err := st.header(f); err != nil {
+				return nil, err
+			}
+			continue
+		case '1':
+			p = afterFields(f, 8)
+		case '2':
+			p = afterFields(f, 9)
+			i++ // the original path follows in its own field
+		case 'u':
+			p = afterFields(f, 10)
+		case '?', '!':
+			p = strings.TrimPrefix(f[1:], " ")
+		default:
+			return nil, fmt.Errorf("git status: unexpected line %q", f)
+		}
+		if p == "" {
+			return nil, fmt.Errorf("git status: malformed line %q", f)
+		}
+		rel, ok := fromGit(p)
+		if !ok {
+			continue
+		}
+		e := Entry{Kind: kind, Path: rel}
+		if kind != '?' && kind != '!' {
+			e.XY = f[2:4]
+		}
+		if strings.HasSuffix(rel, "/") || rel == "." {
+			if rel == "." {
+				e.Path = "./"
+			}
+			st.dirs = append(st.dirs, e)
+			continue
+		}
+		st.entries[rel] = e
+	}
+	return st, nil
+}
+
+// afterFields returns what follows the first n space-separated fields.
+func afterFields(line string, n int) string {
+	rest := line
+	for range n {
+		i := strings.IndexByte(rest, ' ')
+		if i < 0 {
+			return ""
+		}
+		rest = rest[i+1:]
+	}
+	return rest
+}
+
+func (st *Status) header(line string) error {
+	key, val, _ := strings.Cut(strings.TrimPrefix(line, "# "), " ")
+	switch key {
+	case "branch.oid":
+		if val != "(initial)" {
+			st.Head = val
+		}
+	case "branch.head":
+		if val != "(detached)" {
+			st.Branch = val
+		}
+	case "branch.upstream":
+		st.Upstream = val
+	case "branch.ab":
+		var a, b int
+		if _, err := fmt.Sscanf(val, "+%d -%d", &a, &b); err != nil {
+			return fmt.Errorf("git status: bad branch.ab %q: %w", val, err)
+		}
+		st.Ahead, st.Behind = a, b
+	}
+	return nil
+}
+

@@ -1,0 +1,247 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+func TestDiscoverFindsTopLevel(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a/b/c.txt", "x")
+	ws, err := Discover(r.Path("a/b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Root != r.Dir || ws.Git == nil {
+		t.Fatalf("Discover = %q (git %v), want %q with git", ws.Root, ws.Git != nil, r.Dir)
+	}
+}
+
+func TestDiscoverOutsideGit(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Root != dir || ws.Git != nil {
+		t.Fatalf("Discover = %+v, want root %s without git", ws, dir)
+	}
+}
+
+func TestDiscoverMissingDir(t *testing.T) {
+	_, err := Discover(filepath.Join(t.TempDir(), "nope"))
+	if err == nil {
+		t.Fatal("want error for a missing directory")
+	}
+}
+
+func TestRel(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := &Workspace{Root: dir}
+	tests := []struct {
+		in, cwd, want string
+		outside       bool
+	}{
+		{in: "a/b.go", cwd: dir, want: "a/b.go"},
+		{in: "./a//b/../c.go", cwd: dir, want: "a/c.go"},
+		{in: "c.go", cwd: filepath.Join(dir, "sub"), want: "sub/c.go"},
+		{in: filepath.Join(dir, "x", "y"), cwd: "/", want: "x/y"},
+		{in: ".", cwd: dir, want: "."},
+		{in: "../etc/passwd", cwd: dir, outside: true},
+		{in: "/etc/passwd", cwd: dir, outside: true},
+		{in: "sub/../../x", cwd: dir, outside: true},
+	}
+	for _, tt := range tests {
+		got, err := ws.Rel(tt.in, tt.cwd)
+		if tt.outside {
+			if !errors.Is(err, ErrOutsideRoot) {
+				t.Errorf("Rel(%q) = %q, %v; want ErrOutsideRoot", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q", tt.in, tt.cwd, got, err, tt.want)
+		}
+	}
+}
+
+func TestRelThroughSymlinkedRoot(t *testing.T) {
+	real, _ := filepath.EvalSymlinks(t.TempDir())
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	ws := &Workspace{Root: real}
+	got, err := ws.Rel(filepath.Join(link, "f.go"), "/")
+	if err != nil || got != "f.go" {
+		t.Fatalf("Rel through symlink = %q, %v; want f.go", got, err)
+	}
+}
+
+func TestClean(t *testing.T) {
+	if got, err := Clean("a/./b/../c"); err != nil || got != "a/c" {
+		t.Errorf("Clean = %q, %v", got, err)
+	}
+	for _, bad := range []string{"../x", "/abs", ".."} {
+		if _, err := Clean(bad); !errors.Is(err, ErrOutsideRoot) {
+			t.Errorf("Clean(%q) err = %v, want ErrOutsideRoot", bad, err)
+		}
+	}
+}
+
+func TestStatusNoCommits(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("new.txt", "x")
+	ws, _ := Discover(r.Dir)
+	st, err := ws.Git.Status(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Head != "" || st.Branch != "main" || !st.Dirty() || st.Clean("new.txt") {
+		t.Fatalf("status = %+v", st)
+	}
+	id, err := ws.Git.RepoID(context.Background())
+	if err != nil || id != "" {
+		t.Fatalf("RepoID = %q, %v; want empty", id, err)
+	}
+	tree, err := ws.Git.Tree(context.Background())
+	if err != nil || tree != "" {
+		t.Fatalf("Tree = %q, %v; want empty", tree, err)
+	}
+}
+
+func TestStatusClassifies(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("clean.txt", "c")
+	r.Write("mod.txt", "m")
+	r.Write("del.txt", "d")
+	r.Write(".gitignore", "build/\n*.log\n")
+	root := r.Commit("init")
+	r.Write("mod.txt", "m2")
+	r.Remove("del.txt")
+	r.Write("untracked/u.txt", "u")
+	r.Write("build/out.bin", "b")
+	r.Write("x.log", "l")
+	r.Write("name with space.txt", "s")
+
+	ws, _ := Discover(r.Dir)
+	ctx := context.Background()
+	for _, scope := range [][]string{nil, {"clean.txt", "mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt", "gone.txt"}} {
+		st, err := ws.Git.Status(ctx, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Head != root || st.Branch != "main" {
+			t.Errorf("head/branch = %s %s", st.Head, st.Branch)
+		}
+		if !st.Clean("clean.txt") {
+			t.Error("clean.txt should be clean")
+		}
+		for _, p := range []string{"mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt"} {
+			if st.Clean(p) {
+				t.Errorf("%s reported clean (scope %v)", p, scope != nil)
+			}
+		}
+		if !st.Deleted("del.txt") || st.Deleted("mod.txt") {
+			t.Error("Deleted misclassified")
+		}
+		if !st.Dirty() {
+			t.Error("want dirty")
+		}
+	}
+	id, err := ws.Git.RepoID(ctx)
+	if err != nil || id != root {
+		t.Errorf("RepoID = %q, %v; want %s", id, err, root)
+	}
+}
+
+func TestStatusIgnoredOnlyIsNotDirty(t *testing.T) {
+	r := testgit.New(t)
+	r.Write(".gitignore", "*.tmp\n")
+	r.Commit("init")
+	r.Write("a.tmp", "x")
+	ws, _ := Discover(r.Dir)
+	st, err := ws.Git.Status(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Dirty() {
+		t.Error("ignored files must not make the tree dirty")
+	}
+	if st.Clean("a.tmp") {
+		t.Error("an ignored file is not tracked-clean")
+	}
+}
+
+func TestOpenSubdirectoryRoot(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("sub/a.txt", "a")
+	r.Write("other/b.txt", "b")
+	r.Commit("init")
+	r.Write("sub/a.txt", "a2")
+	r.Write("other/b.txt", "b2")
+	ws, err := Open(r.Path("sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ws.Git.Status(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range st.Entries() {
+		paths = append(paths, e.Path)
+	}
+	if !slices.Equal(paths, []string{"a.txt"}) {
+		t.Fatalf("entries = %v, want [a.txt]", paths)
+	}
+}
+
+func TestGitBatchesOneStatus(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a", "a")
+	r.Commit("init")
+	ws, _ := Discover(r.Dir)
+	calls := 0
+	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		calls++
+		return ExecGit(ctx, dir, args...)
+	}
+	many := make([]string, 2000)
+	for i := range many {
+		many[i] = filepath.Join("d", string(rune('a'+i%26)), "f")
+	}
+	if _, err := ws.Git.Status(context.Background(), many); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("git ran %d times for one status, want 1", calls)
+	}
+}
+
+func TestParseStatusMalformed(t *testing.T) {
+	id := func(s string) (string, bool) { return s, true }
+	for _, in := range []string{"Z what\x00", "1 .M\x00", "# branch.ab nonsense\x00"} {
+		if _, err := parseStatus([]byte(in), id); err == nil {
+			t.Errorf("parseStatus(%q) = nil error", in)
+		}
+	}
+}
+
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("# branch.oid abc\x00# branch.head main\x001 .M N... 100644 100644 100644 a b f.txt\x00? u/\x00! ign/\x00"))
+	f.Add([]byte("2 R. N... 100644 100644 100644 a b R100 new\x00old\x00u UU N... 1 1 1 1 a b c x\x00"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		st, err := parseStatus(in, func(s string) (string, bool) { return s, true })
+		if err == nil {
+			_ = st.Dirty()
+			_ = st.Clean("f.txt")
+		}
+	})
+}
