@@ -1,0 +1,238 @@
+package store
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/freshctx/freshctx/internal/digest"
+)
+
+// Blob names stored bytes by content.
+type Blob struct {
+	Digest digest.Digest
+	Size   int64
+}
+
+// BlobWriter streams bytes into a temporary compressed file of the blob
+// area, hashing them on the way. Nothing is held in memory beyond the
+// encoder's window. Finish, then Tx.CommitBlob (or Discard).
+type BlobWriter struct {
+	s    *Store
+	f    *os.File
+	enc  *zstd.Encoder
+	h    hash.Hash
+	n    int64
+	done bool
+	blob Blob
+}
+
+// CreateBlob starts a new blob.
+func (s *Store) CreateBlob() (*BlobWriter, error) {
+	if err := os.MkdirAll(s.blobs, 0o700); err != nil {
+		return nil, fmt.Errorf("create blob area: %w", err)
+	}
+	f, err := os.CreateTemp(s.blobs, "tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create blob: %w", err)
+	}
+	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("create blob: %w", err)
+	}
+	return &BlobWriter{s: s, f: f, enc: enc, h: sha256.New()}, nil
+}
+
+// Write compresses p into the blob.
+func (w *BlobWriter) Write(p []byte) (int, error) {
+	if w.done {
+		return 0, errors.New("write to finished blob")
+	}
+	w.h.Write(p)
+	n, err := w.enc.Write(p)
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write blob: %w", err)
+	}
+	return n, nil
+}
+
+// Size is the number of raw bytes written so far.
+func (w *BlobWriter) Size() int64 { return w.n }
+
+// Finish flushes and syncs the temporary file and returns the blob's name.
+func (w *BlobWriter) Finish() (Blob, error) {
+	if w.done {
+		return w.blob, nil
+	}
+	w.done = true
+	if err := w.enc.Close(); err != nil {
+		return Blob{}, fmt.Errorf("finish blob: %w", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return Blob{}, fmt.Errorf("sync blob: %w", err)
+	}
+	if err := w.f.Close(); err != nil {
+		return Blob{}, fmt.Errorf("close blob: %w", err)
+	}
+	var d digest.Digest
+	w.h.Sum(d[:0])
+	w.blob = Blob{Digest: d, Size: w.n}
+	return w.blob, nil
+}
+
+// Discard removes the temporary file; it is safe after CommitBlob.
+func (w *BlobWriter) Discard() {
+	if !w.done {
+		w.done = true
+		w.enc.Close()
+		w.f.Close()
+	}
+	os.Remove(w.f.Name())
+}
+
+func (s *Store) blobPath(d digest.Digest) string {
+	h := d.String()
+	return filepath.Join(s.blobs, h[:2], h[2:]+".zst")
+}
+
+// CommitBlob moves a finished blob into place and records it. It runs inside
+// the write transaction, so it cannot interleave with a concurrent
+// DeleteOrphanBlobs removing the same content.
+func (tx *Tx) CommitBlob(w *BlobWriter) (Blob, error) {
+	b, err := w.Finish()
+	if err != nil {
+		return Blob{}, err
+	}
+	dst := tx.s.blobPath(b.Digest)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return Blob{}, fmt.Errorf("commit blob: %w", err)
+	}
+	fi, err := os.Stat(w.f.Name())
+	if err != nil {
+		return Blob{}, fmt.Errorf("commit blob: %w", err)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		os.Remove(w.f.Name()) // same content is already stored
+	} else if err := os.Rename(w.f.Name(), dst); err != nil {
+		return Blob{}, fmt.Errorf("commit blob: %w", err)
+	}
+	_, err = tx.Exec(`INSERT INTO blobs(digest, size, stored_size, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(digest) DO NOTHING`, b.Digest.String(), b.Size, fi.Size(), tx.Now.UnixNano())
+	if err != nil {
+		return Blob{}, fmt.Errorf("record blob: %w", err)
+	}
+	return b, nil
+}
+
+// OpenBlob returns a reader of the blob's raw bytes. A blob whose file is
+// missing or fails to decompress is reported as an error wrapping ErrCorrupt.
+func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
+	f, err := os.Open(s.blobPath(d))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("blob %s: %w: its file is missing", d, ErrCorrupt)
+		}
+		return nil, fmt.Errorf("open blob %s: %w", d, err)
+	}
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("blob %s: %w: %v", d, ErrCorrupt, err)
+	}
+	return &blobReader{dec: dec, f: f, d: d}, nil
+}
+
+type blobReader struct {
+	dec *zstd.Decoder
+	f   *os.File
+	d   digest.Digest
+}
+
+func (r *blobReader) Read(p []byte) (int, error) {
+	n, err := r.dec.Read(p)
+	if err != nil && err != io.EOF {
+		return n, fmt.Errorf("blob %s: %w: %v", r.d, ErrCorrupt, err)
+	}
+	return n, err
+}
+
+func (r *blobReader) Close() error {
+	r.dec.Close()
+	return r.f.Close()
+}
+
+// blobRefs lists every column that references a blob; a blob no column
+// references is an orphan.
+var blobRefs = []string{"records.stdout_blob", "records.stderr_blob"}
+
+// trashBlob moves a blob's file aside while the transaction holds the write
+// lock: it is removed for good after commit and put back after rollback, so
+// a failed transaction loses nothing and no concurrent writer can commit a
+// reference to a file that is about to vanish.
+func (tx *Tx) trashBlob(d digest.Digest) error {
+	src := tx.s.blobPath(d)
+	trash := filepath.Join(tx.s.blobs, "trash-"+d.String())
+	if err := os.Rename(src, trash); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("delete blob file: %w", err)
+	}
+	tx.afterCommit = append(tx.afterCommit, func() { os.Remove(trash) })
+	tx.afterRollback = append(tx.afterRollback, func() { os.Rename(trash, src) })
+	return nil
+}
+
+// DeleteOrphanBlobs deletes every blob no row references, files included,
+// and returns how many and how many stored bytes were freed.
+func (tx *Tx) DeleteOrphanBlobs() (n int, freed int64, err error) {
+	q := "SELECT digest, stored_size FROM blobs b WHERE 1"
+	for _, ref := range blobRefs {
+		table, col, _ := strings.Cut(ref, ".")
+		q += fmt.Sprintf(" AND NOT EXISTS (SELECT 1 FROM %s WHERE %s = b.digest)", table, col)
+	}
+	rows, err := tx.Query(q)
+	if err != nil {
+		return 0, 0, fmt.Errorf("find orphan blobs: %w", err)
+	}
+	var orphans []Blob
+	for rows.Next() {
+		var h string
+		var size int64
+		if err := rows.Scan(&h, &size); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		d, err := digest.Parse(h)
+		if err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		orphans = append(orphans, Blob{Digest: d, Size: size})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, 0, err
+	}
+	for _, b := range orphans {
+		if _, err := tx.Exec("DELETE FROM blobs WHERE digest = ?", b.Digest.String()); err != nil {
+			return 0, 0, fmt.Errorf("delete blob: %w", err)
+		}
+		if err := tx.trashBlob(b.Digest); err != nil {
+			return 0, 0, err
+		}
+		freed += b.Size
+	}
+	return len(orphans), freed, nil
+}

@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// applicationID marks a SQLite file as a freshctx store ("FCTX").
+const applicationID = 0x46435458
+
+type migration struct {
+	version int
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var ms []migration
+	for i, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil || v != i+1 {
+			return nil, fmt.Errorf("migration %s: want version %d", name, i+1)
+		}
+		b, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, sql: string(b)})
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the schema this binary writes.
+func SchemaVersion() int {
+	ms, _ := loadMigrations()
+	return len(ms)
+}
+
+// migrate applies each pending migration in its own IMMEDIATE transaction,
+// re-reading the version inside it since another process may have migrated
+// meanwhile.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	appID, version, err := s.header(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkHeader(appID, version, len(ms)); err != nil {
+		return err
+	}
+	if version == len(ms) {
+		return nil
+	}
+	for _, m := range ms {
+		if err := s.apply(ctx, m, len(ms)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) header(ctx context.Context) (appID, version int, err error) {
+	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return 0, 0, classify(err)
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, 0, classify(err)
+	}
+	return appID, version, nil
+}
+
+func checkHeader(appID, version, latest int) error {
+	if appID != 0 && appID != applicationID {
+		return fmt.Errorf("%w: application id %#x is not freshctx's", ErrCorrupt, appID)
+	}
+	if appID == 0 && version != 0 {
+		return fmt.Errorf("%w: a SQLite database of another program", ErrCorrupt)
+	}
+	if version > latest {
+		return fmt.Errorf("%w: schema version %d, this binary knows up to %d; upgrade freshctx",
+			ErrNewerSchema, version, latest)
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, m migration, latest int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return classify(err)
+	}
+	if version > latest {
+		return fmt.Errorf("%w: schema version %d", ErrNewerSchema, version)
+	}
+	if version >= m.version {
+		return nil // another process got here first
+	}
+	if version == 0 {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+			return classify(err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: a SQLite database of another program", ErrCorrupt)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+	}
+	stmt := fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", m.version, applicationID)
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func mustOpenStore(tb testing.TB) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), filepath.Join(tb.TempDir(), ".freshctx", "freshctx.db"), Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestOpenCreatesWithTightPermissions(t *testing.T) {
+	s := mustOpenStore(t)
+	fi, err := os.Stat(filepath.Dir(s.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode = %v, want 0700", fi.Mode().Perm())
+	}
+	fi, err = os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("db mode = %v, want 0600", fi.Mode().Perm())
+	}
+	if wal, err := os.Stat(s.Path() + "-wal"); err == nil && wal.Mode().Perm() != 0o600 {
+		t.Errorf("wal mode = %v, want 0600", wal.Mode().Perm())
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.SetMeta("k", "v") }); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := Open(ctx, s.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	var got string
+	err = s2.View(ctx, func(tx *Tx) error {
+		v, _, err := tx.Meta("k")
+		got = v
+		return err
+	})
+	if err != nil || got != "v" {
+		t.Fatalf("meta after reopen = %q, %v", got, err)
+	}
+}
+
+func TestOpenRefusesCorruptFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "freshctx.db")
+	junk := bytes.Repeat([]byte("this is not a database "), 500)
+	if err := os.WriteFile(p, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), p, Options{})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open(junk) = %v, want ErrCorrupt", err)
+	}
+	after, _ := os.ReadFile(p)
+	if !bytes.Equal(after, junk) {
+		t.Fatal("Open modified a corrupt file")
+	}
+}
+
+func TestOpenRefusesForeignDatabase(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	s.Close()
+	p := filepath.Join(t.TempDir(), "other.db")
+	other, err := Open(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.db.Exec("PRAGMA application_id = 1234"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if _, err := Open(ctx, p, Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open(foreign) = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	if _, err := s.db.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion()+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(ctx, s.Path(), Options{})
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("Open(newer) = %v, want ErrNewerSchema", err)
+	}
+}
+
+func TestLockedStoreGivesClearError(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	hold := make(chan struct{})
+	held := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- s.Update(ctx, func(tx *Tx) error {
+			close(held)
+			<-hold
+			return nil
+		})
+	}()
+	<-held
+	s2, err := Open(ctx, s.Path(), Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	err = s2.Update(ctx, func(tx *Tx) error { return tx.SetMeta("k", "v") })
+	close(hold)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("Update while locked = %v, want ErrLocked", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFailedUpdateLeavesStoreAsItWas(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	boom := errors.New("boom")
+	err := s.Update(ctx, func(tx *Tx) error {
+		if err := tx.SetMeta("k", "v"); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	s.View(ctx, func(tx *Tx) error {
+		if _, ok, _ := tx.Meta("k"); ok {
+			t.Error("a failed update was kept")
+		}
+		return nil
+	})
+}
+
+func writeBlob(t *testing.T, s *Store, data []byte) Blob {
+	t.Helper()
+	w, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	var b Blob
+	err = s.Update(context.Background(), func(tx *Tx) error {
+		var err error
+		b, err = tx.CommitBlob(w)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readBlob(t *testing.T, s *Store, b Blob) []byte {
+	t.Helper()
+	r, err := s.OpenBlob(b.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestBlobRoundTripAnyBytes(t *testing.T) {
+	s := mustOpenStore(t)
+	data := make([]byte, 3<<20)
+	rand.Read(data)
+	data = append(data, []byte("\x00\xff\xfe invalid utf-8 \xc3\x28")...)
+	b := writeBlob(t, s, data)
+	if b.Size != int64(len(data)) {
+		t.Fatalf("size = %d", b.Size)
+	}
+	if got := readBlob(t, s, b); !bytes.Equal(got, data) {
+		t.Fatal("blob content differs")
+	}
+	// The same content again is stored once.
+	b2 := writeBlob(t, s, data)
+	if b2 != b {
+		t.Fatal("same content, different blob")
+	}
+	left, _ := filepath.Glob(filepath.Join(s.blobs, "tmp-*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+func TestOrphanBlobsDeletedOnlyOnCommit(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	b := writeBlob(t, s, []byte("orphan"))
+	boom := errors.New("boom")
+	err := s.Update(ctx, func(tx *Tx) error {
+		n, _, err := tx.DeleteOrphanBlobs()
+		if err != nil || n != 1 {
+			t.Fatalf("DeleteOrphanBlobs = %d, %v", n, err)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if got := readBlob(t, s, b); string(got) != "orphan" {
+		t.Fatal("rolled-back delete lost the blob")
+	}
+	err = s.Update(ctx, func(tx *Tx) error {
+		_, freed, err := tx.DeleteOrphanBlobs()
+		if freed <= 0 {
+			t.Errorf("freed = %d stored bytes, want > 0", freed)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenBlob(b.Digest); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("OpenBlob after delete = %v, want ErrCorrupt (missing)", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(s.blobs, "trash-*"))
+	if len(left) != 0 {
+		t.Fatalf("trash left: %v", left)
+	}
+}
+
+func TestConcurrentWritersBothLand(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	other, err := Open(ctx, s.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i, st := range []*Store{s, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 20 {
+				errs <- st.Update(ctx, func(tx *Tx) error {
+					return tx.SetMeta(fmt.Sprintf("k%d-%d", i, j), "v")
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	s.db.QueryRow("SELECT count(*) FROM meta").Scan(&n)
+	if n != 40 {
+		t.Fatalf("rows = %d, want 40", n)
+	}
+}

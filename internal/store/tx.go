@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Tx is one logical write (Update) or read (View). Its clock is fixed when it
+// begins so every row it writes carries the same time.
+type Tx struct {
+	*sql.Tx
+	s   *Store
+	Now time.Time
+
+	afterCommit, afterRollback []func()
+}
+
+// Update runs fn in one IMMEDIATE transaction and commits it if fn returns
+// nil; otherwise nothing fn wrote is kept.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	return s.tx(ctx, false, fn)
+}
+
+// View runs fn in a read-only transaction: a consistent snapshot of the store.
+func (s *Store) View(ctx context.Context, fn func(*Tx) error) error {
+	return s.tx(ctx, true, fn)
+}
+
+func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error {
+	var opts *sql.TxOptions
+	if readOnly {
+		opts = &sql.TxOptions{ReadOnly: true}
+	}
+	sqlTx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", classify(err))
+	}
+	tx := &Tx{Tx: sqlTx, s: s, Now: s.now()}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		sqlTx.Rollback()
+		for _, f := range tx.afterRollback {
+			f()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return classify(err)
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", classify(err))
+	}
+	committed = true
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
