@@ -11,22 +11,41 @@ import (
 	"time"
 )
 
-// Repo is a git work tree made for one test.
+// TB is the part of testing.TB the helpers use; rapid.T satisfies it too.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Repo is a git work tree (or a plain directory) made for one test.
 type Repo struct {
-	tb  testing.TB
+	tb  TB
 	Dir string
 }
 
 // New makes an empty repository (no commits) in a fresh temporary directory.
 func New(tb testing.TB) *Repo {
 	tb.Helper()
-	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	return Init(tb, tb.TempDir())
+}
+
+// Init makes an empty repository in dir, which must exist.
+func Init(tb TB, dir string) *Repo {
+	tb.Helper()
+	r := Plain(tb, dir)
+	r.Git("init", "-q", "-b", "main")
+	return r
+}
+
+// Plain uses dir as a directory that is not a git repository.
+func Plain(tb TB, dir string) *Repo {
+	tb.Helper()
+	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &Repo{tb: tb, Dir: dir}
-	r.Git("init", "-q", "-b", "main")
-	return r
+	return &Repo{tb: tb, Dir: real}
 }
 
 // Git runs git in the repository and returns its trimmed output.

@@ -33,8 +33,9 @@ type Entry struct {
 	Path string
 }
 
-// Deleted reports whether a deletion, staged or not.
-func (e Entry) Deleted() bool { return strings.ContainsRune(e.XY, 'D') }
+// Deleted reports whether the file is missing from the work tree. A staged
+// deletion ("D.") alone is not enough: `git rm --cached` leaves the file.
+func (e Entry) Deleted() bool { return len(e.XY) == 2 && e.XY[1] == 'D' }
 
 // Entry returns what git reported for a root-relative path, if anything; a
 // path under an untracked or ignored directory reports that directory.
@@ -57,7 +58,8 @@ func (s *Status) Clean(rel string) bool {
 	return !listed
 }
 
-// Deleted reports whether git lists rel as a deleted tracked file.
+// Deleted reports whether git lists rel as a tracked file missing from the
+// work tree.
 func (s *Status) Deleted(rel string) bool {
 	e, ok := s.entries[rel]
 	return ok && (e.Kind == '1' || e.Kind == 'u') && e.Deleted()

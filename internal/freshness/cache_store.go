@@ -1,0 +1,99 @@
+package freshness
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// StoreCache keeps the stat cache in the store's stat_cache table.
+type StoreCache struct {
+	S *store.Store
+}
+
+// chunk bounds the number of parameters of one IN (...) query.
+const chunk = 500
+
+// Load implements StatCache with one query per 500 paths.
+func (c StoreCache) Load(ctx context.Context, root string, paths []string) (map[string]CacheEntry, error) {
+	out := make(map[string]CacheEntry, len(paths))
+	err := c.S.View(ctx, func(tx *store.Tx) error {
+		for i := 0; i < len(paths); i += chunk {
+			part := paths[i:min(i+chunk, len(paths))]
+			if err := loadChunk(ctx, tx, root, part, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load stat cache: %w", err)
+	}
+	return out, nil
+}
+
+func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, out map[string]CacheEntry) error {
+	args := make([]any, 0, len(paths)+1)
+	args = append(args, root)
+	for _, p := range paths {
+		args = append(args, p)
+	}
+	q := `SELECT path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns
+		FROM stat_cache WHERE root = ? AND path IN (?` + strings.Repeat(",?", len(paths)-1) + `)`
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, h string
+		var e CacheEntry
+		var mode uint32
+		var inode int64
+		if err := rows.Scan(&p, &e.Info.Size, &e.Info.ModTime, &e.Info.Ctime, &inode, &mode, &h, &e.Recorded); err != nil {
+			return err
+		}
+		d, err := digest.Parse(h)
+		if err != nil {
+			continue // a corrupt entry is a miss
+		}
+		e.Info.Inode, e.Info.Mode, e.Digest = uint64(inode), fs.FileMode(mode), d
+		out[p] = e
+	}
+	return rows.Err()
+}
+
+// Save implements StatCache in one transaction.
+func (c StoreCache) Save(ctx context.Context, root string, entries map[string]CacheEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	err := c.S.Update(ctx, func(tx *store.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO stat_cache
+			(root, path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(root, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+			ctime_ns = excluded.ctime_ns, inode = excluded.inode, mode = excluded.mode,
+			sha256 = excluded.sha256, recorded_ns = excluded.recorded_ns`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for p, e := range entries {
+			_, err := stmt.ExecContext(ctx, root, p, e.Info.Size, e.Info.ModTime, e.Info.Ctime,
+				int64(e.Info.Inode), uint32(e.Info.Mode), e.Digest.String(), e.Recorded)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save stat cache: %w", err)
+	}
+	return nil
+}

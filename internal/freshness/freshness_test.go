@@ -1,0 +1,294 @@
+package freshness
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// env is one workspace with a persistent stat cache and a file system the
+// test can make unreadable.
+type env struct {
+	t     *testing.T
+	r     *testgit.Repo
+	cache *MemCache
+	fs    *denyFS
+	max   int64
+	now   func() time.Time
+}
+
+func newEnv(t *testing.T, git bool) *env {
+	var r *testgit.Repo
+	if git {
+		r = testgit.New(t)
+	} else {
+		r = testgit.Plain(t, t.TempDir())
+	}
+	return &env{t: t, r: r, cache: &MemCache{}, fs: &denyFS{deny: map[string]bool{}}}
+}
+
+func (e *env) snapshot(paths []string) *Snapshot {
+	e.t.Helper()
+	ws, err := workspace.Discover(e.r.Dir)
+	if err != nil {
+		// The root is gone: build the workspace by hand as a caller holding
+		// an old record would.
+		ws = &workspace.Workspace{Root: e.r.Dir}
+	}
+	s, err := NewSnapshot(context.Background(), ws, paths, Options{FS: e.fs, Cache: e.cache, MaxHashSize: e.max, Now: e.now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+func (e *env) capture(paths ...string) Stamp {
+	e.t.Helper()
+	s := e.snapshot(paths)
+	st, err := s.Stamp(context.Background(), paths)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return st
+}
+
+func (e *env) check(st Stamp) Result {
+	e.t.Helper()
+	paths := make([]string, len(st.Files))
+	for i, f := range st.Files {
+		paths[i] = f.Path
+	}
+	s := e.snapshot(paths)
+	res := s.Check(st)
+	if err := s.Flush(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}
+
+// denyFS is the OS file system with some files made unreadable (the tests run
+// as root, where chmod cannot do that) and a count of opens.
+type denyFS struct {
+	OSFS
+	deny  map[string]bool
+	opens int
+}
+
+func (d *denyFS) Open(name string) (io.ReadCloser, error) {
+	d.opens++
+	if d.deny[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return d.OSFS.Open(name)
+}
+
+var hourLater = time.Now().Add(time.Hour)
+
+func TestCheckTable(t *testing.T) {
+	tests := []struct {
+		name   string
+		noGit  bool
+		setup  func(e *env) // before capture
+		paths  []string
+		mutate func(e *env) // after capture
+		want   Label
+		reason string
+	}{
+		{name: "unchanged", paths: []string{"a.go"}, want: Fresh, reason: "clean in git"},
+		{name: "edited same size", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package B\n") }, want: StaleChanged},
+		{name: "edited other size", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package bb\n") }, want: StaleChanged},
+		{name: "touched only", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: Fresh},
+		{name: "touched only, no git", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: Fresh, reason: "touched"},
+		{name: "deleted", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Remove("a.go") }, want: StaleDeleted},
+		{name: "renamed", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Git("mv", "a.go", "moved.go") }, want: StaleDeleted},
+		{name: "replaced by a directory", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Remove("a.go")
+			e.r.Write("a.go/inner.go", "package a\n")
+		}, want: StaleDeleted},
+		{name: "replaced by a directory, no git", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Remove("a.go")
+			e.r.Write("a.go/inner.go", "package a\n")
+		}, want: StaleDeleted, reason: "directory"},
+		{name: "dirty at capture, unchanged since", paths: []string{"a.go"},
+			setup: func(e *env) { e.r.Write("a.go", "package a // dirty\n") }, want: Fresh, reason: "content unchanged"},
+		{name: "edited then reverted", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Write("a.go", "package zzz\n")
+			e.r.Write("a.go", "package a\n")
+		}, want: Fresh},
+		{name: "committed without a content change", paths: []string{"a.go"},
+			setup: func(e *env) { e.r.Write("a.go", "package a // dirty\n") },
+			mutate: func(e *env) { e.r.Commit("commit the dirty file") }, want: Fresh},
+		{name: "branch switched and back", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Git("checkout", "-q", "-b", "other")
+			e.r.Write("a.go", "package other\n")
+			e.r.Commit("other version")
+			e.r.Git("checkout", "-q", "main")
+		}, want: Fresh},
+		{name: "branch switched to another version", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Git("checkout", "-q", "-b", "other")
+			e.r.Write("a.go", "package other\n")
+			e.r.Commit("other version")
+		}, want: StaleChanged},
+		{name: "unreadable file with a newer mtime", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.fs.deny[e.r.Path("a.go")] = true
+			e.r.Write("a.go", "package x\n")
+			e.r.Touch("a.go", hourLater)
+		}, want: StaleChanged, reason: "modified after capture"},
+		{name: "unreadable file, size and mtime unchanged", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
+			e.fs.deny[e.r.Path("a.go")] = true
+		}, want: Fresh, reason: "size and mtime unchanged"},
+		{name: "unreadable at capture, modified later", noGit: true, paths: []string{"a.go"},
+			setup:  func(e *env) { e.fs.deny[e.r.Path("a.go")] = true },
+			mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: StaleChanged},
+		{name: "over the hash limit, unchanged", noGit: true, paths: []string{"a.go"},
+			setup: func(e *env) { e.max = 2 }, want: Fresh},
+		{name: "over the hash limit, modified", noGit: true, paths: []string{"a.go"},
+			setup: func(e *env) { e.max = 2 }, mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: StaleChanged},
+		{name: "root removed", paths: []string{"a.go"}, mutate: func(e *env) { os.RemoveAll(e.r.Dir) }, want: Unknown, reason: "root is gone"},
+		{name: "no references", paths: nil, want: NoRefs},
+		{name: "not a git repo, unchanged", noGit: true, paths: []string{"a.go"}, want: Fresh, reason: "content unchanged"},
+		{name: "not a git repo, edited", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package b\n") }, want: StaleChanged},
+		{name: "not a git repo, deleted", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) { e.r.Remove("a.go") }, want: StaleDeleted},
+		{name: "untracked, unchanged", paths: []string{"new.go"}, setup: func(e *env) { e.r.Write("new.go", "x") }, want: Fresh},
+		{name: "untracked, edited", paths: []string{"new.go"}, setup: func(e *env) { e.r.Write("new.go", "x") },
+			mutate: func(e *env) { e.r.Write("new.go", "y") }, want: StaleChanged},
+		{name: "absent at capture, still absent", paths: []string{"gone.go"}, want: Fresh, reason: "still absent"},
+		{name: "absent at capture, created", paths: []string{"gone.go"}, mutate: func(e *env) { e.r.Write("gone.go", "x") }, want: StaleChanged},
+		{name: "worst of several", paths: []string{"a.go", "b.go"}, mutate: func(e *env) {
+			e.r.Remove("b.go")
+			e.r.Write("a.go", "package changed\n")
+		}, want: StaleDeleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, !tt.noGit)
+			e.r.Write("a.go", "package a\n")
+			e.r.Write("b.go", "package b\n")
+			if !tt.noGit {
+				e.r.Commit("init")
+			}
+			if tt.setup != nil {
+				tt.setup(e)
+			}
+			st := e.capture(tt.paths...)
+			if tt.mutate != nil {
+				tt.mutate(e)
+			}
+			got := e.check(st)
+			if got.Label != tt.want {
+				t.Fatalf("label = %s, want %s (files %+v)", got.Label, tt.want, got.Files)
+			}
+			if tt.reason != "" && !strings.Contains(got.Files[0].Reason, tt.reason) {
+				t.Fatalf("reason = %q, want it to mention %q", got.Files[0].Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestGitTierReadsNoFile(t *testing.T) {
+	e := newEnv(t, true)
+	e.r.Write("a.go", "package a\n")
+	e.r.Commit("init")
+	st := e.capture("a.go")
+	e.fs.opens = 0
+	if got := e.check(st); got.Label != Fresh {
+		t.Fatalf("label = %s", got.Label)
+	}
+	if e.fs.opens != 0 {
+		t.Fatalf("clean file with HEAD unchanged was read %d times, want 0", e.fs.opens)
+	}
+}
+
+func TestStatCacheSkipsHashingOldFiles(t *testing.T) {
+	e := newEnv(t, false)
+	e.r.Write("a.go", "package a\n")
+	// Hashed an hour after its last change (mtime and ctime): the entry is
+	// outside the racy window and may stand for the file.
+	e.now = func() time.Time { return time.Now().Add(time.Hour) }
+	st := e.capture("a.go")
+	e.fs.opens = 0
+	if got := e.check(st); got.Label != Fresh {
+		t.Fatalf("label = %s", got.Label)
+	}
+	if e.fs.opens != 0 {
+		t.Fatalf("a file untouched for an hour was hashed again (%d opens)", e.fs.opens)
+	}
+}
+
+// frozenFS reports one fixed mtime and ctime for every file, as a file system
+// with coarse timestamps does for writes within the same tick.
+type frozenFS struct {
+	OSFS
+	at int64
+}
+
+func (f frozenFS) Stat(name string) (FileInfo, error) {
+	fi, err := f.OSFS.Stat(name)
+	fi.ModTime, fi.Ctime = f.at, f.at
+	return fi, err
+}
+
+func TestRacyEditSameSizeSameTick(t *testing.T) {
+	r := testgit.Plain(t, t.TempDir())
+	r.Write("a.go", "aaaa")
+	ws, _ := workspace.Discover(r.Dir)
+	cache := &MemCache{}
+	opt := Options{FS: frozenFS{at: time.Now().UnixNano()}, Cache: cache}
+	ctx := context.Background()
+	s1, _ := NewSnapshot(ctx, ws, []string{"a.go"}, opt)
+	st, _ := s1.Stamp(ctx, []string{"a.go"})
+	s1.Flush(ctx)
+	r.Write("a.go", "bbbb") // same size, same (frozen) stat, same inode
+	s2, _ := NewSnapshot(ctx, ws, []string{"a.go"}, opt)
+	if got := s2.Check(st); got.Label != StaleChanged {
+		t.Fatalf("racy same-size edit labelled %s, want stale_changed", got.Label)
+	}
+}
+
+func TestCacheEntryTrusted(t *testing.T) {
+	now := time.Now().UnixNano()
+	info := FileInfo{Size: 1, ModTime: now - int64(time.Hour), Ctime: now - int64(time.Hour), Inode: 7}
+	tests := []struct {
+		name string
+		e    CacheEntry
+		cur  FileInfo
+		want bool
+	}{
+		{"old and identical", CacheEntry{Info: info, Recorded: now}, info, true},
+		{"stat differs", CacheEntry{Info: info, Recorded: now}, FileInfo{Size: 2, ModTime: info.ModTime, Ctime: info.Ctime, Inode: 7}, false},
+		{"recorded within the racy window", CacheEntry{Info: info, Recorded: info.ModTime + int64(time.Second)}, info, false},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Trusted(tt.cur); got != tt.want {
+			t.Errorf("%s: Trusted = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestWorst(t *testing.T) {
+	tests := []struct {
+		in   []Label
+		want Label
+	}{
+		{nil, NoRefs},
+		{[]Label{Fresh, Fresh}, Fresh},
+		{[]Label{Fresh, Unknown}, Unknown},
+		{[]Label{Fresh, StaleChanged, Unknown}, StaleChanged},
+		{[]Label{Fresh, StaleChanged, StaleDeleted}, StaleDeleted},
+	}
+	for _, tt := range tests {
+		if got := Worst(tt.in...); got != tt.want {
+			t.Errorf("Worst(%v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package freshness
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// tickFS models a file system whose timestamps have one-second ticks driven
+// by a logical clock: every write or touch stamps the file with the current
+// tick, so same-tick writes of the same size leave the stat unchanged — the
+// racy-git situation the stat cache must survive.
+type tickFS struct {
+	OSFS
+	mtime map[string]int64
+}
+
+func (f *tickFS) Stat(name string) (FileInfo, error) {
+	fi, err := f.OSFS.Stat(name)
+	if err == nil {
+		fi.ModTime, fi.Ctime = f.mtime[name], f.mtime[name]
+	}
+	return fi, err
+}
+
+// TestPropertyNeverWrong applies random edits, touches, deletes, reverts,
+// commits and clock ticks, checking after each step that a file whose content
+// differs from its stamp is never fresh and an identical one always is.
+func TestPropertyNeverWrong(t *testing.T) {
+	paths := []string{"a.txt", "b.txt", "dir/c.txt"}
+	contents := []string{"", "x", "y", "xy", "yx", "xyz"}
+	rapid.Check(t, func(rt *rapid.T) {
+		r := testgit.Init(rt, t.TempDir())
+		fsys := &tickFS{mtime: map[string]int64{}}
+		clock := time.Unix(1_700_000_000, 0)
+		now := func() time.Time { return clock.Add(300 * time.Millisecond) }
+		write := func(p, c string) {
+			r.Write(p, c)
+			fsys.mtime[r.Path(p)] = clock.UnixNano()
+		}
+		cur := map[string]*string{} // nil: absent
+		set := func(p string, c *string) {
+			if c == nil {
+				r.Remove(p)
+			} else {
+				write(p, *c)
+			}
+			cur[p] = c
+		}
+		for _, p := range paths {
+			c := rapid.SampledFrom(contents).Draw(rt, "init")
+			set(p, &c)
+		}
+		r.Commit("init")
+		if rapid.Bool().Draw(rt, "dirty at capture") {
+			c := rapid.SampledFrom(contents).Draw(rt, "dirty")
+			set(paths[0], &c)
+		}
+
+		ws, err := workspace.Discover(r.Dir)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		cache := &MemCache{}
+		ctx := context.Background()
+		opt := Options{FS: fsys, Cache: cache, Now: now}
+		snap, err := NewSnapshot(ctx, ws, paths, opt)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		st, err := snap.Stamp(ctx, paths)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		snap.Flush(ctx)
+		captured := map[string]*string{}
+		for p, c := range cur {
+			captured[p] = c
+		}
+
+		steps := rapid.IntRange(1, 8).Draw(rt, "steps")
+		for range steps {
+			p := rapid.SampledFrom(paths).Draw(rt, "path")
+			switch rapid.IntRange(0, 5).Draw(rt, "op") {
+			case 0: // edit
+				c := rapid.SampledFrom(contents).Draw(rt, "content")
+				set(p, &c)
+			case 1: // touch
+				if cur[p] != nil {
+					fsys.mtime[r.Path(p)] = clock.UnixNano()
+					os.Chtimes(r.Path(p), clock, clock)
+				}
+			case 2: // delete
+				set(p, nil)
+			case 3: // revert to the captured content
+				set(p, captured[p])
+			case 4:
+				r.Commit("step")
+			case 5: // time passes
+				clock = clock.Add(time.Duration(rapid.IntRange(0, 3).Draw(rt, "secs")) * time.Second)
+			}
+			snap, err := NewSnapshot(ctx, ws, paths, opt)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			res := snap.Check(st)
+			snap.Flush(ctx)
+			for _, f := range res.Files {
+				same := eq(cur[f.Path], captured[f.Path])
+				if same && f.Label != Fresh {
+					rt.Fatalf("%s is identical to its stamp but labelled %s (%s)", f.Path, f.Label, f.Reason)
+				}
+				if !same && !f.Label.Stale() {
+					rt.Fatalf("%s changed but labelled %s (%s)", f.Path, f.Label, f.Reason)
+				}
+			}
+		}
+	})
+}
+
+func eq(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

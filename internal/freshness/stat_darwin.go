@@ -1,0 +1,17 @@
+//go:build darwin
+
+package freshness
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func fromOS(fi fs.FileInfo) FileInfo {
+	out := FileInfo{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Mode: fi.Mode()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		out.Ctime = st.Ctimespec.Sec*1e9 + st.Ctimespec.Nsec
+		out.Inode = st.Ino
+	}
+	return out
+}
