@@ -1,0 +1,118 @@
+package freshness
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// benchRepo makes a committed repository of n files, a tenth of the
+// referenced ones then edited so the check needs both tiers.
+func benchRepo(b *testing.B, n, refs int) (*testgit.Repo, []string) {
+	b.Helper()
+	r := testgit.New(b)
+	for i := range n {
+		r.Write(fmt.Sprintf("pkg%03d/file%04d.go", i%100, i), fmt.Sprintf("package p\n\n// file %d\nvar X%d = %d\n", i, i, i))
+	}
+	r.Commit("init")
+	paths := make([]string, refs)
+	for i := range refs {
+		j := i * (n / refs)
+		paths[i] = fmt.Sprintf("pkg%03d/file%04d.go", j%100, j)
+		if i%10 == 0 {
+			r.Write(paths[i], "package p // edited before capture\n")
+		}
+	}
+	return r, paths
+}
+
+// BenchmarkCheck200Of5000 checks 200 referenced files of a 5,000-file repo
+// the way every command does (one snapshot with the store's stat cache), and
+// reports the ratio to one `git status --porcelain=v2` of the whole repo and
+// the speed-up over the seed's one `git status --porcelain -- FILE` per file,
+// both measured in the same run.
+func BenchmarkCheck200Of5000(b *testing.B) {
+	n, refs := 5000, 200
+	if testing.Short() {
+		n, refs = 500, 50
+	}
+	r, paths := benchRepo(b, n, refs)
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "freshctx.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ws, _ := workspace.Discover(r.Dir)
+	opt := Options{Cache: StoreCache{S: s}}
+	snap, err := NewSnapshot(ctx, ws, paths, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := snap.Stamp(ctx, paths)
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap.Flush(ctx)
+	r.Write(paths[5], "package p // changed after capture\n")
+
+	check := func() {
+		snap, err := NewSnapshot(ctx, ws, paths, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := snap.Check(st); res.Label != StaleChanged {
+			b.Fatalf("label = %s", res.Label)
+		}
+		if err := snap.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gitStatus := func() { runGit(b, r.Dir, "status", "--porcelain=v2") }
+	perFile := func() {
+		for _, p := range paths {
+			runGit(b, r.Dir, "status", "--porcelain", "--", p)
+		}
+	}
+	check() // warm the stat cache as a second command would find it
+	b.ResetTimer()
+	for b.Loop() {
+		check()
+	}
+	b.StopTimer()
+	ours := median(9, check)
+	status := median(9, gitStatus)
+	seed := median(3, perFile)
+	b.ReportMetric(float64(ours)/float64(status), "x_git_status")
+	b.ReportMetric(float64(seed)/float64(ours), "speedup_vs_per_file")
+	b.ReportMetric(float64(status.Microseconds())/1000, "git_status_ms")
+	b.ReportMetric(float64(seed.Microseconds())/1000, "per_file_ms")
+}
+
+func runGit(b *testing.B, dir string, args ...string) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// median times f k times and returns the median duration.
+func median(k int, f func()) time.Duration {
+	ds := make([]time.Duration, k)
+	for i := range ds {
+		start := time.Now()
+		f()
+		ds[i] = time.Since(start)
+	}
+	slices.Sort(ds)
+	return ds[k/2]
+}

@@ -1,0 +1,145 @@
+// Package refs finds file references in tool output of any language:
+// `path:line[:col]`, Python's `File "x", line N`, JS/Go/Rust stack frames and
+// `--> path:line:col`, tsc's `path(line,col)`, PHP's `in x on line N`,
+// C#'s `in x:line N` and Java frames `at pkg.Class.m(Class.java:42)`.
+//
+// Extraction is purely lexical and cheap; whether a reference names a real
+// file is decided by the caller, which knows the workspace.
+package refs
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Ref is one reference as written in the output.
+type Ref struct {
+	Path string
+	Line int
+	Col  int
+	// JavaClass is set for Java frames, whose Path is only a file name:
+	// the fully qualified class, e.g. "com.acme.Foo$Inner".
+	JavaClass string
+}
+
+const pathChars = `[\w.@+~/\\-]`
+
+var (
+	// path:line[:col] and path(line,col); the path must not start a URL scheme.
+	generic = regexp.MustCompile(`((?:[A-Za-z]:[\\/])?` + pathChars + `+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))`)
+	python  = regexp.MustCompile(`File "([^"]+)", line (\d+)`)
+	php     = regexp.MustCompile(`in (` + pathChars + `+) on line (\d+)`)
+	csharp  = regexp.MustCompile(`in (` + pathChars + `+):line (\d+)`)
+	java    = regexp.MustCompile(`at ([\w$.]+)\.[\w$<>]+\((\w+\.(?:java|kt|scala|groovy)):(\d+)\)`)
+	bare    = regexp.MustCompile(`^\s*(` + pathChars + `+\.\w+)\s*$`)
+)
+
+// Line returns the references in one line of output.
+func Line(line string) []Ref {
+	if !maybe(line) {
+		return nil
+	}
+	line = strings.ReplaceAll(line, "file://", "")
+	var out []Ref
+	seen := map[string]bool{}
+	add := func(r Ref) {
+		r.Path = clean(r.Path)
+		if r.Path == "" || seen[r.Path+":"+strconv.Itoa(r.Line)] {
+			return
+		}
+		seen[r.Path+":"+strconv.Itoa(r.Line)] = true
+		out = append(out, r)
+	}
+	for _, m := range java.FindAllStringSubmatch(line, -1) {
+		add(Ref{Path: m[2], Line: atoi(m[3]), JavaClass: m[1]})
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, re := range []*regexp.Regexp{python, php, csharp} {
+		for _, m := range re.FindAllStringSubmatch(line, -1) {
+			add(Ref{Path: m[1], Line: atoi(m[2])})
+		}
+	}
+	for _, m := range generic.FindAllStringSubmatchIndex(line, -1) {
+		if isURL(line, m[2], m[3]) {
+			continue
+		}
+		r := Ref{Path: line[m[2]:m[3]]}
+		if m[4] >= 0 {
+			r.Line, r.Col = atoi(line[m[4]:m[5]]), atoiOpt(line, m[6], m[7])
+		} else {
+			r.Line, r.Col = atoi(line[m[8]:m[9]]), atoi(line[m[10]:m[11]])
+		}
+		add(r)
+	}
+	if len(out) == 0 {
+		if m := bare.FindStringSubmatch(line); m != nil && strings.ContainsAny(m[1], "/\\") {
+			add(Ref{Path: m[1]})
+		}
+	}
+	return out
+}
+
+// maybe is a cheap pre-filter: a reference needs a digit after ':' or '(',
+// or one of the keyword forms, or a line that is only a path.
+func maybe(line string) bool {
+	for i := 0; i+1 < len(line); i++ {
+		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' {
+			return true
+		}
+	}
+	return strings.Contains(line, " line ") || strings.Contains(line, ":line ") ||
+		(strings.IndexByte(strings.TrimSpace(line), ' ') < 0 && strings.ContainsAny(line, "/\\"))
+}
+
+func isURL(line string, start, end int) bool {
+	return strings.Contains(line[start:end], "://") || strings.HasPrefix(line[start:], "//")
+}
+
+// clean strips decorations output puts around paths.
+func clean(p string) string {
+
+	p = strings.TrimRight(p, ".,;")
+	if p == "" || strings.Trim(p, "./\\-~") == "" {
+		return ""
+	}
+	if strings.Trim(p, "0123456789") == "" {
+		return "" // a bare number, e.g. a clock time
+	}
+	return p
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func atoiOpt(line string, i, j int) int {
+	if i < 0 {
+		return 0
+	}
+	return atoi(line[i:j])
+}
+
+// JavaCandidates returns the root-relative paths a Java frame may name:
+// the class's package as folders under the usual source roots.
+func JavaCandidates(r Ref) []string {
+	if r.JavaClass == "" {
+		return nil
+	}
+	pkg := r.JavaClass
+	if i := strings.IndexByte(pkg, '$'); i >= 0 {
+		pkg = pkg[:i]
+	}
+	dir := ""
+	if i := strings.LastIndexByte(pkg, '.'); i >= 0 {
+		dir = strings.ReplaceAll(pkg[:i], ".", "/") + "/"
+	}
+	var out []string
+	for _, root := range []string{"src/main/java/", "src/test/java/", "src/main/kotlin/", "src/test/kotlin/", "src/", ""} {
+		out = append(out, root+dir+r.Path)
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package refs
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want []Ref
+	}{
+		{"internal/x/y.go:12:5: undefined: foo", []Ref{{Path: "internal/x/y.go", Line: 12, Col: 5}}},
+		{"    foo_test.go:44: want 3, got 4", []Ref{{Path: "foo_test.go", Line: 44}}},
+		{`  File "/repo/app/models.py", line 88, in save`, []Ref{{Path: "/repo/app/models.py", Line: 88}}},
+		{"    at Object.<anonymous> (src/app.test.js:10:15)", []Ref{{Path: "src/app.test.js", Line: 10, Col: 15}}},
+		{"    at file:///repo/src/a.mjs:3:9", []Ref{{Path: "/repo/src/a.mjs", Line: 3, Col: 9}}},
+		{"  --> src/main.rs:4:13", []Ref{{Path: "src/main.rs", Line: 4, Col: 13}}},
+		{"src/a.ts(12,5): error TS2322: Type 'string'", []Ref{{Path: "src/a.ts", Line: 12, Col: 5}}},
+		{"main.c:3:1: error: expected ';'", []Ref{{Path: "main.c", Line: 3, Col: 1}}},
+		{"\t/home/u/p/main.go:21 +0x1d", []Ref{{Path: "/home/u/p/main.go", Line: 21}}},
+		{"PHP Fatal error: x in /srv/app/index.php on line 7", []Ref{{Path: "/srv/app/index.php", Line: 7}}},
+		{"   at App.Run() in /src/App.cs:line 42", []Ref{{Path: "/src/App.cs", Line: 42}}},
+		{"\tat com.acme.shop.Cart.add(Cart.java:31)", []Ref{{Path: "Cart.java", Line: 31, JavaClass: "com.acme.shop.Cart"}}},
+		{"/repo/src/lint-me.js", []Ref{{Path: "/repo/src/lint-me.js"}}},
+		{"Makefile:12: recipe for target 'all' failed", []Ref{{Path: "Makefile", Line: 12}}},
+		{"listening on http://localhost:8080/x", nil},
+		{"ok  \tgithub.com/a/b\t0.012s", nil},
+		{"started at 12:30:45", nil},
+		{"PASS", nil},
+	}
+	for _, tt := range tests {
+		got := Line(tt.line)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Line(%q)\n got %+v\nwant %+v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestJavaCandidates(t *testing.T) {
+	got := JavaCandidates(Ref{Path: "Cart.java", JavaClass: "com.acme.Cart$Item"})
+	if !slices.Contains(got, "src/main/java/com/acme/Cart.java") || !slices.Contains(got, "com/acme/Cart.java") {
+		t.Fatalf("candidates = %v", got)
+	}
+}
+
+func FuzzLine(f *testing.F) {
+	for _, s := range []string{"a.go:1:2", `File "x", line 3`, "at a.b(C.java:4)", "x(1,2)", "in y.php on line 5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, r := range Line(line) {
+			if r.Path == "" || r.Line < 0 {
+				t.Fatalf("bad ref %+v from %q", r, line)
+			}
+		}
+	})
+}

@@ -1,0 +1,53 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCountIsRealTokenizer(t *testing.T) {
+	// o200k_base splits this into 2 tokens; bytes/4 would say 3.
+	if got := Count("hello world"); got != 2 {
+		t.Fatalf("Count = %d, want 2", got)
+	}
+	if Count("") != 0 {
+		t.Fatal("empty text has tokens")
+	}
+	if Count("\xff\xfe invalid") == 0 {
+		t.Fatal("invalid UTF-8 counted as nothing")
+	}
+}
+
+func TestCounterExactWithinBudget(t *testing.T) {
+	line := "--- FAIL: TestFoo (0.00s) foo_test.go:12: want 3\n"
+	text := strings.Repeat(line, 5000)
+	var c Counter
+	for range 5000 {
+		c.Add(line)
+	}
+	n, exact := c.Total()
+	want := Count(text)
+	if !exact {
+		t.Fatal("want exact within budget")
+	}
+	// Chunks split at line ends, where o200k never merges across.
+	if n != want {
+		t.Fatalf("Counter = %d, Count = %d", n, want)
+	}
+}
+
+func TestCounterExtrapolatesPastBudget(t *testing.T) {
+	line := "some log line with words 12345\n"
+	c := Counter{Budget: 1000}
+	for range 1000 {
+		c.Add(line)
+	}
+	n, exact := c.Total()
+	if exact {
+		t.Fatal("want an estimate past the budget")
+	}
+	perLine := Count(line)
+	if n < perLine*900 || n > perLine*1100 {
+		t.Fatalf("estimate %d, want about %d", n, perLine*1000)
+	}
+}
