@@ -1,0 +1,100 @@
+// Package compress turns a command's output into a digest an agent can read:
+// it keeps every line that carries an error, failure, panic, warning or file
+// reference (with a little context) and the tool's own summary lines, and
+// drops the rest, saying how much it dropped.
+//
+// Compressors are streaming — they see one cleaned line at a time and hold a
+// bounded amount of it — and are chosen from a registry by the command line
+// and the first bytes of output. This package holds the registry and the
+// generic compressor; per-tool ones register themselves beside it.
+package compress
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Intent says what the digest is for.
+type Intent string
+
+// The intents of `--intent`.
+const (
+	Summary Intent = "summary"
+	Errors  Intent = "errors"
+	Tests   Intent = "tests"
+	Raw     Intent = "raw"
+)
+
+// ParseIntent validates a user-given intent; "" means Summary.
+func ParseIntent(s string) (Intent, error) {
+	switch Intent(s) {
+	case "":
+		return Summary, nil
+	case Summary, Errors, Tests, Raw:
+		return Intent(s), nil
+	}
+	return "", fmt.Errorf("unknown intent %q: want summary, errors, tests or raw", s)
+}
+
+// Compressor digests a stream of cleaned lines.
+type Compressor interface {
+	// Line takes the next line of output, without its newline.
+	Line(text string)
+	// Finish returns the digest lines, in output order.
+	Finish() []Kept
+}
+
+// Kept is one line of a digest and why it was kept.
+type Kept struct {
+	Text string
+	Prio Priority
+}
+
+// Priority orders what --max-tokens drops first (lowest first).
+type Priority int
+
+// Priorities, lowest first.
+const (
+	PrioContext Priority = iota
+	PrioPlain
+	PrioMarker
+	PrioWarning
+	PrioRef
+	PrioSummary
+	PrioError
+)
+
+// Factory makes a compressor for one tool family.
+type Factory struct {
+	Name string
+	// Match reports whether the family produced this output.
+	Match func(argv []string, head []byte) bool
+	New   func(Intent) Compressor
+}
+
+var registry []Factory
+
+// Register adds a factory; later registrations are tried first.
+func Register(f Factory) { registry = append(registry, f) }
+
+// Select picks the compressor family for a command and the head of its
+// output; the generic one when nothing else matches.
+func Select(argv []string, head []byte) Factory {
+	for _, f := range slices.Backward(registry) {
+		if f.Match(argv, head) {
+			return f
+		}
+	}
+	return Generic
+}
+
+// Render joins digest lines into text.
+func Render(lines []Kept) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
