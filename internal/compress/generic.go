@@ -103,7 +103,7 @@ func (g *generic) take(p pending) {
 		g.before = g.before[:0]
 		g.emit(p.text, prio(p.class))
 		g.after = contextAfter
-	case g.after > 0 && g.intent != Tests:
+	case g.after > 0 && g.intent != Tests && g.intent != Errors:
 		g.emit(p.text, PrioContext)
 		g.after--
 	default:
