@@ -50,7 +50,7 @@ type Counter struct {
 
 const chunkBytes = 64 << 10
 
-// Add counts a piece of text (typically one line with its newline).
+// Add counts a piece of text; pieces may split lines anywhere.
 func (c *Counter) Add(s string) {
 	budget := c.Budget
 	if budget == 0 {
@@ -62,8 +62,26 @@ func (c *Counter) Add(s string) {
 	}
 	c.buf.WriteString(s)
 	if c.buf.Len() >= chunkBytes {
-		c.flush()
+		c.flushLines()
 	}
+}
+
+// flushLines counts the buffer up to its last newline, so chunks split where
+// the tokenizer never merges across, and keeps the rest for later; a buffer
+// without a newline is counted whole once it is 16 chunks long.
+func (c *Counter) flushLines() {
+	s := c.buf.String()
+	i := strings.LastIndexByte(s, '\n')
+	if i < 0 {
+		if len(s) < 16*chunkBytes {
+			return
+		}
+		i = len(s) - 1
+	}
+	c.tokens += Count(s[:i+1])
+	c.counted += int64(i + 1)
+	c.buf.Reset()
+	c.buf.WriteString(s[i+1:])
 }
 
 func (c *Counter) flush() {

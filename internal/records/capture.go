@@ -1,0 +1,39 @@
+package records
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// CaptureRequest records text read from Input, as `capture` does with stdin.
+type CaptureRequest struct {
+	Options
+	Input io.Reader
+	// Files are referenced explicitly (--file), besides those found in the text.
+	Files []string
+}
+
+// Capture reads all of Input into a record whose exit code is null.
+func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, error) {
+	var explicit []string
+	for _, f := range req.Files {
+		rel, err := s.WS.Rel(f, s.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("--file: %w", err)
+		}
+		explicit = append(explicit, rel)
+	}
+	c, err := s.startCapture(req.Options, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer c.discard()
+	start := s.now()
+	_, copyErr := io.Copy(c.sinks[Stdout], req.Input)
+	if copyErr != nil {
+		c.wait()
+		return nil, fmt.Errorf("read input: %w", copyErr)
+	}
+	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, duration: s.now().Sub(start), files: explicit})
+}

@@ -1,0 +1,165 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// ErrNotFound is wrapped when a record id names no record.
+var ErrNotFound = errors.New("no such record")
+
+const recordColumns = `id, kind, command, root, cwd, label, intent, compressor, exit_code, started_at,
+	duration_ms, coalesce(stdout_blob, ''), coalesce(stderr_blob, ''), stdout_bytes, stderr_bytes,
+	raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
+	git_tree, git_dirty, is_git, stamped_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(row scanner) (*Record, error) {
+	var r Record
+	var exit sql.NullInt64
+	var started, stamped int64
+	g := &r.stamp.Git
+	err := row.Scan(&r.ID, &r.Kind, &r.Command, &r.root, &r.Cwd, &r.Label, &r.Intent, &r.Compressor, &exit,
+		&started, &r.DurationMS, &r.blobs[0], &r.blobs[1], &r.StdoutBytes, &r.StderrBytes, &r.RawTokens,
+		&r.RawTokensExact, &r.Digest, &r.DigestTokens, &r.Omitted, &g.RepoID, &g.Branch, &g.Head, &g.Tree,
+		&g.Dirty, &g.IsRepo, &stamped)
+	if err != nil {
+		return nil, err
+	}
+	if exit.Valid {
+		code := int(exit.Int64)
+		r.ExitCode = &code
+	}
+	r.CreatedAt = time.Unix(0, started)
+	r.stamp.At = time.Unix(0, stamped)
+	r.RawBytes = r.StdoutBytes + r.StderrBytes
+	r.Git = Git{Branch: g.Branch, Head: g.Head, Dirty: g.Dirty}
+	return &r, nil
+}
+
+// loadFiles fills the stamps of records in one query.
+func loadFiles(ctx context.Context, tx *store.Tx, recs []*Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	byID := map[int64]*Record{}
+	args := make([]any, len(recs))
+	for i, r := range recs {
+		byID[r.ID] = r
+		args[i] = r.ID
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean
+		FROM record_files WHERE record_id IN (?`+strings.Repeat(",?", len(recs)-1)+`) ORDER BY rowid`, args...)
+	if err != nil {
+		return fmt.Errorf("load record files: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var f freshness.FileStamp
+		var h string
+		if err := rows.Scan(&id, &f.Path, &f.Existed, &f.IsDir, &f.Size, &f.ModTime, &h, &f.GitClean); err != nil {
+			return err
+		}
+		if f.Digest, err = digest.Parse(h); err != nil {
+			return fmt.Errorf("record %d file %s: %w", id, f.Path, err)
+		}
+		r := byID[id]
+		r.stamp.Files = append(r.stamp.Files, f)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		r.Files = filesOf(r.stamp)
+	}
+	return nil
+}
+
+// Get loads one record with its files (no freshness).
+func (s *Service) Get(ctx context.Context, id int64) (*Record, error) {
+	var r *Record
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		r, err = scanRecord(tx.QueryRowContext(ctx, "SELECT "+recordColumns+" FROM records WHERE id = ?", id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("record %d: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("load record %d: %w", id, err)
+		}
+		return loadFiles(ctx, tx, []*Record{r})
+	})
+	return r, err
+}
+
+// Show loads a record and checks its freshness now.
+func (s *Service) Show(ctx context.Context, id int64) (*Record, error) {
+	r, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckAll(ctx, []*Record{r}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// List returns the newest records first, at most limit (0: all), with
+// their freshness checked against one snapshot.
+func (s *Service) List(ctx context.Context, limit int) ([]*Record, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	var recs []*Record
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT "+recordColumns+" FROM records ORDER BY id DESC LIMIT ?", limit)
+		if err != nil {
+			return fmt.Errorf("list records: %w", err)
+		}
+		for rows.Next() {
+			r, err := scanRecord(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			recs = append(recs, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return loadFiles(ctx, tx, recs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, s.CheckAll(ctx, recs)
+}
+
+// Raw opens one stream of a record, byte for byte.
+func (s *Service) Raw(ctx context.Context, id int64, stream Stream) (io.ReadCloser, error) {
+	r, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	h := r.blobs[stream]
+	if h == "" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	d, err := digest.Parse(h)
+	if err != nil {
+		return nil, fmt.Errorf("record %d: %w", id, err)
+	}
+	return s.Store.OpenBlob(d)
+}

@@ -1,0 +1,76 @@
+package records
+
+import (
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+)
+
+// Record is one captured run, as `run`, `capture` and `show` report it.
+type Record struct {
+	ID             int64             `json:"id"`
+	Kind           string            `json:"kind"`
+	Command        string            `json:"command"`
+	Label          string            `json:"label"`
+	Cwd            string            `json:"cwd"`
+	ExitCode       *int              `json:"exit_code"`
+	DurationMS     int64             `json:"duration_ms"`
+	Intent         string            `json:"intent"`
+	Compressor     string            `json:"compressor"`
+	Digest         string            `json:"digest"`
+	Omitted        string            `json:"omitted,omitempty"`
+	Files          []File            `json:"files"`
+	RawBytes       int64             `json:"raw_bytes"`
+	StdoutBytes    int64             `json:"stdout_bytes"`
+	StderrBytes    int64             `json:"stderr_bytes"`
+	RawTokens      int               `json:"raw_tokens"`
+	RawTokensExact bool              `json:"raw_tokens_exact"`
+	DigestTokens   int               `json:"digest_tokens"`
+	Git            Git               `json:"git"`
+	CreatedAt      time.Time         `json:"created_at"`
+	Freshness      *freshness.Result `json:"freshness,omitempty"`
+
+	root  string
+	stamp freshness.Stamp
+	blobs [2]string // stdout, stderr digests, "" when empty
+}
+
+// File is a file the output referenced.
+type File struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+}
+
+// Git is the repository state when the record was made.
+type Git struct {
+	Branch string `json:"branch"`
+	Head   string `json:"head"`
+	Dirty  bool   `json:"dirty"`
+}
+
+// Stream names one of a record's raw outputs.
+type Stream int
+
+// The two streams.
+const (
+	Stdout Stream = iota
+	Stderr
+)
+
+// ParseStream reads "stdout" or "stderr".
+func ParseStream(s string) (Stream, bool) {
+	switch s {
+	case "stdout":
+		return Stdout, true
+	case "stderr":
+		return Stderr, true
+	}
+	return 0, false
+}
+
+func (s Stream) String() string {
+	if s == Stderr {
+		return "stderr"
+	}
+	return "stdout"
+}

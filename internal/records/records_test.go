@@ -1,0 +1,212 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+func newService(t *testing.T) (*Service, *testgit.Repo) {
+	t.Helper()
+	r := testgit.New(t)
+	r.Write("pkg/calc.go", "package pkg\n\nfunc Add(a, b int) int { return a - b }\n")
+	r.Write("pkg/calc_test.go", "package pkg\n")
+	r.Commit("init")
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &Service{WS: ws, Store: st, Cwd: r.Dir}, r
+}
+
+func run(t *testing.T, s *Service, script string) *Record {
+	t.Helper()
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", script}, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func raw(t *testing.T, s *Service, id int64, st Stream) []byte {
+	t.Helper()
+	rc, err := s.Raw(context.Background(), id, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const failing = `echo "=== RUN TestAdd"; echo "    pkg/calc_test.go:12: Add(1, 2) = -1, want 3";
+echo "--- FAIL: TestAdd (0.00s)"; echo "see also missing/nowhere.go:3 and /etc/passwd:1" ; echo oops >&2; echo FAIL; exit 3`
+
+func TestRunRecordsEverything(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, failing)
+	if rec.ExitCode == nil || *rec.ExitCode != 3 {
+		t.Fatalf("exit = %v, want 3", rec.ExitCode)
+	}
+	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc_test.go" || !rec.Files[0].Exists {
+		t.Fatalf("files = %+v, want only pkg/calc_test.go (missing and outside-root paths dropped)", rec.Files)
+	}
+	if !strings.Contains(rec.Digest, "pkg/calc_test.go:12") || !strings.Contains(rec.Digest, "--- FAIL: TestAdd") {
+		t.Fatalf("digest lost facts:\n%s", rec.Digest)
+	}
+	if rec.Git.Branch != "main" || rec.Git.Head == "" || rec.RawTokens == 0 || !rec.RawTokensExact {
+		t.Fatalf("record = %+v", rec)
+	}
+	if got := string(raw(t, s, rec.ID, Stderr)); got != "oops\n" {
+		t.Fatalf("stderr = %q", got)
+	}
+	if got := raw(t, s, rec.ID, Stdout); !bytes.HasPrefix(got, []byte("=== RUN TestAdd\n")) {
+		t.Fatalf("stdout = %q", got)
+	}
+}
+
+func TestShowLabelsStaleAfterEdit(t *testing.T) {
+	s, r := newService(t)
+	rec := run(t, s, failing)
+	ctx := context.Background()
+	shown, err := s.Show(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown.Freshness.Label != freshness.Fresh {
+		t.Fatalf("label = %s, want fresh", shown.Freshness.Label)
+	}
+	r.Write("pkg/calc_test.go", "package pkg // edited\n")
+	shown, _ = s.Show(ctx, rec.ID)
+	if shown.Freshness.Label != freshness.StaleChanged || shown.Freshness.Files[0].Reason == "" {
+		t.Fatalf("after edit: %+v", shown.Freshness)
+	}
+	r.Remove("pkg/calc_test.go")
+	shown, _ = s.Show(ctx, rec.ID)
+	if shown.Freshness.Label != freshness.StaleDeleted {
+		t.Fatalf("after delete: %+v", shown.Freshness)
+	}
+}
+
+func TestRunKeepsBinaryByteForByte(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, `printf '\000\001\377\376 bad \303\050 utf8\n'; head -c 100000 /dev/urandom`)
+	got := raw(t, s, rec.ID, Stdout)
+	if !bytes.HasPrefix(got, []byte("\x00\x01\xff\xfe bad \xc3\x28 utf8\n")) || len(got) != 100000+len("\x00\x01\xff\xfe bad \xc3\x28 utf8\n") {
+		t.Fatalf("binary output altered (%d bytes)", len(got))
+	}
+	if !strings.Contains(rec.Digest, "binary output") && strings.ContainsRune(rec.Digest, 0) {
+		t.Fatalf("digest carries raw NULs")
+	}
+}
+
+func TestRunCommandNotFound(t *testing.T) {
+	s, _ := newService(t)
+	_, err := s.Run(context.Background(), RunRequest{Argv: []string{"definitely-not-a-command-xyz"}})
+	var se *StartError
+	if !errors.As(err, &se) || se.Code != 127 {
+		t.Fatalf("err = %v, want StartError 127", err)
+	}
+	recs, _ := s.List(context.Background(), 0)
+	if len(recs) != 0 {
+		t.Fatal("a command that never started was recorded")
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(s.Store.Path()), "blobs", "tmp-*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary blobs left: %v", left)
+	}
+}
+
+func TestRunSignalExitCode(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, "kill -TERM $$")
+	if *rec.ExitCode != 128+15 {
+		t.Fatalf("exit = %d, want 143", *rec.ExitCode)
+	}
+}
+
+func TestCaptureWithExplicitFile(t *testing.T) {
+	s, _ := newService(t)
+	rec, err := s.Capture(context.Background(), CaptureRequest{
+		Input: strings.NewReader("deploy notes\nnothing referenced\n"),
+		Files: []string{"pkg/calc.go"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ExitCode != nil || len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
+		t.Fatalf("capture = %+v", rec)
+	}
+	_, err = s.Capture(context.Background(), CaptureRequest{Input: strings.NewReader(""), Files: []string{"../outside"}})
+	if !errors.Is(err, workspace.ErrOutsideRoot) {
+		t.Fatalf("outside --file: %v", err)
+	}
+}
+
+func TestForgetDeletesBlobs(t *testing.T) {
+	s, _ := newService(t)
+	ctx := context.Background()
+	a := run(t, s, "echo same")
+	b := run(t, s, "echo same")
+	f, err := s.Forget(ctx, []int64{a.ID})
+	if err != nil || f.BlobsDeleted != 0 {
+		t.Fatalf("forget a: %+v %v (blob still used by b)", f, err)
+	}
+	if got := string(raw(t, s, b.ID, Stdout)); got != "same\n" {
+		t.Fatalf("b's output lost: %q", got)
+	}
+	f, err = s.Forget(ctx, []int64{b.ID})
+	if err != nil || f.BlobsDeleted != 1 || f.BytesFreed == 0 {
+		t.Fatalf("forget b: %+v %v", f, err)
+	}
+	if _, err := s.Forget(ctx, []int64{b.ID}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("forget again: %v", err)
+	}
+}
+
+func TestForgetAllOrNothing(t *testing.T) {
+	s, _ := newService(t)
+	a := run(t, s, "echo a")
+	if _, err := s.Forget(context.Background(), []int64{a.ID, 999}); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(context.Background(), a.ID); err != nil {
+		t.Fatal("record deleted although the forget failed")
+	}
+}
+
+func TestReferencesResolveAgainstCwd(t *testing.T) {
+	s, r := newService(t)
+	s.Cwd = r.Path("pkg")
+	rec := run(t, s, `echo "calc.go:3:1: bad"`)
+	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
+		t.Fatalf("files = %+v", rec.Files)
+	}
+}
+
+func TestDeletedFileReferenceKept(t *testing.T) {
+	s, r := newService(t)
+	r.Remove("pkg/calc.go")
+	rec := run(t, s, `echo "pkg/calc.go:3: was here"`)
+	if len(rec.Files) != 1 || rec.Files[0].Exists {
+		t.Fatalf("files = %+v, want the deleted tracked file, not existing", rec.Files)
+	}
+}

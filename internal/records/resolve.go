@@ -1,0 +1,74 @@
+package records
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// maxFiles bounds the files one record keeps.
+const maxFiles = 500
+
+// candidates turns references into root-relative paths to consider, in
+// order of appearance: relative paths against the command's directory and
+// then the root, Java frames against the usual source roots. Paths outside
+// the root are dropped.
+func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref) [][]string {
+	out := make([][]string, 0, len(rs))
+	for _, r := range rs {
+		var alts []string
+		switch {
+		case r.JavaClass != "":
+			alts = refs.JavaCandidates(r)
+		case filepath.IsAbs(r.Path):
+			if rel, err := ws.Rel(r.Path, "/"); err == nil {
+				alts = []string{rel}
+			}
+		default:
+			if rel, err := ws.Rel(r.Path, cwd); err == nil {
+				alts = append(alts, rel)
+			}
+			if rel, err := ws.Rel(r.Path, ws.Root); err == nil {
+				alts = append(alts, rel)
+			}
+		}
+		if len(alts) > 0 {
+			out = append(out, alts)
+		}
+	}
+	return out
+}
+
+// pick keeps, for each reference, the first alternative that is a regular
+// file, or else one git reports deleted; deduplicated, at most maxFiles.
+func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, as := range alts {
+		for _, rel := range as {
+			if rel == "." || seen[rel] {
+				continue
+			}
+			fi, err := os.Stat(ws.Abs(rel))
+			if (err == nil && fi.Mode().IsRegular()) || (err != nil && deleted(rel)) {
+				seen[rel] = true
+				out = append(out, rel)
+				break
+			}
+		}
+		if len(out) >= maxFiles {
+			break
+		}
+	}
+	return out
+}
+
+func flatten(alts [][]string) []string {
+	var out []string
+	for _, as := range alts {
+		out = append(out, as...)
+	}
+	return out
+}

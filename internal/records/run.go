@@ -1,0 +1,273 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// Service runs, captures and reads records of one workspace.
+type Service struct {
+	WS    *workspace.Workspace
+	Store *store.Store
+	// Cwd is the caller's working directory, absolute.
+	Cwd string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Options are common to run and capture.
+type Options struct {
+	Label     string
+	Intent    compress.Intent
+	MaxTokens int
+	// Progress, when set, receives a status line about once a second.
+	Progress io.Writer
+}
+
+// RunRequest is one command to run.
+type RunRequest struct {
+	Options
+	Argv  []string
+	Stdin io.Reader
+	Env   []string
+}
+
+// StartError means the command could not be started; Code is the shell's
+// convention (127 not found, 126 not executable).
+type StartError struct {
+	Command string
+	Code    int
+	Err     error
+}
+
+func (e *StartError) Error() string {
+	if e.Code == 127 {
+		return fmt.Sprintf("command not found: %s", e.Command)
+	}
+	return fmt.Sprintf("cannot run %s: %v", e.Command, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// waitDelay is how long output pipes are drained after the command exits
+// (a background child may keep them open).
+const waitDelay = 2 * time.Second
+
+// Run executes the command with the caller's environment, stdin and working
+// directory, keeps both streams whole, and records the result. The record's
+// ExitCode is the command's status (128+signal when it was killed).
+func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
+	if len(req.Argv) == 0 {
+		return nil, errors.New("run: no command given")
+	}
+	c, err := s.startCapture(req.Options, req.Argv)
+	if err != nil {
+		return nil, err
+	}
+	defer c.discard()
+	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = s.Cwd, req.Env, req.Stdin
+	cmd.Stdout, cmd.Stderr = c.sinks[Stdout], c.sinks[Stderr]
+	cmd.WaitDelay = waitDelay
+	start := s.now()
+	if err := cmd.Start(); err != nil {
+		c.wait()
+		return nil, startError(req.Argv[0], err)
+	}
+	stopSignals := forwardSignals(cmd.Process)
+	waitErr := cmd.Wait()
+	stopSignals()
+	code, err := exitCode(cmd, waitErr)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", req.Argv[0], err)
+	}
+	return s.finish(ctx, c, recordMeta{
+		kind: "run", argv: req.Argv, exitCode: &code, start: start, duration: s.now().Sub(start),
+	})
+}
+
+func startError(name string, err error) error {
+	code := 126
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		code = 127
+	}
+	return &StartError{Command: name, Code: code, Err: err}
+}
+
+func exitCode(cmd *exec.Cmd, err error) (int, error) {
+	st := cmd.ProcessState
+	if st == nil {
+		return 0, err
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	var ee *exec.ExitError
+	if err == nil || errors.As(err, &ee) || errors.Is(err, exec.ErrWaitDelay) {
+		return st.ExitCode(), nil
+	}
+	return 0, err
+}
+
+// forwardSignals passes interrupts and terminations on to the command while
+// freshctx stays alive to record what it printed.
+func forwardSignals(p *os.Process) (stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-ch:
+				p.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// capture is one output being recorded: two blob sinks feeding one analysis.
+type capture struct {
+	opt      Options
+	sinks    [2]*sink
+	lines    chan outLine
+	analysis *analysis
+	done     chan struct{}
+	bytes    atomic.Int64
+	stopProg func()
+}
+
+func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
+	if opt.Intent == "" {
+		opt.Intent = compress.Summary
+	}
+	c := &capture{opt: opt, lines: make(chan outLine, 1024), done: make(chan struct{})}
+	for i := range c.sinks {
+		b, err := s.Store.CreateBlob()
+		if err != nil {
+			for _, k := range c.sinks[:i] {
+				k.blob.Discard()
+			}
+			return nil, err
+		}
+		c.sinks[i] = &sink{blob: b, stream: Stream(i), out: c.lines, progress: &c.bytes}
+	}
+	c.analysis = newAnalysis(argv, opt.Intent)
+	go func() {
+		c.analysis.consume(c.lines)
+		close(c.done)
+	}()
+	c.stopProg = showProgress(opt.Progress, &c.bytes, &c.analysis.lines)
+	return c, nil
+}
+
+// wait flushes the sinks and waits for the analysis to drain.
+func (c *capture) wait() error {
+	c.stopProg()
+	for _, k := range c.sinks {
+		k.flush()
+	}
+	close(c.lines)
+	<-c.done
+	for _, k := range c.sinks {
+		if k.err != nil {
+			return fmt.Errorf("store %s: %w", k.stream, k.err)
+		}
+	}
+	return nil
+}
+
+func (c *capture) discard() {
+	for _, k := range c.sinks {
+		k.blob.Discard()
+	}
+}
+
+func (c *capture) rawTokens() (int, bool) {
+	n1, e1 := c.sinks[Stdout].counter.Total()
+	n2, e2 := c.sinks[Stderr].counter.Total()
+	return n1 + n2, e1 && e2
+}
+
+// showProgress prints a status line to w about once a second until stopped.
+func showProgress(w io.Writer, bytes, lines *atomic.Int64) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		shown := false
+		for {
+			select {
+			case <-t.C:
+				fmt.Fprintf(w, "\r\x1b[Kfreshctx: running %s · %d lines · %s captured",
+					time.Since(start).Round(time.Second), lines.Load(), humanBytes(bytes.Load()))
+				shown = true
+			case <-done:
+				if shown {
+					fmt.Fprint(w, "\r\x1b[K")
+				}
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// quoteArgs renders argv as a shell would need it typed.
+func quoteArgs(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
+}

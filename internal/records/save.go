@@ -1,0 +1,167 @@
+package records
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// recordMeta is what the caller knows about a capture.
+type recordMeta struct {
+	kind     string
+	argv     []string
+	exitCode *int
+	start    time.Time
+	duration time.Duration
+	files    []string // explicit, root-relative
+}
+
+// finish drains the analysis, stamps the referenced files and stores the
+// record and its blobs in one transaction.
+func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record, error) {
+	if err := c.wait(); err != nil {
+		return nil, err
+	}
+	a := c.analysis
+	fit := compress.Fit(a.comp.Finish(), c.opt.MaxTokens)
+	rawTokens, exact := c.rawTokens()
+
+	alts := candidates(s.WS, s.Cwd, a.refs)
+	for _, f := range m.files {
+		alts = append([][]string{{f}}, alts...)
+	}
+	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, WholeTree: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
+	paths := pick(s.WS, alts, deleted)
+	paths = keepExplicit(paths, m.files)
+	stamp, err := snap.Stamp(ctx, paths)
+	if err != nil {
+		return nil, fmt.Errorf("stamp files: %w", err)
+	}
+	if err := snap.Flush(ctx); err != nil {
+		return nil, err
+	}
+
+	r := &Record{
+		Kind: m.kind, Command: quoteArgs(m.argv), Label: c.opt.Label, Cwd: s.cwdRel(),
+		ExitCode: m.exitCode, DurationMS: m.duration.Milliseconds(), Intent: string(c.opt.Intent),
+		Compressor: a.factory.Name, Digest: fit.Text, Omitted: fit.Omitted, DigestTokens: fit.Tokens,
+		StdoutBytes: c.sinks[Stdout].blob.Size(), StderrBytes: c.sinks[Stderr].blob.Size(),
+		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start,
+		Git:  Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty},
+		root: s.WS.Root, stamp: stamp,
+	}
+	if m.kind == "capture" {
+		r.Command = "(stdin)"
+	}
+	r.RawBytes = r.StdoutBytes + r.StderrBytes
+	r.Files = filesOf(stamp)
+	if err := s.save(ctx, c, r, m.argv); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// keepExplicit makes sure explicitly named files are kept even if absent.
+func keepExplicit(paths, explicit []string) []string {
+	have := map[string]bool{}
+	for _, p := range paths {
+		have[p] = true
+	}
+	for _, f := range explicit {
+		if !have[f] {
+			paths = append([]string{f}, paths...)
+		}
+	}
+	return paths
+}
+
+func filesOf(st freshness.Stamp) []File {
+	out := make([]File, len(st.Files))
+	for i, f := range st.Files {
+		out[i] = File{Path: f.Path, Exists: f.Existed}
+	}
+	return out
+}
+
+func (s *Service) cwdRel() string {
+	if rel, err := s.WS.Rel(s.Cwd, "/"); err == nil {
+		return rel
+	}
+	return s.Cwd
+}
+
+func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string) error {
+	argvJSON, err := json.Marshal(argv)
+	if err != nil {
+		return err
+	}
+	if argv == nil {
+		argvJSON = []byte("[]")
+	}
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		for i, k := range c.sinks {
+			if k.blob.Size() == 0 {
+				continue
+			}
+			b, err := tx.CommitBlob(k.blob)
+			if err != nil {
+				return err
+			}
+			r.blobs[i] = b.Digest.String()
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO records (kind, command, argv, root, cwd, label, intent,
+			compressor, exit_code, started_at, duration_ms, stdout_blob, stderr_blob, stdout_bytes, stderr_bytes,
+			raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
+			git_tree, git_dirty, is_git, stamped_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.Kind, r.Command, string(argvJSON), r.root, r.Cwd, r.Label, r.Intent, r.Compressor, r.ExitCode,
+			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
+			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
+			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
+			r.stamp.Git.IsRepo, r.stamp.At.UnixNano())
+		if err != nil {
+			return fmt.Errorf("insert record: %w", err)
+		}
+		if r.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return insertFiles(ctx, tx, r.ID, r.stamp.Files)
+	})
+}
+
+func insertFiles(ctx context.Context, tx *store.Tx, id int64, files []freshness.FileStamp) error {
+	if len(files) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO record_files
+		(record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, f := range files {
+		if _, err := stmt.ExecContext(ctx, id, f.Path, f.Existed, f.IsDir, f.Size, f.ModTime,
+			f.Digest.String(), f.GitClean); err != nil {
+			return fmt.Errorf("insert record file %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
