@@ -1,12 +1,20 @@
+// Command freshctx is a context memory for coding agents that knows whether
+// what it remembers is still true. See `freshctx --help`.
 package main
 
 import (
-	_ "github.com/spf13/cobra"
-	_ "modernc.org/sqlite"
-	_ "github.com/klauspost/compress/zstd"
-	_ "github.com/tiktoken-go/tokenizer"
-	_ "github.com/rogpeppe/go-internal/testscript"
-	_ "pgregory.net/rapid"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/freshctx/freshctx/internal/cli"
 )
 
-func main() {}
+func main() {
+	streams, err := cli.System()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "freshctx: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(cli.Main(context.Background(), os.Args[1:], streams))
+}

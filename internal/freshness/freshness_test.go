@@ -126,7 +126,7 @@ func TestCheckTable(t *testing.T) {
 			e.r.Write("a.go", "package a\n")
 		}, want: Fresh},
 		{name: "committed without a content change", paths: []string{"a.go"},
-			setup: func(e *env) { e.r.Write("a.go", "package a // dirty\n") },
+			setup:  func(e *env) { e.r.Write("a.go", "package a // dirty\n") },
 			mutate: func(e *env) { e.r.Commit("commit the dirty file") }, want: Fresh},
 		{name: "branch switched and back", paths: []string{"a.go"}, mutate: func(e *env) {
 			e.r.Git("checkout", "-q", "-b", "other")

@@ -179,4 +179,3 @@ func (st *Status) header(line string) error {
 	}
 	return nil
 }
-

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -244,4 +245,23 @@ func FuzzParseStatus(f *testing.F) {
 			_ = st.Clean("f.txt")
 		}
 	})
+}
+
+func TestExcludeFromGitOnce(t *testing.T) {
+	r := testgit.New(t)
+	ws, _ := Discover(r.Dir)
+	for range 2 {
+		if err := ws.ExcludeFromGit(".freshctx"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(r.Path(".git/info/exclude"))
+	if n := strings.Count(string(b), "/.freshctx/"); n != 1 {
+		t.Fatalf("pattern written %d times:\n%s", n, b)
+	}
+	r.Write(".freshctx/x.db", "x")
+	st, _ := ws.Git.Status(context.Background(), nil)
+	if st.Dirty() {
+		t.Fatal("excluded store makes the tree dirty")
+	}
 }

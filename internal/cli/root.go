@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// app holds the global flags and what they open, lazily.
+type app struct {
+	io       IO
+	rootFlag string
+	storeArg string
+	json     bool
+	ran      bool
+
+	ws *workspace.Workspace
+	st *store.Store
+}
+
+// Main runs freshctx with args and returns the process exit status.
+func Main(ctx context.Context, args []string, streams IO) int {
+	a := &app{io: streams}
+	cmd := newRootCmd(a)
+	cmd.SetArgs(args)
+	cmd.SetIn(streams.In)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.Err)
+	err := cmd.ExecuteContext(ctx)
+	if a.st != nil {
+		a.st.Close()
+	}
+	if err == nil {
+		return 0
+	}
+	if !a.ran {
+		err = usageError{err} // cobra refused the arguments before any command ran
+	}
+	var es exitStatus
+	if !errors.As(err, &es) {
+		reportError(streams, a.json, err)
+	}
+	return exitCode(err)
+}
+
+const rootLong = `freshctx remembers context for coding agents and knows whether it is still true.
+
+It keeps the whole output of commands you run through it, gives back a short
+digest that keeps every failure and file:line, and labels what it remembers
+fresh or stale against the files as they are now.
+
+Exit status:
+  0    success
+  1    failure (the message says what failed)
+  2    usage error
+  run  exits with its command's status: 127 when the command is not found,
+       126 when it cannot be executed, 128+N when killed by signal N
+
+Environment:
+  FRESHCTX_ROOT   workspace root (like --root)
+  FRESHCTX_STORE  store path (like --store); default <root>/.freshctx/freshctx.db`
+
+func newRootCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "freshctx",
+		Short:         "Context memory for coding agents that knows what is still true",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			a.ran = true
+			return nil
+		},
+	}
+	cmd.PersistentFlags().StringVar(&a.rootFlag, "root", "", "workspace root (default: the git top level of the current directory, else the current directory)")
+	cmd.PersistentFlags().StringVar(&a.storeArg, "store", "", "store database path (default <root>/.freshctx/freshctx.db)")
+	cmd.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON object on stdout")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a))
+	return cmd
+}
+
+// workspace finds the root once.
+func (a *app) workspace() (*workspace.Workspace, error) {
+	if a.ws != nil {
+		return a.ws, nil
+	}
+	root := a.rootFlag
+	if root == "" {
+		root = os.Getenv("FRESHCTX_ROOT")
+	}
+	var err error
+	if root != "" {
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(a.io.Cwd, root)
+		}
+		a.ws, err = workspace.Open(root)
+	} else {
+		a.ws, err = workspace.Discover(a.io.Cwd)
+	}
+	return a.ws, err
+}
+
+// store opens the store once; the default one is kept out of git.
+func (a *app) store(ctx context.Context) (*store.Store, error) {
+	if a.st != nil {
+		return a.st, nil
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	path := a.storeArg
+	if path == "" {
+		path = os.Getenv("FRESHCTX_STORE")
+	}
+	if path == "" {
+		path = store.DefaultPath(ws.Root)
+		if err := ws.ExcludeFromGit(store.DirName); err != nil {
+			fmt.Fprintf(a.io.Err, "freshctx: warning: could not add %s to .git/info/exclude: %v\n", store.DirName, err)
+		}
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(a.io.Cwd, path)
+	}
+	a.st, err = store.Open(ctx, path, store.Options{})
+	return a.st, err
+}
+
+// records opens what the records service needs.
+func (a *app) records(ctx context.Context) (*records.Service, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &records.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+}
+
+// render prints v as JSON with --json, else calls text.
+func (a *app) render(v any, text func() error) error {
+	if a.json {
+		return writeJSON(a.io.Out, v)
+	}
+	return text()
+}

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/records"
+)
+
+type recordFlags struct {
+	intent    string
+	label     string
+	maxTokens int
+}
+
+func (f *recordFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.intent, "intent", "summary", "what the digest is for: summary, errors, tests or raw")
+	cmd.Flags().StringVar(&f.label, "label", "", "a label to find the record by")
+	cmd.Flags().IntVar(&f.maxTokens, "max-tokens", 0, "cap the digest at this many tokens, saying what was left out (0: no cap)")
+}
+
+func (f *recordFlags) options(a *app) (records.Options, error) {
+	in, err := compress.ParseIntent(f.intent)
+	if err != nil {
+		return records.Options{}, usageError{err}
+	}
+	if f.maxTokens < 0 {
+		return records.Options{}, usagef("--max-tokens must not be negative")
+	}
+	opt := records.Options{Label: f.label, Intent: in, MaxTokens: f.maxTokens}
+	if a.io.ErrIsTerminal && !a.json {
+		opt.Progress = a.io.Err
+	}
+	return opt, nil
+}
+
+func newRunCmd(a *app) *cobra.Command {
+	var f recordFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARG...]",
+		Short: "Run a command, keep its whole output, print a digest",
+		Long: `Run a command with your environment, stdin and working directory. Both output
+streams are kept byte for byte in the store; what is printed is a digest that
+keeps every error, failure and file:line, then a footer naming the record.
+
+freshctx exits with the command's exit status.`,
+		Example: `  freshctx run -- go test ./...
+  freshctx run --intent errors --max-tokens 800 -- cargo build`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("run: no command given (usage: freshctx run -- CMD [ARG...])")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := f.options(a)
+			if err != nil {
+				return err
+			}
+			svc, err := a.records(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rec, err := svc.Run(cmd.Context(), records.RunRequest{Options: opt, Argv: args, Stdin: a.io.In, Env: a.io.Env})
+			if err != nil {
+				return err
+			}
+			if err := a.render(rec, func() error { return printRecord(a.io.Out, rec) }); err != nil {
+				return err
+			}
+			if *rec.ExitCode != 0 {
+				return exitStatus{*rec.ExitCode}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	f.register(cmd)
+	return cmd
+}
+
+func newCaptureCmd(a *app) *cobra.Command {
+	var f recordFlags
+	var files []string
+	cmd := &cobra.Command{
+		Use:   "capture [flags] < OUTPUT",
+		Short: "Record text from stdin, as run does for a command",
+		Example: `  make 2>&1 | freshctx capture --label build
+  freshctx capture --file docs/deploy.md < notes.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := f.options(a)
+			if err != nil {
+				return err
+			}
+			svc, err := a.records(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rec, err := svc.Capture(cmd.Context(), records.CaptureRequest{Options: opt, Input: a.io.In, Files: files})
+			if err != nil {
+				return err
+			}
+			return a.render(rec, func() error { return printRecord(a.io.Out, rec) })
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about (repeatable)")
+	return cmd
+}
+
+// printRecord prints a digest and the one-line footer.
+func printRecord(w io.Writer, r *records.Record) error {
+	fmt.Fprint(w, r.Digest)
+	if r.Digest != "" && !strings.HasSuffix(r.Digest, "\n") {
+		fmt.Fprintln(w)
+	}
+	_, err := fmt.Fprintln(w, footer(r))
+	return err
+}
+
+func footer(r *records.Record) string {
+	parts := []string{fmt.Sprintf("freshctx: record %d", r.ID)}
+	if r.ExitCode != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
+	}
+	parts = append(parts, fmt.Sprintf("%.1fs", float64(r.DurationMS)/1000))
+	approx := ""
+	if !r.RawTokensExact {
+		approx = "~"
+	}
+	parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
+	if n := len(r.Files); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d files", n))
+	}
+	parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/records"
+)
+
+func parseID(s string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("record id %q: want a positive number (see freshctx list)", s)
+	}
+	return id, nil
+}
+
+func newShowCmd(a *app) *cobra.Command {
+	var raw bool
+	var stream string
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a record's digest and whether the files it names changed",
+		Long: `Print a record's digest and its freshness now: fresh, stale_changed,
+stale_deleted, unknown or no_refs, with a reason per file.
+
+With --raw, print the output as it was: stdout to stdout and stderr to stderr,
+or with --stream only that stream to stdout, byte for byte.`,
+		Example: `  freshctx show 12
+  freshctx show 12 --raw --stream stderr > err.log`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("show takes one record id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			if stream != "" && !raw {
+				return usagef("--stream needs --raw")
+			}
+			svc, err := a.records(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if raw {
+				return showRaw(cmd, a, svc, id, stream)
+			}
+			rec, err := svc.Show(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return a.render(rec, func() error { return printShow(a.io.Out, rec) })
+		},
+	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "print the raw output instead of the digest")
+	cmd.Flags().StringVar(&stream, "stream", "", "with --raw: only this stream, stdout or stderr, to stdout")
+	return cmd
+}
+
+func showRaw(cmd *cobra.Command, a *app, svc *records.Service, id int64, stream string) error {
+	if a.json {
+		return usagef("--raw prints bytes, not JSON; drop --json")
+	}
+	copyStream := func(s records.Stream, w io.Writer) error {
+		rc, err := svc.Raw(cmd.Context(), id, s)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		if _, err := io.Copy(w, rc); err != nil {
+			return fmt.Errorf("record %d %s: %w", id, s, err)
+		}
+		return nil
+	}
+	if stream != "" {
+		s, ok := records.ParseStream(stream)
+		if !ok {
+			return usagef("--stream %q: want stdout or stderr", stream)
+		}
+		return copyStream(s, a.io.Out)
+	}
+	if err := copyStream(records.Stdout, a.io.Out); err != nil {
+		return err
+	}
+	return copyStream(records.Stderr, a.io.Err)
+}
+
+func printShow(w io.Writer, r *records.Record) error {
+	exit := "exit -"
+	if r.ExitCode != nil {
+		exit = fmt.Sprintf("exit %d", *r.ExitCode)
+	}
+	title := r.Command
+	if r.Label != "" {
+		title = r.Label + " · " + title
+	}
+	fmt.Fprintf(w, "record %d · %s · %s · %s · %s\n\n", r.ID, title, exit,
+		r.CreatedAt.Local().Format(time.DateTime), r.Freshness.Label)
+	fmt.Fprint(w, r.Digest)
+	if len(r.Freshness.Files) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nfiles:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range r.Freshness.Files {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, f.Path, f.Reason)
+	}
+	return tw.Flush()
+}
