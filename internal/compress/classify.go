@@ -26,23 +26,58 @@ var (
 	noError      = regexp.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
 )
 
+// Keywords that must occur (lowercased) before a regexp is worth running:
+// most lines of a long log carry none of them.
+var (
+	errorHints   = []string{"error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖"}
+	warningHints = []string{"warn", "deprecat"}
+	summaryHints = []string{"ok", "pass", "fail", "test", "ran ", "build", "finish", "done", "total", "error", "warning", "problem", "example", "=", "-"}
+)
+
 // classify says what a cleaned line carries.
 func classify(line string) Class {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return Plain
 	}
-	if summaryLine.MatchString(t) {
+	lower := toLower(t)
+	if hasAny(lower, summaryHints) && summaryLine.MatchString(t) {
 		return SummaryLine
 	}
-	if errorWords.MatchString(t) && !noError.MatchString(t) {
+	if (hasAny(lower, errorHints) || strings.HasPrefix(t, "E ")) && errorWords.MatchString(t) && !noError.MatchString(t) {
 		return Error
 	}
-	if warningWords.MatchString(t) {
+	if hasAny(lower, warningHints) && warningWords.MatchString(t) {
 		return Warning
 	}
 	if len(refs.Line(t)) > 0 {
 		return Ref
 	}
 	return Plain
+}
+
+func hasAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// toLower lowercases ASCII letters only: the keywords are ASCII and this
+// avoids strings.ToLower's Unicode tables on every line.
+func toLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }

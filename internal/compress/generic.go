@@ -43,7 +43,8 @@ type pending struct {
 }
 
 // NewGeneric returns the generic compressor.
-func NewGeneric(in Intent) Compressor { return &generic{intent: in} }
+// Raw keeps every line, so it never waits to see how long the output is.
+func NewGeneric(in Intent) Compressor { return &generic{intent: in, selective: in == Raw} }
 
 func (g *generic) Line(text string) {
 	text = Clean(text)
@@ -67,7 +68,7 @@ func (g *generic) flushPrev() {
 	g.total++
 	if !g.selective {
 		g.early = append(g.early, p)
-		if len(g.early) > keepAllBelow && g.intent != Raw {
+		if len(g.early) > keepAllBelow || g.intent == Errors || g.intent == Tests {
 			g.selective = true
 			for _, e := range g.early {
 				g.take(e)

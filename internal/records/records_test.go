@@ -16,7 +16,7 @@ import (
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-func newService(t *testing.T) (*Service, *testgit.Repo) {
+func newService(t testing.TB) (*Service, *testgit.Repo) {
 	t.Helper()
 	r := testgit.New(t)
 	r.Write("pkg/calc.go", "package pkg\n\nfunc Add(a, b int) int { return a - b }\n")

@@ -82,11 +82,12 @@ func Line(line string) []Ref {
 	return out
 }
 
-// maybe is a cheap pre-filter: a reference needs a digit after ':' or '(',
-// or one of the keyword forms, or a line that is only a path.
+// maybe is a cheap pre-filter: a reference needs a digit after ':' or '('
+// following a path-like word (one with '.', '/' or '\\', or a known file
+// name), or one of the keyword forms, or a line that is only a path.
 func maybe(line string) bool {
 	for i := 0; i+1 < len(line); i++ {
-		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' {
+		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' && pathLike(wordBefore(line, i)) {
 			return true
 		}
 	}
@@ -98,6 +99,41 @@ func isURL(line string, start, end int) bool {
 	return strings.Contains(line[start:end], "://") || strings.HasPrefix(line[start:], "//")
 }
 
+// wordBefore returns the run of path characters ending at i.
+func wordBefore(line string, i int) string {
+	j := i
+	for j > 0 && isPathChar(line[j-1]) {
+		j--
+	}
+	return line[j:i]
+}
+
+func isPathChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		strings.IndexByte("_.@+~/\\-", c) >= 0 || c >= 0x80
+}
+
+// knownNames are file names without an extension that tools cite.
+var knownNames = map[string]bool{"Makefile": true, "makefile": true, "GNUmakefile": true, "Dockerfile": true,
+	"Containerfile": true, "Jenkinsfile": true, "Vagrantfile": true, "Rakefile": true, "Gemfile": true,
+	"BUILD": true, "WORKSPACE": true, "CMakeLists.txt": true, "Justfile": true, "justfile": true}
+
+// pathLike reports whether a word could be a file path: it has a directory
+// separator, an extension after its first character, or is a known name.
+func pathLike(w string) bool {
+	if w == "" {
+		return false
+	}
+	base := w
+	if i := strings.LastIndexAny(w, "/\\"); i >= 0 {
+		if i < len(w)-1 {
+			return true
+		}
+		base = w[:i]
+	}
+	return strings.IndexByte(base[1:], '.') >= 0 || knownNames[base]
+}
+
 // clean strips decorations output puts around paths.
 func clean(p string) string {
 
@@ -105,8 +141,8 @@ func clean(p string) string {
 	if p == "" || strings.Trim(p, "./\\-~") == "" {
 		return ""
 	}
-	if strings.Trim(p, "0123456789") == "" {
-		return "" // a bare number, e.g. a clock time
+	if !pathLike(p) {
+		return "" // a word such as a host name or a time stamp
 	}
 	return p
 }

@@ -36,66 +36,80 @@ func Count(s string) int {
 	return n
 }
 
-// Counter counts a stream of text exactly up to Budget bytes and, past it,
-// extrapolates from the tokens-per-byte ratio measured so far: counting 100 MB
-// exactly would take tens of seconds. Exact reports which one Total is.
+// Counter counts the tokens of a stream of text. Counting 100 MB exactly
+// would take tens of seconds, so past Budget bytes it counts one chunk in
+// SampleEvery and extrapolates the rest from the tokens-per-byte ratio it
+// measured; Total says whether the count is exact.
 type Counter struct {
-	// Budget is how many bytes are counted exactly; 0 means 8 MiB.
+	// Budget is how many bytes are counted exactly; 0 means 1 MiB.
 	Budget int64
+	// SampleEvery: past the budget, one chunk in this many is counted;
+	// 0 means 64.
+	SampleEvery int
 
 	counted, skipped int64
 	tokens           int
+	chunks           int
 	buf              strings.Builder
 }
 
 const chunkBytes = 64 << 10
 
-// Add counts a piece of text; pieces may split lines anywhere.
+// Add counts a piece of text; pieces may split lines anywhere and be of
+// any size.
 func (c *Counter) Add(s string) {
-	budget := c.Budget
-	if budget == 0 {
-		budget = 8 << 20
-	}
-	if c.counted+int64(c.buf.Len()) >= budget {
-		c.skipped += int64(len(s))
-		return
-	}
-	c.buf.WriteString(s)
-	if c.buf.Len() >= chunkBytes {
+	for len(s) > 0 {
+		room := chunkBytes - c.buf.Len()
+		if len(s) < room {
+			c.buf.WriteString(s)
+			return
+		}
+		c.buf.WriteString(s[:room])
+		s = s[room:]
 		c.flushLines()
 	}
 }
 
-// flushLines counts the buffer up to its last newline, so chunks split where
+// flushLines takes the buffer up to its last newline, so chunks split where
 // the tokenizer never merges across, and keeps the rest for later; a buffer
-// without a newline is counted whole once it is 16 chunks long.
+// without a newline is taken whole.
 func (c *Counter) flushLines() {
-	s := c.buf.String()
-	i := strings.LastIndexByte(s, '\n')
+	b := c.buf.String()
+	i := strings.LastIndexByte(b, '\n')
 	if i < 0 {
-		if len(s) < 16*chunkBytes {
-			return
-		}
-		i = len(s) - 1
+		i = len(b) - 1
 	}
-	c.tokens += Count(s[:i+1])
-	c.counted += int64(i + 1)
+	c.take(b[:i+1])
 	c.buf.Reset()
-	c.buf.WriteString(s[i+1:])
+	c.buf.WriteString(b[i+1:])
 }
 
-func (c *Counter) flush() {
-	if c.buf.Len() == 0 {
-		return
+// take counts a chunk or, past the budget, samples it.
+func (c *Counter) take(s string) {
+	budget, every := c.Budget, c.SampleEvery
+	if budget == 0 {
+		budget = 1 << 20
 	}
-	c.tokens += Count(c.buf.String())
-	c.counted += int64(c.buf.Len())
-	c.buf.Reset()
+	if every == 0 {
+		every = 64
+	}
+	if c.counted+c.skipped >= budget {
+		c.chunks++
+		if c.chunks%every != 0 {
+			c.skipped += int64(len(s))
+			return
+		}
+	}
+	c.tokens += Count(s)
+	c.counted += int64(len(s))
 }
 
 // Total returns the token count and whether it is exact.
 func (c *Counter) Total() (n int, exact bool) {
-	c.flush()
+	if c.buf.Len() > 0 {
+		c.take(c.buf.String())
+		c.buf.Reset()
+	}
 	if c.skipped == 0 {
 		return c.tokens, true
 	}
@@ -103,5 +117,5 @@ func (c *Counter) Total() (n int, exact bool) {
 		return 0, false
 	}
 	est := float64(c.tokens) * float64(c.counted+c.skipped) / float64(c.counted)
-	return int(est), false
+	return int(est + 0.5), false
 }
