@@ -33,7 +33,8 @@ type outLine struct {
 type sink struct {
 	blob     *store.BlobWriter
 	stream   Stream
-	out      chan<- outLine
+	out      chan<- []outLine
+	batch    []outLine
 	counter  tokens.Counter
 	progress *atomic.Int64
 
@@ -70,7 +71,17 @@ func (k *sink) Write(p []byte) (int, error) {
 		k.send()
 		chunk = chunk[i+1:]
 	}
+	k.sendBatch()
 	return len(p), nil
+}
+
+// sendBatch hands the lines of one write to the analysis at once: one
+// channel operation per write, not per line.
+func (k *sink) sendBatch() {
+	if len(k.batch) > 0 {
+		k.out <- k.batch
+		k.batch = nil
+	}
 }
 
 func (k *sink) send() {
@@ -78,7 +89,7 @@ func (k *sink) send() {
 	if k.dropped > 0 {
 		text += fmt.Sprintf(" … [%d more bytes on this line]", k.dropped)
 	}
-	k.out <- outLine{text: text, stream: k.stream}
+	k.batch = append(k.batch, outLine{text: text, stream: k.stream})
 	k.cur, k.dropped = k.cur[:0], 0
 }
 
@@ -87,6 +98,7 @@ func (k *sink) flush() {
 	if len(k.cur) > 0 || k.dropped > 0 {
 		k.send()
 	}
+	k.sendBatch()
 }
 
 // analysis consumes lines: it picks a compressor from the head of the
@@ -100,8 +112,9 @@ type analysis struct {
 	factory  compress.Factory
 	comp     compress.Compressor
 
-	refs    []refs.Ref
-	refSeen map[string]bool
+	refs     []refs.Ref
+	refSeen  map[string]bool
+	lastLine string // references of a repeated line are not searched again
 	lines   atomic.Int64
 }
 
@@ -109,9 +122,11 @@ func newAnalysis(argv []string, intent compress.Intent) *analysis {
 	return &analysis{argv: argv, intent: intent, refSeen: map[string]bool{}}
 }
 
-func (a *analysis) consume(in <-chan outLine) {
-	for l := range in {
-		a.add(l)
+func (a *analysis) consume(in <-chan []outLine) {
+	for batch := range in {
+		for _, l := range batch {
+			a.add(l)
+		}
 	}
 	a.choose()
 }
@@ -150,9 +165,10 @@ func (a *analysis) choose() {
 }
 
 func (a *analysis) collectRefs(text string) {
-	if len(a.refs) >= maxRefs {
+	if len(a.refs) >= maxRefs || text == a.lastLine {
 		return
 	}
+	a.lastLine = text
 	for _, r := range refs.Line(compress.Clean(text)) {
 		key := r.Path
 		if r.JavaClass != "" {

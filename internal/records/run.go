@@ -155,7 +155,7 @@ func forwardSignals(p *os.Process) (stop func()) {
 type capture struct {
 	opt      Options
 	sinks    [2]*sink
-	lines    chan outLine
+	lines    chan []outLine
 	analysis *analysis
 	done     chan struct{}
 	bytes    atomic.Int64
@@ -166,7 +166,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	if opt.Intent == "" {
 		opt.Intent = compress.Summary
 	}
-	c := &capture{opt: opt, lines: make(chan outLine, 1024), done: make(chan struct{})}
+	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
 	for i := range c.sinks {
 		b, err := s.Store.CreateBlob()
 		if err != nil {

@@ -91,7 +91,7 @@ func maybe(line string) bool {
 			return true
 		}
 	}
-	return strings.Contains(line, " line ") || strings.Contains(line, ":line ") ||
+	return strings.Contains(line, "\", line ") || strings.Contains(line, " on line ") || strings.Contains(line, ":line ") ||
 		(strings.IndexByte(strings.TrimSpace(line), ' ') < 0 && strings.ContainsAny(line, "/\\"))
 }
 
