@@ -164,6 +164,17 @@ func TestCheckTable(t *testing.T) {
 			mutate: func(e *env) { e.r.Write("new.go", "y") }, want: StaleChanged},
 		{name: "absent at capture, still absent", paths: []string{"gone.go"}, want: Fresh, reason: "still absent"},
 		{name: "absent at capture, created", paths: []string{"gone.go"}, mutate: func(e *env) { e.r.Write("gone.go", "x") }, want: StaleChanged},
+		{name: "symlink loop", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Remove("a.go")
+			os.Symlink("loop2", e.r.Path("loop1"))
+			os.Symlink("loop1", e.r.Path("loop2"))
+			os.Symlink("loop1", e.r.Path("a.go"))
+		}, want: Unknown, reason: "cannot stat"},
+		{name: "symlink to the same content", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Write("real.go", "package a\n")
+			e.r.Remove("a.go")
+			os.Symlink("real.go", e.r.Path("a.go"))
+		}, want: Fresh},
 		{name: "worst of several", paths: []string{"a.go", "b.go"}, mutate: func(e *env) {
 			e.r.Remove("b.go")
 			e.r.Write("a.go", "package changed\n")

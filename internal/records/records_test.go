@@ -210,3 +210,11 @@ func TestDeletedFileReferenceKept(t *testing.T) {
 		t.Fatalf("files = %+v, want the deleted tracked file, not existing", rec.Files)
 	}
 }
+
+func TestDirectoryReferenceNotKept(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, `echo "pkg:3: a directory, not a file"; echo "pkg/:4: also"`)
+	if len(rec.Files) != 0 {
+		t.Fatalf("files = %+v, want none", rec.Files)
+	}
+}
