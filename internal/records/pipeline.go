@@ -115,7 +115,7 @@ type analysis struct {
 	refs     []refs.Ref
 	refSeen  map[string]bool
 	lastLine string // references of a repeated line are not searched again
-	lines   atomic.Int64
+	lines    atomic.Int64
 }
 
 func newAnalysis(argv []string, intent compress.Intent) *analysis {
