@@ -23,6 +23,16 @@ func (f *recordFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxTokens, "max-tokens", 0, "cap the digest at this many tokens, saying what was left out (0: no cap)")
 }
 
+// prepare validates the flags and opens the records service.
+func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *records.Service, error) {
+	opt, err := f.options(a)
+	if err != nil {
+		return opt, nil, err
+	}
+	svc, err := a.records(cmd.Context())
+	return opt, svc, err
+}
+
 func (f *recordFlags) options(a *app) (records.Options, error) {
 	in, err := compress.ParseIntent(f.intent)
 	if err != nil {
@@ -57,11 +67,7 @@ freshctx exits with the command's exit status.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := f.options(a)
-			if err != nil {
-				return err
-			}
-			svc, err := a.records(cmd.Context())
+			opt, svc, err := f.prepare(cmd, a)
 			if err != nil {
 				return err
 			}
@@ -93,11 +99,7 @@ func newCaptureCmd(a *app) *cobra.Command {
   freshctx capture --file docs/deploy.md < notes.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := f.options(a)
-			if err != nil {
-				return err
-			}
-			svc, err := a.records(cmd.Context())
+			opt, svc, err := f.prepare(cmd, a)
 			if err != nil {
 				return err
 			}

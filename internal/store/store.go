@@ -62,6 +62,24 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err := prepareFiles(abs); err != nil {
 		return nil, err
 	}
+	// Switching a new database to WAL and migrating it can meet SQLITE_BUSY
+	// without SQLite's busy handler being consulted (two processes creating
+	// the store at once), so opening retries until the busy timeout.
+	deadline := time.Now().Add(opt.BusyTimeout)
+	for attempt := 1; ; attempt++ {
+		s, err := openOnce(ctx, abs, opt)
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(min(attempt, 10)) * 10 * time.Millisecond):
+		}
+	}
+}
+
+func openOnce(ctx context.Context, abs string, opt Options) (*Store, error) {
 	db, err := sql.Open("sqlite", dsn(abs, opt.BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
@@ -69,7 +87,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	s := &Store{db: db, path: abs, blobs: filepath.Join(filepath.Dir(abs), "blobs"), now: opt.Now}
 	if err := s.init(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, fmt.Errorf("open store %s: %w", abs, classify(err))
 	}
 	return s, nil
 }

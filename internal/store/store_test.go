@@ -294,3 +294,30 @@ func TestConcurrentWritersBothLand(t *testing.T) {
 		t.Fatalf("rows = %d, want 40", n)
 	}
 }
+
+func TestConcurrentCreateBothOpen(t *testing.T) {
+	for range 20 {
+		p := filepath.Join(t.TempDir(), "new.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Open(context.Background(), p, Options{})
+				if err == nil {
+					err = s.Update(context.Background(), func(tx *Tx) error { return tx.SetMeta("k", "v") })
+					s.Close()
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("concurrent create: %v", err)
+			}
+		}
+	}
+}

@@ -20,27 +20,28 @@ type Workspace struct {
 // work tree dir is in, else dir itself. It runs no process: the work tree is
 // found by looking for a .git entry in dir and its parents.
 func Discover(dir string) (*Workspace, error) {
-	abs, err := resolveDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	top, ok := findGitTop(abs)
-	if !ok {
-		return &Workspace{Root: abs}, nil
-	}
-	return &Workspace{Root: top, Git: newGit(top, "")}, nil
+	return open(dir, true)
 }
 
 // Open returns the workspace rooted exactly at dir (the --root flag). When dir
 // lies inside a git work tree, git is used with dir as a sub-tree of it.
 func Open(dir string) (*Workspace, error) {
+	return open(dir, false)
+}
+
+// open finds the git work tree around dir; atTop makes its top level the
+// root, else dir stays the root and git sees it as a sub-tree.
+func open(dir string, atTop bool) (*Workspace, error) {
 	abs, err := resolveDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	top, ok := findGitTop(abs)
-	if !ok {
+	switch {
+	case !ok:
 		return &Workspace{Root: abs}, nil
+	case atTop:
+		return &Workspace{Root: top, Git: newGit(top, "")}, nil
 	}
 	prefix, err := filepath.Rel(top, abs)
 	if err != nil {

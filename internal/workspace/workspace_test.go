@@ -265,3 +265,23 @@ func TestExcludeFromGitOnce(t *testing.T) {
 		t.Fatal("excluded store makes the tree dirty")
 	}
 }
+
+func TestRepoIDSameInEveryClone(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a", "a")
+	root := r.Commit("init")
+	r.Write("b", "b")
+	r.Commit("second")
+	clone := filepath.Join(t.TempDir(), "clone")
+	r.Git("clone", "-q", r.Dir, clone)
+	for _, dir := range []string{r.Dir, clone} {
+		ws, err := Discover(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := ws.Git.RepoID(context.Background())
+		if err != nil || id != root {
+			t.Fatalf("RepoID in %s = %q, %v; want the root commit %s", dir, id, err, root)
+		}
+	}
+}
