@@ -69,8 +69,8 @@ func BenchmarkCheck200Of5000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res := snap.Check(st); res.Label != StaleChanged {
-			b.Fatalf("label = %s", res.Label)
+		if res, err := snap.Check(ctx, st); err != nil || res.Label != StaleChanged {
+			b.Fatalf("label = %s, %v", res.Label, err)
 		}
 		if err := snap.Flush(ctx); err != nil {
 			b.Fatal(err)

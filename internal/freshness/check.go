@@ -1,6 +1,7 @@
 package freshness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -12,29 +13,43 @@ import (
 const MtimeTolerance = time.Second
 
 // Check labels every file of the stamp against the snapshot and aggregates
-// the worst label; a stamp with no files is no_refs.
-func (s *Snapshot) Check(st Stamp) Result {
+// the worst label; a stamp with no files is no_refs. Files the git tier
+// decides cost nothing more; the stat cache of the rest is read in one query.
+func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 	if len(st.Files) == 0 {
-		return Result{Label: NoRefs, Files: []FileResult{}}
+		return Result{Label: NoRefs, Files: []FileResult{}}, nil
 	}
-	res := Result{Files: make([]FileResult, 0, len(st.Files))}
-	labels := make([]Label, 0, len(st.Files))
-	for _, f := range st.Files {
-		l, reason := s.checkFile(st, f)
-		res.Files = append(res.Files, FileResult{Path: f.Path, Label: l, Reason: reason})
-		labels = append(labels, l)
+	res := Result{Files: make([]FileResult, len(st.Files))}
+	var rest []string
+	for i, f := range st.Files {
+		res.Files[i].Path = f.Path
+		switch {
+		case !s.rootExists:
+			res.Files[i].Label, res.Files[i].Reason = Unknown, "workspace root is gone"
+		default:
+			if l, reason, ok := s.gitTier(st, f); ok {
+				res.Files[i].Label, res.Files[i].Reason = l, reason
+			} else {
+				rest = append(rest, f.Path)
+			}
+		}
+	}
+	if err := s.loadCache(ctx, rest); err != nil {
+		return Result{}, err
+	}
+	labels := make([]Label, len(st.Files))
+	for i, f := range st.Files {
+		if res.Files[i].Label == "" {
+			res.Files[i].Label, res.Files[i].Reason = s.checkFile(st, f)
+		}
+		labels[i] = res.Files[i].Label
 	}
 	res.Label = Worst(labels...)
-	return res
+	return res, nil
 }
 
+// checkFile runs the content and mtime tiers on a file git could not decide.
 func (s *Snapshot) checkFile(st Stamp, f FileStamp) (Label, string) {
-	if !s.rootExists {
-		return Unknown, "workspace root is gone"
-	}
-	if l, reason, ok := s.gitTier(st, f); ok {
-		return l, reason
-	}
 	o := s.observe(f.Path, false)
 	if o.statErr != nil {
 		return s.statFailed(f, o.statErr)

@@ -69,7 +69,10 @@ func (e *env) check(st Stamp) Result {
 		paths[i] = f.Path
 	}
 	s := e.snapshot(paths)
-	res := s.Check(st)
+	res, err := s.Check(context.Background(), st)
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	if err := s.Flush(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
@@ -261,7 +264,7 @@ func TestRacyEditSameSizeSameTick(t *testing.T) {
 	s1.Flush(ctx)
 	r.Write("a.go", "bbbb") // same size, same (frozen) stat, same inode
 	s2, _ := NewSnapshot(ctx, ws, []string{"a.go"}, opt)
-	if got := s2.Check(st); got.Label != StaleChanged {
+	if got, _ := s2.Check(ctx, st); got.Label != StaleChanged {
 		t.Fatalf("racy same-size edit labelled %s, want stale_changed", got.Label)
 	}
 }

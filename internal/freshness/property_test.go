@@ -109,7 +109,10 @@ func TestPropertyNeverWrong(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			res := snap.Check(st)
+			res, err := snap.Check(ctx, st)
+			if err != nil {
+				rt.Fatal(err)
+			}
 			snap.Flush(ctx)
 			for _, f := range res.Files {
 				same := eq(cur[f.Path], captured[f.Path])

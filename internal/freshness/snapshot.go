@@ -35,6 +35,7 @@ type Snapshot struct {
 	status     *workspace.Status // nil outside git or when git failed
 	gitErr     error
 	cache      map[string]CacheEntry
+	loaded     map[string]bool // paths whose cache entries were read
 	dirty      map[string]CacheEntry // entries to save
 	seen       map[string]observation
 }
@@ -76,11 +77,35 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 		}
 		s.status, s.gitErr = ws.Git.Status(ctx, scope)
 	}
-	s.cache, err = opt.Cache.Load(ctx, ws.Root, paths)
-	if err != nil {
-		return nil, err
-	}
+	s.cache = map[string]CacheEntry{}
+	s.loaded = map[string]bool{}
 	return s, nil
+}
+
+// loadCache reads the stat-cache entries of paths not read yet, in one
+// query. It is called only for files the git tier could not decide, so a
+// check of clean files touches no database.
+func (s *Snapshot) loadCache(ctx context.Context, paths []string) error {
+	var need []string
+	for _, p := range paths {
+		if !s.loaded[p] {
+			s.loaded[p] = true
+			need = append(need, p)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	got, err := s.opt.Cache.Load(ctx, s.ws.Root, need)
+	if err != nil {
+		return err
+	}
+	for p, e := range got {
+		if _, ok := s.cache[p]; !ok {
+			s.cache[p] = e
+		}
+	}
+	return nil
 }
 
 // Now is the time the snapshot was taken.
@@ -165,6 +190,9 @@ func (s *Snapshot) digestOf(rel string, info FileInfo) (digest.Digest, error) {
 func (s *Snapshot) Stamp(ctx context.Context, paths []string) (Stamp, error) {
 	g, err := s.Git(ctx, true)
 	if err != nil {
+		return Stamp{}, err
+	}
+	if err := s.loadCache(ctx, paths); err != nil {
 		return Stamp{}, err
 	}
 	st := Stamp{At: s.now, Git: g, Files: make([]FileStamp, 0, len(paths))}

@@ -47,7 +47,10 @@ func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) er
 		return err
 	}
 	for _, r := range recs {
-		res := snap.Check(r.stamp)
+		res, err := snap.Check(ctx, r.stamp)
+		if err != nil {
+			return err
+		}
 		r.Freshness = &res
 	}
 	return snap.Flush(ctx)
