@@ -35,7 +35,7 @@ type Snapshot struct {
 	status     *workspace.Status // nil outside git or when git failed
 	gitErr     error
 	cache      map[string]CacheEntry
-	loaded     map[string]bool // paths whose cache entries were read
+	loaded     map[string]bool       // paths whose cache entries were read
 	dirty      map[string]CacheEntry // entries to save
 	seen       map[string]observation
 }
