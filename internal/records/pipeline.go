@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/facts"
+	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
@@ -28,8 +30,13 @@ type outLine struct {
 	stream Stream
 }
 
-// sink receives one stream: it writes every byte to the stream's blob,
-// counts tokens, and sends lines, truncated to maxLine, to the analysis.
+// maxPending bounds how much of an unfinished line a sink holds before it
+// passes it on (a secret split across that boundary is not recognised).
+const maxPending = 64 << 10
+
+// sink receives one stream. It redacts secrets line by line, writes what is
+// left to the stream's blob, counts its tokens, and sends each line,
+// truncated to maxLine, to the analysis.
 type sink struct {
 	blob     *store.BlobWriter
 	stream   Stream
@@ -37,42 +44,68 @@ type sink struct {
 	batch    []outLine
 	counter  tokens.Counter
 	progress *atomic.Int64
+	red      redact.Redactor
 
-	cur     []byte
-	dropped int
+	pending []byte
 	err     error
 }
 
-// Write implements io.Writer; a failing blob write is reported once and
-// later bytes are still passed on so the command is never blocked.
+// Write implements io.Writer. A failing blob write is reported once, at the
+// end; later bytes are still analysed so the command is never blocked.
 func (k *sink) Write(p []byte) (int, error) {
+	n := len(p)
+	k.progress.Add(int64(n))
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			k.pending = append(k.pending, p...)
+			if len(k.pending) >= maxPending {
+				k.emit(k.pending, false)
+				k.pending = k.pending[:0]
+			}
+			break
+		}
+		line := p[:i]
+		if len(k.pending) > 0 {
+			line = append(k.pending, line...)
+		}
+		k.emit(line, true)
+		k.pending = k.pending[:0]
+		p = p[i+1:]
+	}
+	k.sendBatch()
+	return n, nil
+}
+
+// emit redacts one line (or a piece of one) and passes it on.
+func (k *sink) emit(line []byte, newline bool) {
+	red := k.red.Line(line)
+	if red == nil {
+		return // inside a private key block: dropped whole
+	}
+	k.store(red)
+	if newline {
+		k.store([]byte{'\n'})
+	}
+	text := red
+	more := 0
+	if len(text) > maxLine {
+		text, more = text[:maxLine], len(text)-maxLine
+	}
+	s := string(text)
+	if more > 0 {
+		s += fmt.Sprintf(" … [%d more bytes on this line]", more)
+	}
+	k.batch = append(k.batch, outLine{text: s, stream: k.stream})
+}
+
+func (k *sink) store(b []byte) {
 	if k.err == nil {
-		if _, err := k.blob.Write(p); err != nil {
+		if _, err := k.blob.Write(b); err != nil {
 			k.err = err
 		}
 	}
-	k.counter.Add(string(p))
-	k.progress.Add(int64(len(p)))
-	for chunk := p; len(chunk) > 0; {
-		i := bytes.IndexByte(chunk, '\n')
-		part := chunk
-		if i >= 0 {
-			part = chunk[:i]
-		}
-		if room := maxLine - len(k.cur); len(part) > room {
-			k.cur = append(k.cur, part[:room]...)
-			k.dropped += len(part) - room
-		} else {
-			k.cur = append(k.cur, part...)
-		}
-		if i < 0 {
-			break
-		}
-		k.send()
-		chunk = chunk[i+1:]
-	}
-	k.sendBatch()
-	return len(p), nil
+	k.counter.Add(string(b))
 }
 
 // sendBatch hands the lines of one write to the analysis at once: one
@@ -84,19 +117,11 @@ func (k *sink) sendBatch() {
 	}
 }
 
-func (k *sink) send() {
-	text := string(k.cur)
-	if k.dropped > 0 {
-		text += fmt.Sprintf(" … [%d more bytes on this line]", k.dropped)
-	}
-	k.batch = append(k.batch, outLine{text: text, stream: k.stream})
-	k.cur, k.dropped = k.cur[:0], 0
-}
-
-// flush sends a last line that had no newline.
+// flush passes on a last line that had no newline.
 func (k *sink) flush() {
-	if len(k.cur) > 0 || k.dropped > 0 {
-		k.send()
+	if len(k.pending) > 0 {
+		k.emit(k.pending, false)
+		k.pending = nil
 	}
 	k.sendBatch()
 }
@@ -112,10 +137,12 @@ type analysis struct {
 	factory  compress.Factory
 	comp     compress.Compressor
 
-	refs     []refs.Ref
-	refSeen  map[string]bool
-	lastLine string // references of a repeated line are not searched again
-	lines    atomic.Int64
+	facts     facts.Set
+	refs      []refs.Ref
+	refSeen   map[string]bool
+	lastLine  string // references of a repeated line are not searched again
+	lastFacts string
+	lines     atomic.Int64
 }
 
 func newAnalysis(argv []string, intent compress.Intent) *analysis {
@@ -135,6 +162,10 @@ func (a *analysis) add(l outLine) {
 	a.lines.Add(1)
 	text := sanitize(l.text)
 	a.collectRefs(text)
+	if text != a.lastFacts {
+		a.facts.Add(compress.Clean(text))
+		a.lastFacts = text
+	}
 	if a.comp != nil {
 		a.comp.Line(text)
 		return

@@ -20,7 +20,7 @@ var ErrNotFound = errors.New("no such record")
 const recordColumns = `id, kind, command, root, cwd, label, intent, compressor, exit_code, started_at,
 	duration_ms, coalesce(stdout_blob, ''), coalesce(stderr_blob, ''), stdout_bytes, stderr_bytes,
 	raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-	git_tree, git_dirty, is_git, stamped_at`
+	git_tree, git_dirty, is_git, stamped_at, redactions`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -32,7 +32,7 @@ func scanRecord(row scanner) (*Record, error) {
 	err := row.Scan(&r.ID, &r.Kind, &r.Command, &r.root, &r.Cwd, &r.Label, &r.Intent, &r.Compressor, &exit,
 		&started, &r.DurationMS, &r.blobs[0], &r.blobs[1], &r.StdoutBytes, &r.StderrBytes, &r.RawTokens,
 		&r.RawTokensExact, &r.Digest, &r.DigestTokens, &r.Omitted, &g.RepoID, &g.Branch, &g.Head, &g.Tree,
-		&g.Dirty, &g.IsRepo, &stamped)
+		&g.Dirty, &g.IsRepo, &stamped, &r.Redactions)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package records
 import (
 	"time"
 
+	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
 )
 
@@ -26,13 +27,17 @@ type Record struct {
 	RawTokens      int               `json:"raw_tokens"`
 	RawTokensExact bool              `json:"raw_tokens_exact"`
 	DigestTokens   int               `json:"digest_tokens"`
+	Redactions     int               `json:"redactions"`
 	Git            Git               `json:"git"`
 	CreatedAt      time.Time         `json:"created_at"`
 	Freshness      *freshness.Result `json:"freshness,omitempty"`
 
 	root  string
 	stamp freshness.Stamp
-	blobs [2]string // stdout, stderr digests, "" when empty
+	facts []facts.Fact
+	// factText is what the full-text index holds for the facts.
+	factText string
+	blobs    [2]string // stdout, stderr digests, "" when empty
 }
 
 // File is a file the output referenced.

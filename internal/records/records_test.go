@@ -218,3 +218,27 @@ func TestDirectoryReferenceNotKept(t *testing.T) {
 		t.Fatalf("files = %+v, want none", rec.Files)
 	}
 }
+
+func TestSecretsRedactedBeforeStorage(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, `echo "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+echo "-----BEGIN RSA PRIVATE KEY-----"; echo "MIIEowIBAAKCAQEAsecretmaterial"; echo "-----END RSA PRIVATE KEY-----";
+echo "db password=hunter2" >&2; echo "pkg/calc.go:3: error: boom"`)
+	if rec.Redactions != 3 {
+		t.Fatalf("redactions = %d, want 3", rec.Redactions)
+	}
+	all := string(raw(t, s, rec.ID, Stdout)) + string(raw(t, s, rec.ID, Stderr)) + rec.Digest
+	for _, secret := range []string{"ghp_abcdefghijklmnopqrstuvwxyz0123456789AB", "MIIEowIBAAKCAQEAsecretmaterial", "hunter2"} {
+		if strings.Contains(all, secret) {
+			t.Fatalf("%q was stored", secret)
+		}
+	}
+	if !strings.Contains(all, "pkg/calc.go:3: error: boom") {
+		t.Fatal("ordinary output lost")
+	}
+	var n int
+	s.Store.DB().QueryRow("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'hunter2'").Scan(&n)
+	if n != 0 {
+		t.Fatal("secret indexed")
+	}
+}

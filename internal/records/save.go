@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -58,8 +61,9 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		Compressor: a.factory.Name, Digest: fit.Text, Omitted: fit.Omitted, DigestTokens: fit.Tokens,
 		StdoutBytes: c.sinks[Stdout].blob.Size(), StderrBytes: c.sinks[Stderr].blob.Size(),
 		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start,
-		Git:  Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty},
-		root: s.WS.Root, stamp: stamp,
+		Git:        Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty},
+		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
+		root:       s.WS.Root, stamp: stamp, facts: a.facts.List(), factText: a.facts.Text(),
 	}
 	if m.kind == "capture" {
 		r.Command = "(stdin)"
@@ -123,21 +127,60 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 		res, err := tx.ExecContext(ctx, `INSERT INTO records (kind, command, argv, root, cwd, label, intent,
 			compressor, exit_code, started_at, duration_ms, stdout_blob, stderr_blob, stdout_bytes, stderr_bytes,
 			raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-			git_tree, git_dirty, is_git, stamped_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			git_tree, git_dirty, is_git, stamped_at, redactions)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Kind, r.Command, string(argvJSON), r.root, r.Cwd, r.Label, r.Intent, r.Compressor, r.ExitCode,
 			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
 			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
 			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
-			r.stamp.Git.IsRepo, r.stamp.At.UnixNano())
+			r.stamp.Git.IsRepo, r.stamp.At.UnixNano(), r.Redactions)
 		if err != nil {
 			return fmt.Errorf("insert record: %w", err)
 		}
 		if r.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return insertFiles(ctx, tx, r.ID, r.stamp.Files)
+		if err := insertFiles(ctx, tx, r.ID, r.stamp.Files); err != nil {
+			return err
+		}
+		if err := insertFacts(ctx, tx, r.ID, r.facts); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, command, label, digest, facts)
+			VALUES (?, ?, ?, ?, ?)`, r.ID, r.Command, r.Label, r.Digest, r.factText+filesText(r.stamp))
+		if err != nil {
+			return fmt.Errorf("index record: %w", err)
+		}
+		return nil
 	})
+}
+
+func insertFacts(ctx context.Context, tx *store.Tx, id int64, fs []facts.Fact) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO record_facts (record_id, kind, value) VALUES (?, ?, ?)
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, f := range fs {
+		if _, err := stmt.ExecContext(ctx, id, string(f.Kind), f.Value); err != nil {
+			return fmt.Errorf("insert fact %s: %w", f.Value, err)
+		}
+	}
+	return nil
+}
+
+// filesText lists the referenced paths for the full-text index.
+func filesText(st freshness.Stamp) string {
+	var b strings.Builder
+	for _, f := range st.Files {
+		b.WriteString(f.Path)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func insertFiles(ctx context.Context, tx *store.Tx, id int64, files []freshness.FileStamp) error {
@@ -145,13 +188,13 @@ func insertFiles(ctx context.Context, tx *store.Tx, id int64, files []freshness.
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO record_files
-		(record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		(record_id, path, base, existed, is_dir, size, mtime_ns, sha256, git_clean) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, f := range files {
-		if _, err := stmt.ExecContext(ctx, id, f.Path, f.Existed, f.IsDir, f.Size, f.ModTime,
+		if _, err := stmt.ExecContext(ctx, id, f.Path, path.Base(f.Path), f.Existed, f.IsDir, f.Size, f.ModTime,
 			f.Digest.String(), f.GitClean); err != nil {
 			return fmt.Errorf("insert record file %s: %w", f.Path, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -319,5 +320,46 @@ func TestConcurrentCreateBothOpen(t *testing.T) {
 				t.Fatalf("concurrent create: %v", err)
 			}
 		}
+	}
+}
+
+func TestMigrationKeepsOldRecords(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "old.db")
+	if err := prepareFiles(p); err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite", dsn(p, time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := loadMigrations()
+	s := &Store{db: old}
+	if err := s.apply(ctx, ms[0], len(ms)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.Exec(`INSERT INTO records (kind, command, argv, root, cwd, intent, compressor, started_at,
+		duration_ms, stdout_bytes, stderr_bytes, raw_tokens, raw_tokens_exact, digest, digest_tokens, stamped_at)
+		VALUES ('run', 'go test', '[]', '/r', '.', 'summary', 'generic', 1, 1, 0, 0, 0, 1, 'FAIL TestOld', 2, 1)`)
+	if err == nil {
+		_, err = old.Exec(`INSERT INTO record_files (record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
+			VALUES (1, 'pkg/sub/old_test.go', 1, 0, 1, 1, '', 1)`)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	st, err := Open(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var base string
+	var hits int
+	st.db.QueryRow("SELECT base FROM record_files").Scan(&base)
+	st.db.QueryRow("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'TestOld'").Scan(&hits)
+	if base != "old_test.go" || hits != 1 {
+		t.Fatalf("after migration: base %q, fts hits %d", base, hits)
 	}
 }

@@ -1,0 +1,61 @@
+package facts
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want []Fact
+	}{
+		{"--- FAIL: TestAdd/negative (0.00s)", []Fact{{Test, "TestAdd/negative"}}},
+		{`{"Time":"x","Action":"fail","Package":"p","Test":"TestAdd","Elapsed":0}`, []Fact{{Test, "TestAdd"}}},
+		{"test calc::tests::adds ... FAILED", []Fact{{Test, "calc::tests::adds"}}},
+		{"thread 'calc::tests::adds' panicked at src/lib.rs:10:5:", []Fact{{Test, "calc::tests::adds"}}},
+		{"FAILED tests/test_calc.py::test_add - assert 3 == 4", []Fact{{Test, "tests/test_calc.py::test_add"}}},
+		{"FAIL: test_add (test_calc.TestCalc.test_add)", []Fact{{Test, "test_calc.TestCalc.test_add"}}},
+		{"  ● Calculator › adds numbers", []Fact{{Test, "Calculator › adds numbers"}}},
+		{"    ✕ adds numbers (3 ms)", []Fact{{Test, "adds numbers"}}},
+		{"not ok 2 - subtracts", []Fact{{Test, "subtracts"}}},
+		{"[ERROR]   CalcTest.testAdd:12 expected:<3> but was:<4>", []Fact{{Test, "CalcTest.testAdd"}}},
+		{"error[E0308]: mismatched types", []Fact{{Code, "E0308"}}},
+		{"src/a.ts(3,7): error TS2322: Type 'string' is not assignable", []Fact{{Code, "TS2322"}}},
+		{"  12:7  error  'unused' is defined but never used  no-unused-vars", []Fact{{Code, "no-unused-vars"}, {Symbol, "unused"}}},
+		{"./calc.go:5:2: undefined: Sub", []Fact{{Symbol, "Sub"}}},
+		{"error[E0425]: cannot find value `y` in this scope", []Fact{{Code, "E0425"}, {Symbol, "y"}}},
+		{"NameError: name 'foo' is not defined", []Fact{{Symbol, "foo"}, {Symbol, "NameError"}}},
+		{"Exception in thread \"main\" java.lang.IllegalStateException: boom", []Fact{{Symbol, "IllegalStateException"}}},
+		{"ok  \tgithub.com/a/b\t0.01s", nil},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.line); !slices.Equal(got, tt.want) {
+			t.Errorf("Line(%q)\n got %v\nwant %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestSetDedupAndShortNames(t *testing.T) {
+	var s Set
+	s.Add("--- FAIL: TestAdd/negative (0.00s)")
+	s.Add("--- FAIL: TestAdd/negative (0.00s)")
+	s.Add("test calc::tests::adds ... FAILED")
+	if len(s.List()) != 2 {
+		t.Fatalf("list = %v", s.List())
+	}
+	if got := s.Text(); got != "TestAdd/negative negative\ncalc::tests::adds adds\n" {
+		t.Fatalf("Text = %q", got)
+	}
+}
+
+func FuzzLine(f *testing.F) {
+	f.Add("--- FAIL: TestX error[E0001] undefined: y")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fa := range Line(s) {
+			if fa.Value == "" {
+				t.Fatal("empty fact")
+			}
+		}
+	})
+}
