@@ -220,10 +220,11 @@ func TestDirectoryReferenceNotKept(t *testing.T) {
 }
 
 func TestSecretsRedactedBeforeStorage(t *testing.T) {
-	s, _ := newService(t)
-	rec := run(t, s, `echo "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
-echo "-----BEGIN RSA PRIVATE KEY-----"; echo "MIIEowIBAAKCAQEAsecretmaterial"; echo "-----END RSA PRIVATE KEY-----";
-echo "db password=hunter2" >&2; echo "pkg/calc.go:3: error: boom"`)
+	s, r := newService(t)
+	r.Write("secrets.txt", "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"+
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretmaterial\n-----END RSA PRIVATE KEY-----\n")
+	r.Write("pw.txt", "db password=hunter2\n")
+	rec := run(t, s, `cat secrets.txt; cat pw.txt >&2; echo "pkg/calc.go:3: error: boom"`)
 	if rec.Redactions != 3 {
 		t.Fatalf("redactions = %d, want 3", rec.Redactions)
 	}
@@ -240,5 +241,18 @@ echo "db password=hunter2" >&2; echo "pkg/calc.go:3: error: boom"`)
 	s.Store.DB().QueryRow("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'hunter2'").Scan(&n)
 	if n != 0 {
 		t.Fatal("secret indexed")
+	}
+}
+
+func TestSecretsRedactedFromCommandLine(t *testing.T) {
+	s, _ := newService(t)
+	rec := run(t, s, `true --token=abcd1234efgh`)
+	if strings.Contains(rec.Command, "abcd1234efgh") || rec.Redactions != 1 {
+		t.Fatalf("command = %q, redactions %d", rec.Command, rec.Redactions)
+	}
+	var argv string
+	s.Store.DB().QueryRow("SELECT argv FROM records WHERE id = ?", rec.ID).Scan(&argv)
+	if strings.Contains(argv, "abcd1234efgh") {
+		t.Fatalf("argv stored the secret: %s", argv)
 	}
 }

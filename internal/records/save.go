@@ -11,6 +11,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -69,11 +70,25 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		r.Command = "(stdin)"
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
+	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
 	r.Files = filesOf(stamp)
-	if err := s.save(ctx, c, r, m.argv); err != nil {
+	if err := s.save(ctx, c, r, argv); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// redactArgs removes secrets from the command line as from its output: the
+// display form and every argument, adding to the redaction count.
+func redactArgs(argv []string, display *string, count *int) []string {
+	var shown, args redact.Redactor
+	*display = string(shown.Line([]byte(*display)))
+	*count += shown.Count()
+	var out []string
+	for _, a := range argv {
+		out = append(out, string(args.Line([]byte(a))))
+	}
+	return out
 }
 
 // keepExplicit makes sure explicitly named files are kept even if absent.
