@@ -73,11 +73,14 @@ func printList(w io.Writer, items []listItem) error {
 		if it.Label != "" {
 			what = "[" + it.Label + "] " + what
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d→%d\t%s\n", it.ID, age(time.Since(it.CreatedAt)), exit,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d→%d\t%s\n", it.ID, age(timeSince(it.CreatedAt)), exit,
 			it.Freshness, it.RawTokens, it.DigestTokens, truncate(what, 60))
 	}
 	return tw.Flush()
 }
+
+// timeSince is time.Since, a variable so output can be pinned in tests.
+var timeSince = time.Since
 
 func age(d time.Duration) string {
 	switch {

@@ -86,7 +86,8 @@ func newRootCmd(a *app) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a))
+	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
+		newRecallCmd(a))
 	return cmd
 }
 

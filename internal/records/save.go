@@ -181,8 +181,14 @@ func insertFacts(ctx context.Context, tx *store.Tx, id int64, fs []facts.Fact) e
 	}
 	defer stmt.Close()
 	for _, f := range fs {
-		if _, err := stmt.ExecContext(ctx, id, string(f.Kind), f.Value); err != nil {
-			return fmt.Errorf("insert fact %s: %w", f.Value, err)
+		values := []string{f.Value}
+		if short := facts.Short(f.Value); f.Kind == facts.Test && short != "" {
+			values = append(values, short) // "TestAdd/neg" is found by "neg" too
+		}
+		for _, v := range values {
+			if _, err := stmt.ExecContext(ctx, id, string(f.Kind), v); err != nil {
+				return fmt.Errorf("insert fact %s: %w", v, err)
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/records"
+)
+
+func newRecallCmd(a *app) *cobra.Command {
+	var files []string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "recall QUERY",
+		Short: "Find earlier records by what they said, freshest first among equals",
+		Long: `Search records by words, file paths, test names, error codes and symbols.
+Results are ranked by relevance (full-text BM25 fused with exact path, name
+and recency lists) and then by freshness: a record whose files are unchanged
+wins a near-tie against one whose files changed. Each result says which of
+its files changed or were deleted since.
+
+An empty query lists the newest records (of --file, if given).`,
+		Example: `  freshctx recall "TestAdd calc.go"
+  freshctx recall E0308 --file src/
+  freshctx recall --file internal/store/store.go ""`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("recall takes one query; quote it: freshctx recall \"two words\"")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 {
+				return usagef("--limit must not be negative")
+			}
+			svc, err := a.records(cmd.Context())
+			if err != nil {
+				return err
+			}
+			q := strings.Join(args, " ")
+			hits, err := svc.Recall(cmd.Context(), records.RecallRequest{Query: q, Files: files, Limit: limit})
+			if err != nil {
+				return err
+			}
+			return a.render(map[string]any{"results": hits}, func() error { return printHits(a.io.Out, hits) })
+		},
+	}
+	cmd.Flags().StringArrayVar(&files, "file", nil, "only records that reference this file or a file under this folder (repeatable)")
+	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results")
+	return cmd
+}
+
+func printHits(w io.Writer, hits []records.Hit) error {
+	if len(hits) == 0 {
+		_, err := fmt.Fprintln(w, "no matching records")
+		return err
+	}
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		exit := ""
+		if h.ExitCode != nil {
+			exit = fmt.Sprintf(" · exit %d", *h.ExitCode)
+		}
+		what := h.Command
+		if h.Label != "" {
+			what = "[" + h.Label + "] " + what
+		}
+		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, h.Freshness, truncate(what, 70), exit, age(timeSince(h.CreatedAt)))
+		if h.Snippet != "" {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(h.Snippet, "\n", "\n  "))
+		}
+		for _, f := range h.Files {
+			if f.Label.Stale() || f.Label == freshness.Unknown {
+				fmt.Fprintf(w, "  %s %s: %s\n", f.Label, f.Path, f.Reason)
+			}
+		}
+	}
+	return nil
+}
