@@ -59,10 +59,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	}
 	q := parseQuery(req.Query)
 	var lists [][]int64
-	snippets := map[int64]string{}
 	err = s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		lists, err = gatherLists(ctx, tx, q, filter, snippets, req.Limit)
+		lists, err = gatherLists(ctx, tx, q, filter, req.Limit)
 		return err
 	})
 	if err != nil {
@@ -82,7 +81,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 		hits = append(hits, Hit{
 			ID: r.ID, Score: round(scores[r.ID] * r.Freshness.Label.RankFactor()), Freshness: r.Freshness.Label,
 			Files: r.Freshness.Files, Command: r.Command, Label: r.Label, ExitCode: r.ExitCode,
-			CreatedAt: r.CreatedAt, Snippet: snippetFor(r, snippets[r.ID], q),
+			CreatedAt: r.CreatedAt,
 		})
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -97,7 +96,28 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	if len(hits) > req.Limit {
 		hits = hits[:req.Limit]
 	}
+	byID := map[int64]*Record{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	for i := range hits {
+		hits[i].Snippet = s.snippet(ctx, byID[hits[i].ID], q)
+	}
 	return hits, nil
+}
+
+// snippet is the full-text snippet of a hit, made only for the results
+// shown; else the first digest line with a query term, else the first line.
+func (s *Service) snippet(ctx context.Context, r *Record, q query) string {
+	if len(q.terms) > 0 {
+		var snip string
+		err := s.Store.DB().QueryRowContext(ctx, `SELECT snippet(records_fts, 2, '', '', '…', 16)
+			FROM records_fts WHERE records_fts MATCH ? AND rowid = ?`, q.ftsExpr(), r.ID).Scan(&snip)
+		if err == nil && strings.TrimSpace(snip) != "" {
+			return strings.TrimSpace(snip)
+		}
+	}
+	return snippetFor(r, "", q)
 }
 
 func round(f float64) float64 { return math.Round(f*1e6) / 1e6 }
@@ -201,7 +221,7 @@ func filterSQL(col string, filter []string) (string, []any) {
 
 // gatherLists runs the ranked lists: BM25, paths, names, then recency over
 // the union (or, for an empty query, the newest records).
-func gatherLists(ctx context.Context, tx *store.Tx, q query, filter []string, snippets map[int64]string, limit int) ([][]int64, error) {
+func gatherLists(ctx context.Context, tx *store.Tx, q query, filter []string, limit int) ([][]int64, error) {
 	var lists [][]int64
 	add := func(ids []int64, err error) error {
 		if err == nil && len(ids) > 0 {
@@ -214,7 +234,7 @@ func gatherLists(ctx context.Context, tx *store.Tx, q query, filter []string, sn
 		return lists, add(queryIDs(ctx, tx, "SELECT id FROM records WHERE 1"+where+" ORDER BY id DESC LIMIT ?", append(args, limit)...))
 	}
 	if len(q.terms) > 0 {
-		if err := add(bm25List(ctx, tx, q, filter, snippets)); err != nil {
+		if err := add(bm25List(ctx, tx, q, filter)); err != nil {
 			return nil, err
 		}
 	}
@@ -229,34 +249,66 @@ func gatherLists(ctx context.Context, tx *store.Tx, q query, filter []string, sn
 	for _, n := range q.names {
 		args := append([]any{n}, fargs...)
 		if err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_facts
-			WHERE value = ?`+where+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), args...)); err != nil {
+			WHERE kind IN ('test', 'code', 'symbol') AND value = ?`+where+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), args...)); err != nil {
 			return nil, err
 		}
 	}
 	return append(lists, recency(lists)), nil
 }
 
-func bm25List(ctx context.Context, tx *store.Tx, q query, filter []string, snippets map[int64]string) ([]int64, error) {
-	where, args := filterSQL("rowid", filter)
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, snippet(records_fts, 2, '', '', '…', 16)
-		FROM records_fts WHERE records_fts MATCH ?`+where+`
-		ORDER BY bm25(records_fts, 1.0, 2.0, 1.0, 3.0) LIMIT `+fmt.Sprint(listDepth),
-		append([]any{q.ftsExpr()}, args...)...)
+// commonShare: a term in more than this share of records is left out of
+// the full-text search, unless every term is that common.
+const commonShare = 0.05
+
+func bm25List(ctx context.Context, tx *store.Tx, q query, filter []string) ([]int64, error) {
+	expr, onlyCommon, err := selectTerms(ctx, tx, q)
 	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		var snip string
-		if err := rows.Scan(&id, &snip); err != nil {
-			return nil, err
+	where, args := filterSQL("rowid", filter)
+	order := "bm25(records_fts, 1.0, 2.0, 1.0, 3.0)"
+	if onlyCommon {
+		// BM25 cannot tell records apart by words they all share: the
+		// newest that contain them, read backwards from the index, will do.
+		order = "rowid DESC"
+	}
+	return queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?`+where+`
+		ORDER BY `+order+` LIMIT `+fmt.Sprint(listDepth), append([]any{expr}, args...)...)
+}
+
+// sampleSize is how many of the newest records estimate a term's share.
+const sampleSize = 1000
+
+// selectTerms drops terms most records contain, judged by their share of the
+// newest records (reading a common term's whole document list to count it
+// would cost as much as the search); if all are common it keeps them and
+// says so.
+func selectTerms(ctx context.Context, tx *store.Tx, q query) (string, bool, error) {
+	var newest, oldest int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM records`).Scan(&newest, &oldest); err != nil {
+		return "", false, err
+	}
+	from := max(newest-sampleSize, oldest-1)
+	sample := newest - from
+	keep := query{}
+	for _, t := range q.terms {
+		one := query{terms: []string{t}}
+		var docs int64
+		// Counting stops as soon as the term is known to be common.
+		limit := int64(commonShare*float64(sample)) + 1
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM records_fts
+			WHERE records_fts MATCH ? AND rowid > ? LIMIT ?)`, one.ftsExpr(), from, limit).Scan(&docs)
+		if err != nil {
+			return "", false, fmt.Errorf("term frequency: %w", err)
 		}
-		ids = append(ids, id)
-		snippets[id] = snip
+		if sample < sampleSize || float64(docs) <= commonShare*float64(sample) {
+			keep.terms = append(keep.terms, t)
+		}
 	}
-	return ids, rows.Err()
+	if len(keep.terms) == 0 {
+		return q.ftsExpr(), true, nil
+	}
+	return keep.ftsExpr(), false, nil
 }
 
 func queryIDs(ctx context.Context, tx *store.Tx, q string, args ...any) ([]int64, error) {

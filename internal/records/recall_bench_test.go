@@ -1,0 +1,121 @@
+package records
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/facts"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// seedRecords writes n realistic records straight into the store (running n
+// commands would take hours): go-test-like digests naming tests, files and
+// symbols drawn from fixed vocabularies, each with its facts, files and
+// full-text row, as save writes them.
+func seedRecords(tb testing.TB, s *Service, n int, files []string) {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = fmt.Sprintf("%s%d", []string{"parse", "load", "store", "index", "query", "render", "fetch", "merge"}[i%8], i)
+	}
+	ctx := context.Background()
+	const batch = 5000
+	for start := 0; start < n; start += batch {
+		err := s.Store.Update(ctx, func(tx *store.Tx) error {
+			for i := start; i < min(start+batch, n); i++ {
+				if err := seedOne(ctx, tx, rng, words, files, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func seedOne(ctx context.Context, tx *store.Tx, rng *rand.Rand, words, files []string, i int) error {
+	test := "Test" + strings.ToUpper(words[rng.IntN(len(words))][:1]) + words[rng.IntN(len(words))][1:]
+	file := files[rng.IntN(len(files))]
+	sym := words[rng.IntN(len(words))]
+	digest := fmt.Sprintf("--- FAIL: %s (0.01s)\n    %s:%d: %s returned %s, want %s\nundefined: %s\nFAIL\tgithub.com/acme/%s\t0.2%02ds\n",
+		test, file, rng.IntN(300), words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))],
+		sym, words[rng.IntN(len(words))], rng.IntN(99))
+	res, err := tx.ExecContext(ctx, `INSERT INTO records (kind, command, argv, root, cwd, intent, compressor,
+		exit_code, started_at, duration_ms, stdout_bytes, stderr_bytes, raw_tokens, raw_tokens_exact, digest,
+		digest_tokens, git_head, is_git, stamped_at) VALUES ('run', 'go test ./...', '[]', ?, '.', 'summary',
+		'generic', 1, ?, 100, 4000, 0, 1000, 1, ?, 60, '', 1, ?)`,
+		rootOf(tx), time.Now().Add(-time.Duration(100000-i)*time.Minute).UnixNano(), digest, time.Now().UnixNano())
+	if err != nil {
+		return err
+	}
+	id, _ := res.LastInsertId()
+	_, err = tx.ExecContext(ctx, `INSERT INTO record_files (record_id, path, base, existed, is_dir, size,
+		mtime_ns, sha256, git_clean) VALUES (?, ?, ?, 1, 0, 1, 1, '', 0)`, id, file, file[strings.LastIndexByte(file, '/')+1:])
+	if err != nil {
+		return err
+	}
+	var set facts.Set
+	for _, l := range strings.Split(digest, "\n") {
+		set.Add(l)
+	}
+	if err := insertFacts(ctx, tx, id, set.List()); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, command, label, digest, facts) VALUES (?, ?, '', ?, ?)`,
+		id, "go test ./...", digest, set.Text()+file)
+	return err
+}
+
+// benchRoot is the workspace root recorded in seeded rows.
+var benchRoot string
+
+func rootOf(*store.Tx) string { return benchRoot }
+
+// BenchmarkRecall measures recall latency over 10,000 and 100,000 stored
+// records (1,000 and 10,000 with -short) in a 500-file repository, and
+// reports the median of each and their ratio: linear growth would be 10.
+func BenchmarkRecall(b *testing.B) {
+	small, large := 10_000, 100_000
+	if testing.Short() {
+		small, large = 1_000, 10_000
+	}
+	queries := []string{"TestParse12 failed", "store.go undefined", "merge7 render", "FAIL github.com/acme/query40",
+		"index2999", "pkg/p3/file13.go", "TestLoad9", "returned want", "fetch100 returned", "undefined: render5"}
+	p50 := func(n int) time.Duration {
+		s, r := newService(b)
+		var files []string
+		for i := range 500 {
+			f := fmt.Sprintf("pkg/p%d/file%d.go", i%20, i)
+			files = append(files, f)
+			r.Write(f, "package p\n")
+		}
+		r.Commit("files")
+		benchRoot = s.WS.Root
+		seedRecords(b, s, n, files)
+		var ds []time.Duration
+		for i := 0; i < 3*len(queries); i++ {
+			start := time.Now()
+			if _, err := s.Recall(context.Background(), RecallRequest{Query: queries[i%len(queries)]}); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	var ps, pl time.Duration
+	for b.Loop() {
+		ps, pl = p50(small), p50(large)
+	}
+	b.ReportMetric(float64(ps.Microseconds())/1000, fmt.Sprintf("p50_ms_%dk", small/1000))
+	b.ReportMetric(float64(pl.Microseconds())/1000, fmt.Sprintf("p50_ms_%dk", large/1000))
+	b.ReportMetric(float64(pl)/float64(ps), "growth_x10")
+}
