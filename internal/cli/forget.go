@@ -2,12 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
 )
 
@@ -61,16 +60,10 @@ records are deleted or none is.`,
 	return cmd
 }
 
-// parseAge reads a Go duration, plus a plain number of days such as "30d".
 func parseAge(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, usagef("--older-than %q: want a duration like 36h or 30d", s)
+	d, err := config.ParseAge(s)
+	if err != nil {
+		return 0, usagef("--older-than: %v", err)
 	}
 	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -87,7 +88,7 @@ func newRootCmd(a *app) *cobra.Command {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
-		newRecallCmd(a))
+		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a))
 	return cmd
 }
 
@@ -147,7 +148,11 @@ func (a *app) records(ctx context.Context) (*records.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &records.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+	retention, err := config.Retention(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return &records.Service{WS: ws, Store: st, Cwd: a.io.Cwd, Retention: retention}, nil
 }
 
 // render prints v as JSON with --json, else calls text.

@@ -158,8 +158,11 @@ func (g *generic) Finish() []Kept {
 		}
 		return out
 	}
-	g.omitted += len(g.before)
+	// The last lines often say how it ended: keep them.
 	g.reportGap()
+	for _, b := range g.before {
+		g.emit(b.text, PrioContext)
+	}
 	if g.capped > 0 {
 		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: digest line limit]", g.capped), Prio: PrioMarker})
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
@@ -254,5 +255,65 @@ func TestSecretsRedactedFromCommandLine(t *testing.T) {
 	s.Store.DB().QueryRow("SELECT argv FROM records WHERE id = ?", rec.ID).Scan(&argv)
 	if strings.Contains(argv, "abcd1234efgh") {
 		t.Fatalf("argv stored the secret: %s", argv)
+	}
+}
+
+func TestRetentionPrunesOldRecords(t *testing.T) {
+	s, _ := newService(t)
+	now := time.Now()
+	s.Now = func() time.Time { return now }
+	old := run(t, s, "echo old output")
+	// A month and a day later, with 30 days' retention.
+	now = now.Add(31 * 24 * time.Hour)
+	s.Store = reopenWithClock(t, s.Store, func() time.Time { return now })
+	s.Retention = 30 * 24 * time.Hour
+	fresh := run(t, s, "echo new output")
+	if _, err := s.Get(context.Background(), old.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("old record kept: %v", err)
+	}
+	if _, err := s.Get(context.Background(), fresh.ID); err != nil {
+		t.Fatal(err)
+	}
+	var blobs int
+	s.Store.DB().QueryRow("SELECT count(*) FROM blobs").Scan(&blobs)
+	if blobs != 1 {
+		t.Fatalf("blobs = %d, want only the new record's", blobs)
+	}
+}
+
+func reopenWithClock(t *testing.T, old *store.Store, now func() time.Time) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), old.Path(), store.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStatsNeverInflated(t *testing.T) {
+	s, _ := newService(t)
+	run(t, s, "seq 1 3000")                         // compresses a lot
+	run(t, s, "echo short")                         // kept whole: saves nothing
+	run(t, s, `echo "--- FAIL: TestX"; seq 1 2000`) // go-like
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 3 || st.SavedTokens <= 0 || st.SavedTokens > st.RawTokens {
+		t.Fatalf("stats = %+v", st)
+	}
+	var sum int64
+	for _, c := range st.ByCommand {
+		sum += c.SavedTokens
+		if c.SavedTokens < 0 || c.SavedTokens > c.RawTokens {
+			t.Fatalf("group %+v", c)
+		}
+	}
+	if sum != st.SavedTokens || st.SavingsPct <= 0 || st.SavingsPct > 100 {
+		t.Fatalf("groups sum to %d of %d (%v%%)", sum, st.SavedTokens, st.SavingsPct)
+	}
+	if fam := family("run", `["/usr/bin/go","test","./..."]`, ""); fam != "go test" {
+		t.Fatalf("family = %q", fam)
 	}
 }

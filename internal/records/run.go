@@ -26,6 +26,9 @@ type Service struct {
 	Cwd string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Retention: run and capture delete records older than this, at most
+	// once an hour; 0 keeps everything.
+	Retention time.Duration
 }
 
 func (s *Service) now() time.Time {

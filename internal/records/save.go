@@ -75,6 +75,9 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	if err := s.save(ctx, c, r, argv); err != nil {
 		return nil, err
 	}
+	if _, err := s.pruneIfDue(ctx); err != nil {
+		return r, fmt.Errorf("record %d saved, but pruning old records failed: %w", r.ID, err)
+	}
 	return r, nil
 }
 

@@ -1,0 +1,126 @@
+// Package config holds the settings a user can change per store, with their
+// defaults and validation: `freshctx config KEY [VALUE]`. Values live in the
+// store's meta table under "config.KEY"; a key never set has its default.
+package config
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// Key describes one setting.
+type Key struct {
+	Name    string
+	Default string
+	Help    string
+	check   func(string) error
+}
+
+// Keys are the settings, in the order `config` lists them.
+var Keys = []Key{
+	{Name: "retention", Default: "30d", check: checkAge,
+		Help: "records older than this are deleted with the output only they used (0 keeps everything)"},
+}
+
+func lookup(name string) (Key, error) {
+	i := slices.IndexFunc(Keys, func(k Key) bool { return k.Name == name })
+	if i < 0 {
+		names := make([]string, len(Keys))
+		for j, k := range Keys {
+			names[j] = k.Name
+		}
+		return Key{}, fmt.Errorf("unknown setting %q: known are %s", name, strings.Join(names, ", "))
+	}
+	return Keys[i], nil
+}
+
+// Setting is a key with its current value.
+type Setting struct {
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	Default bool   `json:"default"`
+	Help    string `json:"help"`
+}
+
+// Get returns one setting.
+func Get(ctx context.Context, s *store.Store, name string) (Setting, error) {
+	k, err := lookup(name)
+	if err != nil {
+		return Setting{}, err
+	}
+	out := Setting{Key: k.Name, Value: k.Default, Default: true, Help: k.Help}
+	err = s.View(ctx, func(tx *store.Tx) error {
+		v, ok, err := tx.Meta("config." + k.Name)
+		if ok {
+			out.Value, out.Default = v, false
+		}
+		return err
+	})
+	return out, err
+}
+
+// All returns every setting.
+func All(ctx context.Context, s *store.Store) ([]Setting, error) {
+	var out []Setting
+	for _, k := range Keys {
+		v, err := Get(ctx, s, k.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Set validates and stores a value.
+func Set(ctx context.Context, s *store.Store, name, value string) (Setting, error) {
+	k, err := lookup(name)
+	if err != nil {
+		return Setting{}, err
+	}
+	if err := k.check(value); err != nil {
+		return Setting{}, fmt.Errorf("%s: %w", name, err)
+	}
+	err = s.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta("config."+k.Name, value) })
+	if err != nil {
+		return Setting{}, err
+	}
+	return Setting{Key: k.Name, Value: value, Help: k.Help}, nil
+}
+
+// Retention is the retention setting as a duration; 0 keeps everything.
+func Retention(ctx context.Context, s *store.Store) (time.Duration, error) {
+	v, err := Get(ctx, s, "retention")
+	if err != nil {
+		return 0, err
+	}
+	return ParseAge(v.Value)
+}
+
+func checkAge(v string) error {
+	_, err := ParseAge(v)
+	return err
+}
+
+// ParseAge reads a Go duration or a whole number of days ("30d"); "0" is 0.
+func ParseAge(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration like 36h or 30d", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,51 @@
+package config
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+func TestSettings(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d, err := Retention(ctx, s); err != nil || d != 30*24*time.Hour {
+		t.Fatalf("default retention = %v, %v", d, err)
+	}
+	if _, err := Set(ctx, s, "retention", "12h"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := Retention(ctx, s); d != 12*time.Hour {
+		t.Fatalf("retention = %v", d)
+	}
+	if _, err := Set(ctx, s, "retention", "soon"); err == nil {
+		t.Fatal("bad duration accepted")
+	}
+	if _, err := Set(ctx, s, "nope", "1"); err == nil {
+		t.Fatal("unknown key accepted")
+	}
+	all, _ := All(ctx, s)
+	if len(all) != 1 || all[0].Value != "12h" || all[0].Default {
+		t.Fatalf("All = %+v", all)
+	}
+}
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]time.Duration{"0": 0, "30d": 720 * time.Hour, "90m": 90 * time.Minute} {
+		if got, err := ParseAge(in); err != nil || got != want {
+			t.Errorf("ParseAge(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"-1h", "d", "x"} {
+		if _, err := ParseAge(bad); err == nil {
+			t.Errorf("ParseAge(%q) accepted", bad)
+		}
+	}
+}
