@@ -10,9 +10,13 @@ import (
 // Class is what a line says.
 type Class int
 
-// Line classes.
+// Line classes, from no opinion to most important.
 const (
-	Plain Class = iota
+	// Auto is a Rules.Judge saying "classify it the generic way".
+	Auto Class = iota
+	// Noise is never kept, not even as context (progress, passing tests).
+	Noise
+	Plain
 	Warning
 	Ref
 	SummaryLine

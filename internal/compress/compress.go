@@ -70,7 +70,7 @@ type Factory struct {
 	Name string
 	// Match reports whether the family produced this output.
 	Match func(argv []string, head []byte) bool
-	New   func(Intent) Compressor
+	New   func(Options) Compressor
 }
 
 var registry []Factory

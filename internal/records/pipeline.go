@@ -131,6 +131,7 @@ func (k *sink) flush() {
 type analysis struct {
 	argv   []string
 	intent compress.Intent
+	root   string
 
 	head     []outLine
 	headSize int
@@ -145,8 +146,8 @@ type analysis struct {
 	lines     atomic.Int64
 }
 
-func newAnalysis(argv []string, intent compress.Intent) *analysis {
-	return &analysis{argv: argv, intent: intent, refSeen: map[string]bool{}}
+func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
+	return &analysis{argv: argv, intent: intent, root: root, refSeen: map[string]bool{}}
 }
 
 func (a *analysis) consume(in <-chan []outLine) {
@@ -188,7 +189,7 @@ func (a *analysis) choose() {
 		head.WriteByte('\n')
 	}
 	a.factory = compress.Select(a.argv, head.Bytes())
-	a.comp = a.factory.New(a.intent)
+	a.comp = a.factory.New(compress.Options{Intent: a.intent, Root: a.root})
 	for _, l := range a.head {
 		a.comp.Line(l.text)
 	}

@@ -180,7 +180,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		}
 		c.sinks[i] = &sink{blob: b, stream: Stream(i), out: c.lines, progress: &c.bytes}
 	}
-	c.analysis = newAnalysis(argv, opt.Intent)
+	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
 	go func() {
 		c.analysis.consume(c.lines)
 		close(c.done)
