@@ -1,0 +1,97 @@
+package compress
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Go is the compressor for go test (plain, -v, -json, -race), go build and
+// go vet.
+var Go = Factory{
+	Name: "go",
+	Match: func(argv []string, head []byte) bool {
+		return cmdMatches(argv, goCmd) || goHead.Match(head)
+	},
+	New: func(o Options) Compressor { return NewEngine(o.Intent, goRules(o.Root)) },
+}
+
+var (
+	goCmd  = regexp.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
+	goHead = regexp.MustCompile(`(?m)^(=== RUN |--- FAIL: |ok  \t|\{"Time":"[^"]+","Action":)`)
+
+	goNoise   = regexp.MustCompile(`^(=== (RUN|PAUSE|CONT|NAME)\s|\s*--- (PASS|SKIP): |PASS$|\?\s+\S+\s+\[no test files\]|go: (downloading|finding|extracting) |={10,}$)`)
+	goFail    = regexp.MustCompile(`^\s*--- FAIL: |^panic: |^fatal error: |^WARNING: DATA RACE|race detected during execution|^\[signal `)
+	goSummary = regexp.MustCompile(`^(ok|FAIL)\s+\S+\s+(\d|\(cached\)|\[)|^FAIL$|^coverage: |^\s*(ok|FAIL)\s+\S+\s+[\d.]+s`)
+	goRace    = regexp.MustCompile(`^(Previous )?(read|write|Read|Write) at 0x[0-9a-f]+ by (goroutine|main goroutine)`)
+	goFrame   = regexp.MustCompile(`^\s+(/?\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goRoutine = regexp.MustCompile(`^goroutine \d+ \[|^Goroutine \d+ \(\w+\) created at:`)
+	// goStdFunc is a frame's function line in the standard library: its
+	// import path's first element has no dot (main excepted).
+	goStdFunc = regexp.MustCompile(`^\s*(?:created by )?([a-z]\w*)(?:/[\w-]+)*\.[^/\s]*\(.*\)(?: in goroutine \d+)?$`)
+)
+
+// goEvent is one line of go test -json.
+type goEvent struct {
+	Action string
+	Test   string
+	Output string
+}
+
+func goRules(root string) Rules {
+	fr := newFrames(root, 4)
+	traces := 0
+	return Rules{
+		Before: 1,
+		Transform: func(line string) (string, bool) {
+			if !strings.HasPrefix(line, `{"`) || !strings.Contains(line, `"Action":`) {
+				return line, true
+			}
+			var ev goEvent
+			if json.Unmarshal([]byte(line), &ev) != nil {
+				return line, true
+			}
+			if ev.Action != "output" {
+				return "", false // run/pass/fail events repeat what the output said
+			}
+			return strings.TrimRight(ev.Output, "\n"), true
+		},
+		Judge: func(line string) Class {
+			switch {
+			case goNoise.MatchString(line):
+				return Noise
+			case goFail.MatchString(line):
+				return Error
+			case goSummary.MatchString(line):
+				return SummaryLine
+			case goRace.MatchString(line):
+				fr.newTrace()
+				return Ref
+			case goRoutine.MatchString(line):
+				fr.newTrace()
+				traces++
+				if traces > 1 && !strings.HasPrefix(line, "Goroutine") {
+					return Noise // only the panicking goroutine's trace matters
+				}
+				return Plain
+			}
+			if m := goFrame.FindStringSubmatch(line); m != nil {
+				return fr.judge(m[1], m[1]+":"+m[2], isGoRuntime(m[1]))
+			}
+			if m := goStdFunc.FindStringSubmatch(line); m != nil && m[1] != "main" {
+				return Noise
+			}
+			return Auto
+		},
+	}
+}
+
+func isGoRuntime(path string) bool {
+	return strings.Contains(path, "/go/src/") || strings.Contains(path, "/pkg/mod/") ||
+		strings.HasPrefix(path, "runtime/") || strings.HasPrefix(path, "testing/")
+}
+
+// cmdMatches tests a pattern against the command line as typed.
+func cmdMatches(argv []string, re *regexp.Regexp) bool {
+	return len(argv) > 0 && re.MatchString(strings.Join(argv, " "))
+}

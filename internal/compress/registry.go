@@ -1,0 +1,6 @@
+package compress
+
+func init() {
+	// Later registrations are tried first: the most specific last.
+	Register(Go)
+}

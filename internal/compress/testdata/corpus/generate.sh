@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Regenerates the compressor corpus by really running each tool on the small
+# projects under ../projects. Each entry is NAME.cmd (the command line and the
+# workspace root it ran in) and NAME.out (stdout and stderr as the terminal
+# would interleave them); the facts that must survive compression,
+# NAME.facts, are written by hand (see corpus_test.go for their format).
+#
+# Projects are copied to a scratch directory first; its path is replaced by
+# /home/dev/PROJECT in the output so entries do not depend on where they were
+# made. Usage: generate.sh [NAME-PREFIX]   (default: all entries)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+projects=$(cd "$here/../projects" && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+only=${1:-}
+
+gen() { # gen NAME PROJECT CMD...
+  local name=$1 project=$2; shift 2
+  [[ -n $only && $name != $only* ]] && return
+  local dir=$scratch/$project
+  if [[ ! -d $dir ]]; then
+    cp -r "$projects/$project" "$dir"
+    [[ -x $dir/setup.sh ]] && (cd "$dir" && ./setup.sh >/dev/null 2>&1)
+  fi
+  printf '%s\n# root /home/dev/%s\n' "$*" "$project" > "$here/$name.cmd"
+  (cd "$dir" && NO_COLOR=1 TERM=dumb timeout 600 bash -c "$*" 2>&1) |
+    sed -e "s#$dir#/home/dev/$project#g" -e "s#$scratch#/home/dev#g" -e "s#$HOME#/home/dev#g" > "$here/$name.out"
+  echo "$name: $(wc -l < "$here/$name.out") lines"
+}
+
+# Go
+gen go-test-fail     go "go test ./calc/ ./ok/ ./panicky/"
+gen go-test-v        go "go test -v ./calc/"
+gen go-test-json     go "go test -json ./calc/"
+gen go-test-pass     go "go test -v ./ok/"
+gen go-test-race     go "go test -race ./race/"
+gen go-test-panic    go "go test ./panicky/"
+gen go-build         go "go build ./broken/"
+gen go-vet           go "go vet ./vetme/"

@@ -1,0 +1,2 @@
+go build ./broken/
+# root /home/dev/go

@@ -1,0 +1,2 @@
+go test ./calc/ ./ok/ ./panicky/
+# root /home/dev/go

@@ -1,0 +1,2 @@
+go test -json ./calc/
+# root /home/dev/go

@@ -1,0 +1,2 @@
+go test ./panicky/
+# root /home/dev/go

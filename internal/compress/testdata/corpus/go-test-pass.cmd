@@ -1,0 +1,2 @@
+go test -v ./ok/
+# root /home/dev/go

@@ -1,0 +1,2 @@
+go test -race ./race/
+# root /home/dev/go

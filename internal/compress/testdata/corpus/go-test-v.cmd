@@ -1,0 +1,2 @@
+go test -v ./calc/
+# root /home/dev/go

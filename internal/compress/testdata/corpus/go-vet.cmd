@@ -1,0 +1,2 @@
+go vet ./vetme/
+# root /home/dev/go

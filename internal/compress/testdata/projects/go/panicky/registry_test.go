@@ -1,0 +1,8 @@
+package panicky
+
+import "testing"
+
+func TestRegister(t *testing.T) {
+	var r Registry
+	r.Register("alpha", 1)
+}
