@@ -3,4 +3,5 @@ package compress
 func init() {
 	// Later registrations are tried first: the most specific last.
 	Register(Go)
+	Register(Rust)
 }

@@ -40,7 +40,7 @@ var patterns = []pattern{
 	{Test, `"fail"`, regexp.MustCompile(`"Action":"fail".*"Test":"([^"]+)"`)},
 	{Test, "FAILED", regexp.MustCompile(`^test (\S+) \.\.\. FAILED`)},
 	{Test, "----", regexp.MustCompile(`^---- (\S+) stdout ----`)},
-	{Test, "panicked", regexp.MustCompile(`thread '([^']+)' panicked`)},
+	{Test, "panicked", regexp.MustCompile(`thread '([^']+)'(?: \(\d+\))? panicked`)},
 	{Test, "FAILED", regexp.MustCompile(`FAILED (\S+::\S+)`)},
 	{Test, "FAILED", regexp.MustCompile(`(\S+::\S+) FAILED`)},
 	{Test, ": ", regexp.MustCompile(`^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)`)},

@@ -20,7 +20,7 @@ gen() { # gen NAME PROJECT CMD...
   [[ -n $only && $name != $only* ]] && return
   local dir=$scratch/$project
   if [[ ! -d $dir ]]; then
-    cp -r "$projects/$project" "$dir"
+    mkdir -p "$(dirname "$dir")" && cp -r "$projects/$project" "$dir"
     [[ -x $dir/setup.sh ]] && (cd "$dir" && ./setup.sh >/dev/null 2>&1)
   fi
   printf '%s\n# root /home/dev/%s\n' "$*" "$project" > "$here/$name.cmd"
@@ -38,3 +38,10 @@ gen go-test-race     go "go test -race ./race/"
 gen go-test-panic    go "go test ./panicky/"
 gen go-build         go "go build ./broken/"
 gen go-vet           go "go vet ./vetme/"
+
+# Rust (no dependencies: runs offline)
+export CARGO_TERM_COLOR=never
+gen rust-test        rust/calc   "cargo test --offline"
+gen rust-build       rust/broken "cargo build --offline"
+gen rust-clippy      rust/lint   "cargo clippy --offline"
+gen rustc            rust/single "rustc --edition 2021 parse.rs"

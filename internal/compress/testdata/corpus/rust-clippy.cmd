@@ -1,0 +1,2 @@
+cargo clippy --offline
+# root /home/dev/rust/lint

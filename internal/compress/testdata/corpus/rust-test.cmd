@@ -1,0 +1,2 @@
+cargo test --offline
+# root /home/dev/rust/calc

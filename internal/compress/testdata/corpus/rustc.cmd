@@ -1,0 +1,2 @@
+rustc --edition 2021 parse.rs
+# root /home/dev/rust/single
