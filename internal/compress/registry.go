@@ -4,4 +4,5 @@ func init() {
 	// Later registrations are tried first: the most specific last.
 	Register(Go)
 	Register(Rust)
+	Register(JS)
 }

@@ -7,7 +7,7 @@
 #
 # Projects are copied to a scratch directory first; its path is replaced by
 # /home/dev/PROJECT in the output so entries do not depend on where they were
-# made. Usage: generate.sh [NAME-PREFIX]   (default: all entries)
+# made. Usage: generate.sh [REGEXP]   (entries whose name starts with it; default all)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 projects=$(cd "$here/../projects" && pwd)
@@ -17,7 +17,7 @@ only=${1:-}
 
 gen() { # gen NAME PROJECT CMD...
   local name=$1 project=$2; shift 2
-  [[ -n $only && $name != $only* ]] && return
+  [[ -n $only && ! $name =~ ^($only) ]] && return
   local dir=$scratch/$project
   if [[ ! -d $dir ]]; then
     mkdir -p "$(dirname "$dir")" && cp -r "$projects/$project" "$dir"
@@ -25,7 +25,7 @@ gen() { # gen NAME PROJECT CMD...
   fi
   printf '%s\n# root /home/dev/%s\n' "$*" "$project" > "$here/$name.cmd"
   (cd "$dir" && NO_COLOR=1 TERM=dumb timeout 600 bash -c "$*" 2>&1) |
-    sed -e "s#$dir#/home/dev/$project#g" -e "s#$scratch#/home/dev#g" -e "s#$HOME#/home/dev#g" > "$here/$name.out"
+    grep -v "^npm warn Unknown user config" | sed -e "s#$dir#/home/dev/$project#g" -e "s#$scratch#/home/dev#g" -e "s#$HOME#/home/dev#g" > "$here/$name.out"
   echo "$name: $(wc -l < "$here/$name.out") lines"
 }
 
@@ -45,3 +45,10 @@ gen rust-test        rust/calc   "cargo test --offline"
 gen rust-build       rust/broken "cargo build --offline"
 gen rust-clippy      rust/lint   "cargo clippy --offline"
 gen rustc            rust/single "rustc --edition 2021 parse.rs"
+
+# JavaScript and TypeScript (tools from the npm registry, see projects/js)
+gen tsc              js "npx tsc -p ."
+gen eslint           js "npx eslint src"
+gen jest             js "npx jest --ci"
+gen vitest           js "npx vitest run"
+gen node-test        js "node --test nodetest/"

@@ -1,0 +1,2 @@
+npx eslint src
+# root /home/dev/js

@@ -1,0 +1,2 @@
+npx jest --ci
+# root /home/dev/js

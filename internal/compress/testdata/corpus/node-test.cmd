@@ -1,0 +1,2 @@
+node --test nodetest/
+# root /home/dev/js

@@ -1,0 +1,2 @@
+npx tsc -p .
+# root /home/dev/js

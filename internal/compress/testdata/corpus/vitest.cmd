@@ -1,0 +1,2 @@
+npx vitest run
+# root /home/dev/js

@@ -1,0 +1,1 @@
+export default { test: { include: ["vitest/**/*.test.mjs"] } };
