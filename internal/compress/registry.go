@@ -5,4 +5,5 @@ func init() {
 	Register(Go)
 	Register(Rust)
 	Register(JS)
+	Register(Python)
 }

@@ -52,3 +52,9 @@ gen eslint           js "npx eslint src"
 gen jest             js "npx jest --ci"
 gen vitest           js "npx vitest run"
 gen node-test        js "node --test nodetest/"
+
+# Python (pytest from the distribution's packages)
+export PATH=/usr/bin:$PATH
+gen pytest           python "python3 -m pytest -v -p no:cacheprovider tests/test_cart.py"
+gen pytest-short     python "python3 -m pytest -q -p no:cacheprovider tests/test_cart.py"
+gen unittest         python "python3 -m unittest -v tests.test_unit"

@@ -1,0 +1,55 @@
+package compress
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Python is the compressor for pytest and unittest, and Python tracebacks.
+var Python = Factory{
+	Name: "python",
+	Match: func(argv []string, head []byte) bool {
+		return cmdMatches(argv, pyCmd) || pyHead.Match(head)
+	},
+	New: func(o Options) Compressor { return NewEngine(o.Intent, pythonRules(o.Root)) },
+}
+
+var (
+	pyCmd  = regexp.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
+	pyHead = regexp.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
+
+	pyNoise = regexp.MustCompile(`::\S+ (PASSED|SKIPPED|XFAIL)\b|^platform |^rootdir: |^plugins: |^cachedir: |^configfile: |^collecting |` +
+		`^collected \d+ items?|^\s*\.+\s*(\[\s*\d+%\])?$|\.\.\. (ok|skipped.*)$|^=+ test session starts =+$|^(_ )+_?$|^-{20,}$|^={20,}$`)
+	pyError = regexp.MustCompile(`::\S+ (FAILED|ERROR)\b|^(FAILED|ERROR) \S|^E\s|^(FAIL|ERROR): |^_{3,} .+ _{3,}$|^\w+(Error|Exception|Exit|Interrupt)\b(:|$)|` +
+		`^Traceback \(most recent call last\):$|\.\.\. (FAIL|ERROR)$|^>\s`)
+	pySummary = regexp.MustCompile(`^=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|^=+ short test summary info =+$|^Ran \d+ tests? in |^(FAILED|OK)( \(.*\))?$|^\d+ (passed|failed)`)
+	pyFrame   = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
+)
+
+func pythonRules(root string) Rules {
+	fr := newFrames(root, 4)
+	return Rules{
+		Judge: func(line string) Class {
+			switch {
+			case pyNoise.MatchString(line):
+				return Noise
+			case pySummary.MatchString(line):
+				return SummaryLine
+			case strings.HasPrefix(line, "Traceback "):
+				fr.newTrace()
+				return Error
+			case pyError.MatchString(line):
+				return Error
+			}
+			if m := pyFrame.FindStringSubmatch(line); m != nil {
+				return fr.judge(m[1], m[1]+":"+m[2], isPythonLib(m[1]))
+			}
+			return Auto
+		},
+	}
+}
+
+func isPythonLib(path string) bool {
+	return strings.Contains(path, "site-packages") || strings.Contains(path, "dist-packages") ||
+		strings.Contains(path, "/lib/python") || strings.HasPrefix(path, "<")
+}

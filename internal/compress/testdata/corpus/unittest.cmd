@@ -1,0 +1,2 @@
+python3 -m unittest -v tests.test_unit
+# root /home/dev/python
