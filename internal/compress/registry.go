@@ -6,4 +6,5 @@ func init() {
 	Register(Rust)
 	Register(JS)
 	Register(Python)
+	Register(Java)
 }

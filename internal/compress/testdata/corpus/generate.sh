@@ -58,3 +58,8 @@ export PATH=/usr/bin:$PATH
 gen pytest           python "python3 -m pytest -v -p no:cacheprovider tests/test_cart.py"
 gen pytest-short     python "python3 -m pytest -q -p no:cacheprovider tests/test_cart.py"
 gen unittest         python "python3 -m unittest -v tests.test_unit"
+
+# Java (javac; maven offline against the distribution's maven-repo packages)
+gen javac            java/javac  "javac Invoice.java Order.java"
+gen maven-test       java/shop   "mvn -B -o -Dmaven.repo.local=/usr/share/maven-repo test"
+gen maven-compile    java/broken "mvn -B -o -Dmaven.repo.local=/usr/share/maven-repo compile"

@@ -1,0 +1,2 @@
+javac Invoice.java Order.java
+# root /home/dev/java/javac
