@@ -7,4 +7,5 @@ func init() {
 	Register(JS)
 	Register(Python)
 	Register(Java)
+	Register(C)
 }

@@ -63,3 +63,8 @@ gen unittest         python "python3 -m unittest -v tests.test_unit"
 gen javac            java/javac  "javac Invoice.java Order.java"
 gen maven-test       java/shop   "mvn -B -o -Dmaven.repo.local=/usr/share/maven-repo test"
 gen maven-compile    java/broken "mvn -B -o -Dmaven.repo.local=/usr/share/maven-repo compile"
+
+# C (make driving gcc; clang directly)
+gen make             c "make -k CC=gcc"
+gen gcc              c "gcc -Wall -Wextra -c util.c main.c"
+gen clang            c "clang -Wall -Wextra -c util.c main.c"

@@ -1,0 +1,59 @@
+package compress
+
+import (
+	"regexp"
+	"strings"
+)
+
+// C is the compressor for gcc, clang, make, cmake and ninja.
+var C = Factory{
+	Name: "c",
+	Match: func(argv []string, head []byte) bool {
+		return cmdMatches(argv, cCmd) || cHead.Match(head)
+	},
+	New: func(o Options) Compressor { return NewEngine(o.Intent, cRules()) },
+}
+
+var (
+	cCmd  = regexp.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)
+	cHead = regexp.MustCompile(`(?m)^(\S+\.(c|cc|cpp|cxx|h|hpp):\d+:\d+: (error|warning): |make(\[\d+\])?: \*\*\*)`)
+
+	cNoise = regexp.MustCompile(`^\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +
+		`^make(\[\d+\])?: (Entering|Leaving) directory|^make(\[\d+\])?: Nothing to be done|^\[\s*\d+%\] (Building|Linking|Built)|^-- `)
+	cError   = regexp.MustCompile(`: (fatal )?error: |^make(\[\d+\])?: \*\*\*|undefined reference to|^collect2: |^\S*ld(\.\w+)?: `)
+	cWarning = regexp.MustCompile(`: warning: `)
+	cSummary = regexp.MustCompile(`^\d+ (errors?|warnings?)( and \d+ warnings?)? generated\.$|^make(\[\d+\])?: Target .* not remade|^ninja: build stopped`)
+	cNote    = regexp.MustCompile(`: note: `)
+	cSnippet = regexp.MustCompile(`^\s*\d*\s*\|.*$|^\s*[\^~]+[\^~\s]*$|^\s{2,}\S`)
+)
+
+func cRules() Rules {
+	block := "" // "error" or "warning": the diagnostic the snippet lines below belong to
+	return Rules{
+		Before: 1,
+		Judge: func(line string) Class {
+			switch {
+			case cNoise.MatchString(line):
+				return Noise
+			case cSummary.MatchString(line):
+				return SummaryLine
+			case cError.MatchString(line):
+				block = "error"
+				return Error
+			case cWarning.MatchString(line):
+				block = "warning"
+				return Warning
+			case cNote.MatchString(line):
+				return Ref
+			}
+			if block != "" && cSnippet.MatchString(line) && !strings.HasSuffix(line, ":") {
+				if block == "error" {
+					return Ref // the code and the caret under what is wrong
+				}
+				return Noise
+			}
+			block = ""
+			return Auto
+		},
+	}
+}

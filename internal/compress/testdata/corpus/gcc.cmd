@@ -1,0 +1,2 @@
+gcc -Wall -Wextra -c util.c main.c
+# root /home/dev/c

@@ -1,0 +1,2 @@
+make -k CC=gcc
+# root /home/dev/c
