@@ -18,12 +18,12 @@ var (
 	cCmd  = regexp.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)
 	cHead = regexp.MustCompile(`(?m)^(\S+\.(c|cc|cpp|cxx|h|hpp):\d+:\d+: (error|warning): |make(\[\d+\])?: \*\*\*)`)
 
-	cNoise = regexp.MustCompile(`^\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +
-		`^make(\[\d+\])?: (Entering|Leaving) directory|^make(\[\d+\])?: Nothing to be done|^\[\s*\d+%\] (Building|Linking|Built)|^-- `)
-	cError   = regexp.MustCompile(`: (fatal )?error: |^make(\[\d+\])?: \*\*\*|undefined reference to|^collect2: |^\S*ld(\.\w+)?: `)
-	cWarning = regexp.MustCompile(`: warning: `)
-	cSummary = regexp.MustCompile(`^\d+ (errors?|warnings?)( and \d+ warnings?)? generated\.$|^make(\[\d+\])?: Target .* not remade|^ninja: build stopped`)
-	cNote    = regexp.MustCompile(`: note: `)
+	cNoise = regexp.MustCompile(`^(\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +
+		`make(\[\d+\])?: (Entering|Leaving) directory|make(\[\d+\])?: Nothing to be done|\[\s*\d+%\] (Building|Linking|Built)|-- )`)
+	cError   = match(`^(make(\[\d+\])?: \*\*\*|collect2: |\S*ld(\.\w+)?: )`, ": error: ", "", ": fatal error: ", "", "undefined reference to", "")
+	cWarning = match("", ": warning: ", "")
+	cSummary = regexp.MustCompile(`^(\d+ (errors?|warnings?)( and \d+ warnings?)? generated\.$|make(\[\d+\])?: Target .* not remade|ninja: build stopped)`)
+	cNote    = match("", ": note: ", "")
 	cSnippet = regexp.MustCompile(`^\s*\d*\s*\|.*$|^\s*[\^~]+[\^~\s]*$|^\s{2,}\S`)
 )
 

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -33,25 +34,25 @@ var (
 // Keywords that must occur (lowercased) before a regexp is worth running:
 // most lines of a long log carry none of them.
 var (
-	errorHints   = []string{"error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖"}
-	warningHints = []string{"warn", "deprecat"}
-	summaryHints = []string{"ok", "pass", "fail", "test", "ran ", "build", "finish", "done", "total", "error", "warning", "problem", "example", "=", "-"}
+	errorHints   = newWordSet("error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖")
+	warningHints = newWordSet("warn", "deprecat")
 )
 
-// classify says what a cleaned line carries.
-func classify(line string) Class {
+// classify says what a cleaned line carries. scratch is reused between
+// calls to hold the lowercased line.
+func classify(line string, scratch *[]byte) Class {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return Plain
 	}
-	lower := toLower(t)
-	if hasAny(lower, summaryHints) && summaryLine.MatchString(t) {
+	lower := toLower(t, scratch)
+	if summaryLine.MatchString(t) { // anchored: only tried at the start
 		return SummaryLine
 	}
-	if (hasAny(lower, errorHints) || strings.HasPrefix(t, "E ")) && errorWords.MatchString(t) && !noError.MatchString(t) {
+	if (errorHints.in(lower) || strings.HasPrefix(t, "E ")) && errorWords.MatchString(t) && !noError.MatchString(t) {
 		return Error
 	}
-	if hasAny(lower, warningHints) && warningWords.MatchString(t) {
+	if warningHints.in(lower) && warningWords.MatchString(t) {
 		return Warning
 	}
 	if len(refs.Line(t)) > 0 {
@@ -60,28 +61,38 @@ func classify(line string) Class {
 	return Plain
 }
 
-func hasAny(s string, words []string) bool {
+// wordSet finds whether any of its words occurs in a text in one pass:
+// words are indexed by their first byte.
+type wordSet [256][][]byte
+
+func newWordSet(words ...string) *wordSet {
+	var ws wordSet
 	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+		ws[w[0]] = append(ws[w[0]], []byte(w))
+	}
+	return &ws
+}
+
+func (ws *wordSet) in(s []byte) bool {
+	for i, c := range s {
+		for _, w := range ws[c] {
+			if bytes.HasPrefix(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// toLower lowercases ASCII letters only: the keywords are ASCII and this
-// avoids strings.ToLower's Unicode tables on every line.
-func toLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c >= 'A' && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
+// toLower lowercases ASCII letters into scratch: the keywords are ASCII,
+// and this neither allocates per line nor consults Unicode tables.
+func toLower(s string, scratch *[]byte) []byte {
+	b := append((*scratch)[:0], s...)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
 	}
-	return s
+	*scratch = b
+	return b
 }

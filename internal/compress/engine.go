@@ -59,6 +59,7 @@ type engine struct {
 	omitted int       // dropped lines not yet reported by a marker
 	out     []Kept
 	capped  int
+	scratch []byte
 }
 
 type pending struct {
@@ -100,7 +101,7 @@ func (g *engine) judge(line string) Class {
 			return c
 		}
 	}
-	return classify(line)
+	return classify(line, &g.scratch)
 }
 
 func (g *engine) flushPrev() {

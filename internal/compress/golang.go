@@ -21,8 +21,8 @@ var (
 	goHead = regexp.MustCompile(`(?m)^(=== RUN |--- FAIL: |ok  \t|\{"Time":"[^"]+","Action":)`)
 
 	goNoise   = regexp.MustCompile(`^(=== (RUN|PAUSE|CONT|NAME)\s|\s*--- (PASS|SKIP): |PASS$|\?\s+\S+\s+\[no test files\]|go: (downloading|finding|extracting) |={10,}$)`)
-	goFail    = regexp.MustCompile(`^\s*--- FAIL: |^panic: |^fatal error: |^WARNING: DATA RACE|race detected during execution|^\[signal `)
-	goSummary = regexp.MustCompile(`^(ok|FAIL)\s+\S+\s+(\d|\(cached\)|\[)|^FAIL$|^coverage: |^\s*(ok|FAIL)\s+\S+\s+[\d.]+s`)
+	goFail    = match(`^(\s*--- FAIL: |panic: |fatal error: |WARNING: DATA RACE|\[signal )`, "race detected during execution", "")
+	goSummary = regexp.MustCompile(`^((ok|FAIL)\s+\S+\s+(\d|\(cached\)|\[)|FAIL$|coverage: |\s*(ok|FAIL)\s+\S+\s+[\d.]+s)`)
 	goRace    = regexp.MustCompile(`^(Previous )?(read|write|Read|Write) at 0x[0-9a-f]+ by (goroutine|main goroutine)`)
 	goFrame   = regexp.MustCompile(`^\s+(/?\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
 	goRoutine = regexp.MustCompile(`^goroutine \d+ \[|^Goroutine \d+ \(\w+\) created at:`)

@@ -24,12 +24,13 @@ var (
 		`Tests run: \d+, Failures: 0, Errors: 0|Finished at:|Total time:|$)|^\[ERROR\]\s*$|^\[ERROR\] (To see the full stack trace|` +
 		`Re-run Maven|For more information about the errors|\[Help \d+\]|-> \[Help \d+\]|Please refer to)|^Download(ing|ed) from |` +
 		`^Progress \(\d+\)|^\s+\.\.\. \d+ more$`)
-	javaError   = regexp.MustCompile(`^\[ERROR\] |: error: |<<< (FAILURE|ERROR)!|^([\w$]+\.)+[\w$]*(Exception|Error)\b(: |$)|^Exception in thread |^Caused by: `)
-	javaWarning = regexp.MustCompile(`^\[WARNING\] |: warning: `)
-	javaSummary = regexp.MustCompile(`BUILD (SUCCESS|FAILURE)|^\[(INFO|ERROR|WARNING)\] Tests run: \d+, Failures: |^\d+ (errors?|warnings?)$`)
+	javaError = match(`^(\[ERROR\] |([\w$]+\.)+[\w$]*(Exception|Error)\b(: |$)|Exception in thread |Caused by: )`,
+		": error: ", "", "<<< FAILURE!", "", "<<< ERROR!", "")
+	javaWarning = match(`^\[WARNING\] `, ": warning: ", "")
+	javaSummary = match(`^(\[(INFO|ERROR|WARNING)\] Tests run: \d+, Failures: |\d+ (errors?|warnings?)$)`, "BUILD SUCCESS", "", "BUILD FAILURE", "")
 	javaFrame   = regexp.MustCompile(`^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)$`)
 	javaForeign = regexp.MustCompile(`^(java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.apache\.maven|org\.gradle|kotlin|scala|org\.testng)\.`)
-	javacError  = regexp.MustCompile(`\.java:\d+: (error|warning): `)
+	javacError  = match("", ".java:", `\.java:\d+: (error|warning): `)
 )
 
 func javaRules(root string) Rules {
@@ -38,8 +39,10 @@ func javaRules(root string) Rules {
 	return Rules{
 		Before: 1,
 		Judge: func(line string) Class {
-			if m := javaFrame.FindStringSubmatch(line); m != nil {
-				return fr.judge(m[2], m[1], javaForeign.MatchString(m[1]))
+			if strings.HasPrefix(strings.TrimSpace(line), "at ") {
+				if m := javaFrame.FindStringSubmatch(line); m != nil {
+					return fr.judge(m[2], m[1], javaForeign.MatchString(m[1]))
+				}
 			}
 			switch {
 			case javaNoise.MatchString(line):

@@ -18,14 +18,16 @@ var (
 	jsCmd  = regexp.MustCompile(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`)
 	jsHead = regexp.MustCompile(`(?m)^(TAP version \d+|(PASS|FAIL) \S+\.(test|spec)\.[cm]?[jt]sx?| RUN  v\d|\S+\(\d+,\d+\): error TS\d+)`)
 
-	jsNoise = regexp.MustCompile(`^\s*(✓|√) |^PASS |^\s*ok \d+ - |^\s*# Subtest: |^\s+duration_ms: |^\s+failureType: |^\s+---$|^\s+\.\.\.$|` +
-		`^TAP version|^\s*RUN\s+v\d|^\s+Start at |^\s+Duration |^\s*\d+\.\.\d+$|^# (suites|cancelled|skipped|todo|duration_ms) |` +
-		`^\s*⎯+(\[\d+/\d+\]⎯*)?$|^npm (warn|notice) |^> \S+@\S+ |Watch Usage|^\s+stack: \|-$|^\s+potentially fixable with`)
-	jsError = regexp.MustCompile(`^\s*(✕|×) |^\s*● |^\s*FAIL |^\s*not ok \d+ - |error TS\d+|^\s+\d+:\d+\s+error\s|` +
-		`^\s*(\w+Error|Error): |^\s*error: `)
+	// jsNoisePrefix and jsNoise are tried on the line without its indent.
+	jsNoisePrefix = prefixes("✓ ", "√ ", "PASS ", "# Subtest: ", "duration_ms: ", "failureType: ", "TAP version",
+		"Start at ", "Duration ", "⎯", "npm warn ", "npm notice ", "stack: |-", "potentially fixable with", "Watch Usage")
+	jsNoise = regexp.MustCompile(`^(ok \d+ - |---$|\.\.\.$|RUN\s+v\d|\d+\.\.\d+$|# (suites|cancelled|skipped|todo|duration_ms) |> \S+@\S+ )`)
+	jsError = match(`^(\s*(✕|×) |\s*● |\s*FAIL |\s*not ok \d+ - |\s+\d+:\d+\s+error\s|\s*(\w+Error|Error): |\s*error: )`,
+		"error TS", `error TS\d+`)
 	jsWarning = regexp.MustCompile(`^\s+\d+:\d+\s+warning\s`)
-	jsSummary = regexp.MustCompile(`^Tests?:\s|^Test Suites:|^Snapshots:|^Time:\s|^\s*Test Files\s|^\s*Tests\s+\d|` +
-		`^# (tests|pass|fail) \d+|^[✖✔] \d+ problems?|^Found \d+ errors?|Ran all test suites|^\s*ℹ (tests|pass|fail) \d+`)
+	jsSummary = match(`^(Tests?:\s|Test Suites:|Snapshots:|Time:\s|\s*Test Files\s|\s*Tests\s+\d|`+
+		`# (tests|pass|fail) \d+|[✖✔] \d+ problems?|Found \d+ errors?|\s*ℹ (tests|pass|fail) \d+)`,
+		"Ran all test suites", "")
 	jsFrame    = regexp.MustCompile(`^\s*(?:at |async )?(?:.*\()?(?:file://)?((?:/|\.{0,2}/|[\w@-]+/)?[^\s():]+\.[cm]?[jt]sx?|node:[\w/]+|[^\s():]+):(\d+):(\d+)\)?$`)
 	jsCodeLine = regexp.MustCompile(`^\s*>?\s*\d+\s*\|.*$|^\s*\|\s*\^`)
 )
@@ -41,7 +43,7 @@ func jsRules(root string) Rules {
 		Judge: func(line string) Class {
 			t := strings.TrimSpace(line)
 			switch {
-			case jsNoise.MatchString(line):
+			case jsNoisePrefix.of(t), jsNoise.MatchString(t):
 				return Noise
 			case jsSummary.MatchString(line):
 				inFailure = false
@@ -53,8 +55,10 @@ func jsRules(root string) Rules {
 			case jsWarning.MatchString(line):
 				return Warning
 			}
-			if m := jsFrame.FindStringSubmatch(line); m != nil && (strings.HasPrefix(t, "at ") || strings.Contains(t, "(") || strings.HasPrefix(t, "❯")) {
-				return fr.judge(m[1], m[1]+":"+m[2], false)
+			if strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "❯") || strings.HasSuffix(t, ")") {
+				if m := jsFrame.FindStringSubmatch(line); m != nil {
+					return fr.judge(m[1], m[1]+":"+m[2], false)
+				}
 			}
 			if !inFailure || t == "" {
 				return Auto

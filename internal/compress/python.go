@@ -18,11 +18,14 @@ var (
 	pyCmd  = regexp.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
 	pyHead = regexp.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
 
-	pyNoise = regexp.MustCompile(`::\S+ (PASSED|SKIPPED|XFAIL)\b|^platform |^rootdir: |^plugins: |^cachedir: |^configfile: |^collecting |` +
-		`^collected \d+ items?|^\s*\.+\s*(\[\s*\d+%\])?$|\.\.\. (ok|skipped.*)$|^=+ test session starts =+$|^(_ )+_?$|^-{20,}$|^={20,}$`)
-	pyError = regexp.MustCompile(`::\S+ (FAILED|ERROR)\b|^(FAILED|ERROR) \S|^E\s|^(FAIL|ERROR): |^_{3,} .+ _{3,}$|^\w+(Error|Exception|Exit|Interrupt)\b(:|$)|` +
-		`^Traceback \(most recent call last\):$|\.\.\. (FAIL|ERROR)$|^>\s`)
-	pySummary = regexp.MustCompile(`^=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|^=+ short test summary info =+$|^Ran \d+ tests? in |^(FAILED|OK)( \(.*\))?$|^\d+ (passed|failed)`)
+	pyNoise = match(`^(platform |rootdir: |plugins: |cachedir: |configfile: |collecting |collected \d+ items?|\s*\.+\s*(\[\s*\d+%\])?$|`+
+		`=+ test session starts =+$|(_ )+_?$|-{20,}$|={20,}$)`,
+		" PASSED", `::\S+ PASSED\b`, " SKIPPED", `::\S+ SKIPPED\b`, " XFAIL", `::\S+ XFAIL\b`,
+		"... ok", `\.\.\. ok$`, "... skipped", `\.\.\. skipped.*$`)
+	pyError = match(`^((FAILED|ERROR) \S|E\s|(FAIL|ERROR): |_{3,} .+ _{3,}$|\w+(Error|Exception|Exit|Interrupt)\b(:|$)|`+
+		`Traceback \(most recent call last\):$|>\s)`,
+		" FAILED", `::\S+ FAILED\b`, " ERROR", `::\S+ ERROR\b`, "... FAIL", `\.\.\. FAIL$`, "... ERROR", `\.\.\. ERROR$`)
+	pySummary = regexp.MustCompile(`^(=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|=+ short test summary info =+$|Ran \d+ tests? in |(FAILED|OK)( \(.*\))?$|\d+ (passed|failed))`)
 	pyFrame   = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
 )
 

@@ -18,12 +18,13 @@ var (
 	rustCmd  = regexp.MustCompile(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`)
 	rustHead = regexp.MustCompile(`(?m)^(\s+(Compiling|Checking) \S+ v\d|error\[E\d{4}\]|running \d+ tests?$)`)
 
-	rustNoise = regexp.MustCompile(`^\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Blocking|Fresh|Documenting|Packaging|Verifying|Installing|Replacing|Running|Doc-tests)\s|` +
-		`^test \S+ \.\.\. (ok|ignored)$|^running \d+ tests?$|^note: Some details are omitted|^stack backtrace:$|` +
-		`= help: for further information visit|^For more information about (this|an) error|^note: run with .RUST_BACKTRACE`)
-	rustError   = regexp.MustCompile(`^error(\[E\d{4}\])?: |^test \S+ \.\.\. FAILED$|^thread '.*' panicked at |^---- \S+ stdout ----$`)
+	rustNoise = match(`^(\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Blocking|Fresh|Documenting|Packaging|Verifying|Installing|Replacing|Running|Doc-tests)\s|`+
+		`test \S+ \.\.\. (ok|ignored)$|running \d+ tests?$|note: Some details are omitted|stack backtrace:$|`+
+		`For more information about (this|an) error|note: run with .RUST_BACKTRACE)`,
+		"= help: for further information visit", "")
+	rustError   = regexp.MustCompile(`^(error(\[E\d{4}\])?: |test \S+ \.\.\. FAILED$|thread '.*' panicked at |---- \S+ stdout ----$)`)
 	rustWarning = regexp.MustCompile(`^warning(\[\w+\])?: `)
-	rustSummary = regexp.MustCompile(`^test result: |^\s*Finished |^error: (could not compile|test failed|aborting due to)|^warning: .* generated \d+ warnings?|^Some errors have detailed explanations: `)
+	rustSummary = regexp.MustCompile(`^(test result: |\s*Finished |error: (could not compile|test failed|aborting due to)|warning: .* generated \d+ warnings?|Some errors have detailed explanations: )`)
 	rustArrow   = regexp.MustCompile(`^\s*--> \S+:\d+:\d+$`)
 	rustSnippet = regexp.MustCompile(`^\s*(\d+\s*)?\|(.*)$|^\s*= (note|help): |^\s*\.\.\.$`)
 	rustFrame   = regexp.MustCompile(`^\s+at (\S+):(\d+):(\d+)$`)
@@ -61,7 +62,7 @@ func rustRules(root string) Rules {
 			case t == "failures:":
 				block = "failures"
 				return Error
-			case rustArrow.MatchString(line), rustLint.MatchString(line):
+			case rustArrow.MatchString(line), strings.Contains(line, "#[") && rustLint.MatchString(line):
 				return Ref // where, and which lint
 			}
 			if m := rustFrame.FindStringSubmatch(line); m != nil {
