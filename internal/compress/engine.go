@@ -172,6 +172,9 @@ func (g *engine) take(p pending) {
 }
 
 func (g *engine) reportGap() {
+	if g.intent == Errors || g.intent == Tests {
+		return // terse intents report one total at the end
+	}
 	if g.omitted > 0 {
 		g.emit(fmt.Sprintf("… [%d lines omitted]", g.omitted), PrioMarker)
 		g.omitted = 0
@@ -213,6 +216,10 @@ func (g *engine) Finish() []Kept {
 	}
 	// The last lines often say how it ended: keep them.
 	g.reportGap()
+	if g.omitted > 0 && (g.intent == Errors || g.intent == Tests) {
+		g.emit(fmt.Sprintf("… [%d lines omitted]", g.omitted), PrioMarker)
+		g.omitted = 0
+	}
 	for _, b := range g.before {
 		g.emit(b.text, PrioContext)
 	}

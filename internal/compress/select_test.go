@@ -1,0 +1,76 @@
+package compress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/facts"
+)
+
+func TestSelectByCommandLineAndOutput(t *testing.T) {
+	tests := []struct {
+		argv []string
+		head string
+		want string
+	}{
+		{[]string{"go", "test", "./..."}, "", "go"},
+		{[]string{"sh", "-c", "cd x && go vet ./..."}, "", "go"},
+		{[]string{"make", "check"}, "=== RUN   TestA\n--- FAIL: TestA (0.00s)\n", "go"},
+		{[]string{"cargo", "clippy"}, "", "rust"},
+		{[]string{"/usr/bin/rustc", "a.rs"}, "", "rust"},
+		{[]string{"npx", "tsc", "-p", "."}, "", "js"},
+		{[]string{"node", "--test", "t/"}, "", "js"},
+		{[]string{"./run-tests"}, "TAP version 13\n# Subtest: a\n", "js"},
+		{[]string{"python3", "-m", "pytest", "-q"}, "", "python"},
+		{[]string{"./ci"}, "============================= test session starts ==============================\n", "python"},
+		{[]string{"mvn", "-B", "test"}, "", "java"},
+		{[]string{"javac", "A.java"}, "", "java"},
+		{[]string{"make", "-j4"}, "", "c"},
+		{[]string{"./build"}, "util.c:5:17: error: expected ';'\n", "c"},
+		{[]string{"ls", "-l"}, "total 0\n", "generic"},
+	}
+	for _, tt := range tests {
+		if got := Select(tt.argv, []byte(tt.head)).Name; got != tt.want {
+			t.Errorf("Select(%q, %q) = %s, want %s", tt.argv, tt.head, got, tt.want)
+		}
+	}
+}
+
+// TestCorpusTestsIntentKeepsFailingTests checks, for every corpus output,
+// that the tests intent (and the errors intent) still name every failing
+// test the output names, and are no larger than the summary (but for the
+// note of what they left out).
+func TestCorpusTestsIntentKeepsFailingTests(t *testing.T) {
+	for _, e := range loadCorpus(t) {
+		var names []string
+		for _, l := range strings.Split(e.out, "\n") {
+			for _, f := range facts.Line(Clean(l)) {
+				if f.Kind == facts.Test {
+					names = append(names, f.Value)
+				}
+			}
+		}
+		_, summary := compressEntry(e, Summary)
+		for _, in := range []Intent{Tests, Errors} {
+			_, d := compressEntry(e, in)
+			for _, n := range names {
+				if !strings.Contains(d, Short(n)) {
+					t.Errorf("%s, %s intent: failing test %q lost", e.name, in, n)
+				}
+			}
+			// A short output's summary is the output itself; the terse
+			// intents may add their one "lines omitted" note to it.
+			if len(d) > len(summary)+len("… [9999 lines omitted]\n") {
+				t.Errorf("%s: %s digest (%d bytes) larger than summary (%d)", e.name, in, len(d), len(summary))
+			}
+		}
+	}
+}
+
+// Short is the last component of a test name, as facts.Short, or the name.
+func Short(name string) string {
+	if s := facts.Short(name); s != "" {
+		return s
+	}
+	return name
+}
