@@ -139,6 +139,9 @@ func footer(r *records.Record) string {
 	if n := len(r.Files); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d files", n))
 	}
+	if r.Redactions > 0 {
+		parts = append(parts, fmt.Sprintf("%d secrets redacted", r.Redactions))
+	}
 	parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
 	return strings.Join(parts, " · ")
 }
