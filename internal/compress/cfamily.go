@@ -6,13 +6,7 @@ import (
 )
 
 // C is the compressor for gcc, clang, make, cmake and ninja.
-var C = Factory{
-	Name: "c",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, cCmd) || cHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, cRules()) },
-}
+var C = family("c", cCmd, cHead, func(string) Rules { return cRules() })
 
 var (
 	cCmd  = regexp.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)

@@ -11,6 +11,7 @@ package compress
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -74,6 +75,18 @@ type Factory struct {
 }
 
 var registry []Factory
+
+// family makes the factory of a tool family recognised by its command line
+// or by the head of its output, driven by the rules newRules makes.
+func family(name string, cmd, head *regexp.Regexp, newRules func(root string) Rules) Factory {
+	return Factory{
+		Name: name,
+		Match: func(argv []string, out []byte) bool {
+			return (len(argv) > 0 && cmd.MatchString(strings.Join(argv, " "))) || head.Match(out)
+		},
+		New: func(o Options) Compressor { return NewEngine(o.Intent, newRules(o.Root)) },
+	}
+}
 
 // Register adds a factory; later registrations are tried first.
 func Register(f Factory) { registry = append(registry, f) }

@@ -8,13 +8,7 @@ import (
 
 // Go is the compressor for go test (plain, -v, -json, -race), go build and
 // go vet.
-var Go = Factory{
-	Name: "go",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, goCmd) || goHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, goRules(o.Root)) },
-}
+var Go = family("go", goCmd, goHead, goRules)
 
 var (
 	goCmd  = regexp.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
@@ -89,9 +83,4 @@ func goRules(root string) Rules {
 func isGoRuntime(path string) bool {
 	return strings.Contains(path, "/go/src/") || strings.Contains(path, "/pkg/mod/") ||
 		strings.HasPrefix(path, "runtime/") || strings.HasPrefix(path, "testing/")
-}
-
-// cmdMatches tests a pattern against the command line as typed.
-func cmdMatches(argv []string, re *regexp.Regexp) bool {
-	return len(argv) > 0 && re.MatchString(strings.Join(argv, " "))
 }

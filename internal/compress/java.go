@@ -7,13 +7,7 @@ import (
 
 // Java is the compressor for javac, maven (and its surefire reports) and
 // Java stack traces.
-var Java = Factory{
-	Name: "java",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, javaCmd) || javaHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, javaRules(o.Root)) },
-}
+var Java = family("java", javaCmd, javaHead, javaRules)
 
 var (
 	javaCmd  = regexp.MustCompile(`(^|[\s/])(javac|java|mvn|mvnw|gradle|gradlew)(\s|$)`)

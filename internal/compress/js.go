@@ -6,13 +6,7 @@ import (
 )
 
 // JS is the compressor for tsc, eslint, jest, vitest and node --test.
-var JS = Factory{
-	Name: "js",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, jsCmd) || jsHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, jsRules(o.Root)) },
-}
+var JS = family("js", jsCmd, jsHead, jsRules)
 
 var (
 	jsCmd  = regexp.MustCompile(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`)

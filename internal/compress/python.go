@@ -6,13 +6,7 @@ import (
 )
 
 // Python is the compressor for pytest and unittest, and Python tracebacks.
-var Python = Factory{
-	Name: "python",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, pyCmd) || pyHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, pythonRules(o.Root)) },
-}
+var Python = family("python", pyCmd, pyHead, pythonRules)
 
 var (
 	pyCmd  = regexp.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)

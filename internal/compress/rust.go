@@ -6,13 +6,7 @@ import (
 )
 
 // Rust is the compressor for cargo build/test/clippy and rustc.
-var Rust = Factory{
-	Name: "rust",
-	Match: func(argv []string, head []byte) bool {
-		return cmdMatches(argv, rustCmd) || rustHead.Match(head)
-	},
-	New: func(o Options) Compressor { return NewEngine(o.Intent, rustRules(o.Root)) },
-}
+var Rust = family("rust", rustCmd, rustHead, rustRules)
 
 var (
 	rustCmd  = regexp.MustCompile(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`)

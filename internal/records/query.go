@@ -123,28 +123,36 @@ func (s *Service) List(ctx context.Context, limit int) ([]*Record, error) {
 	}
 	var recs []*Record
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT "+recordColumns+" FROM records ORDER BY id DESC LIMIT ?", limit)
-		if err != nil {
-			return fmt.Errorf("list records: %w", err)
-		}
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			recs = append(recs, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return loadFiles(ctx, tx, recs)
+		var err error
+		recs, err = queryRecords(ctx, tx, "ORDER BY id DESC LIMIT ?", limit)
+		return err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("list records: %w", err)
+	}
+	return recs, s.CheckAll(ctx, recs)
+}
+
+// queryRecords loads the records a clause selects, with their files.
+func queryRecords(ctx context.Context, tx *store.Tx, clause string, args ...any) ([]*Record, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT "+recordColumns+" FROM records "+clause, args...)
 	if err != nil {
 		return nil, err
 	}
-	return recs, s.CheckAll(ctx, recs)
+	var recs []*Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return recs, loadFiles(ctx, tx, recs)
 }
 
 // Raw opens one stream of a record, byte for byte.

@@ -389,30 +389,15 @@ func (s *Service) loadMany(ctx context.Context, ids []int64) ([]*Record, error) 
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
 	var recs []*Record
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		args := make([]any, len(ids))
-		for i, id := range ids {
-			args[i] = id
-		}
-		rows, err := tx.QueryContext(ctx, "SELECT "+recordColumns+" FROM records WHERE id IN (?"+
-			strings.Repeat(",?", len(ids)-1)+")", args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			recs = append(recs, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return loadFiles(ctx, tx, recs)
+		var err error
+		recs, err = queryRecords(ctx, tx, "WHERE id IN (?"+strings.Repeat(",?", len(ids)-1)+")", args...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load records: %w", err)
