@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,11 +85,11 @@ func (e *env) check(st Stamp) Result {
 type denyFS struct {
 	OSFS
 	deny  map[string]bool
-	opens int
+	opens atomic.Int64
 }
 
 func (d *denyFS) Open(name string) (io.ReadCloser, error) {
-	d.opens++
+	d.opens.Add(1)
 	if d.deny[name] {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
 	}
@@ -214,12 +215,12 @@ func TestGitTierReadsNoFile(t *testing.T) {
 	e.r.Write("a.go", "package a\n")
 	e.r.Commit("init")
 	st := e.capture("a.go")
-	e.fs.opens = 0
+	e.fs.opens.Store(0)
 	if got := e.check(st); got.Label != Fresh {
 		t.Fatalf("label = %s", got.Label)
 	}
-	if e.fs.opens != 0 {
-		t.Fatalf("clean file with HEAD unchanged was read %d times, want 0", e.fs.opens)
+	if e.fs.opens.Load() != 0 {
+		t.Fatalf("clean file with HEAD unchanged was read %d times, want 0", e.fs.opens.Load())
 	}
 }
 
@@ -230,12 +231,12 @@ func TestStatCacheSkipsHashingOldFiles(t *testing.T) {
 	// outside the racy window and may stand for the file.
 	e.now = func() time.Time { return time.Now().Add(time.Hour) }
 	st := e.capture("a.go")
-	e.fs.opens = 0
+	e.fs.opens.Store(0)
 	if got := e.check(st); got.Label != Fresh {
 		t.Fatalf("label = %s", got.Label)
 	}
-	if e.fs.opens != 0 {
-		t.Fatalf("a file untouched for an hour was hashed again (%d opens)", e.fs.opens)
+	if e.fs.opens.Load() != 0 {
+		t.Fatalf("a file untouched for an hour was hashed again (%d opens)", e.fs.opens.Load())
 	}
 }
 

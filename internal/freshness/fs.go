@@ -18,7 +18,8 @@ type FileInfo struct {
 // IsDir reports whether the path is a directory.
 func (fi FileInfo) IsDir() bool { return fi.Mode.IsDir() }
 
-// FS is the file system a Snapshot reads. Paths are absolute OS paths.
+// FS is the file system a Snapshot reads. Paths are absolute OS paths. It
+// must be safe for concurrent use: DigestMany reads from several goroutines.
 type FS interface {
 	// Stat follows symlinks.
 	Stat(name string) (FileInfo, error)

@@ -151,9 +151,6 @@ func (s *Snapshot) observe(rel string, wantDigest bool) observation {
 	return o
 }
 
-// errTooLarge marks a file over the hash size limit.
-var errTooLarge = errors.New("over the hash size limit")
-
 // digestOf returns the file's SHA-256, from the stat cache when its entry is
 // trusted, else by reading the file (and queueing a new cache entry).
 func (s *Snapshot) digestOf(rel string, info FileInfo) (digest.Digest, error) {
@@ -161,7 +158,7 @@ func (s *Snapshot) digestOf(rel string, info FileInfo) (digest.Digest, error) {
 		return e.Digest, nil
 	}
 	if info.Size > s.opt.MaxHashSize {
-		return digest.Digest{}, errTooLarge
+		return digest.Digest{}, ErrTooLarge
 	}
 	if !info.Mode.IsRegular() {
 		return digest.Digest{}, fmt.Errorf("not a regular file (%v)", info.Mode.Type())

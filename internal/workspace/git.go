@@ -80,8 +80,17 @@ func (g *Git) fromGit(p string) (string, bool) {
 // listed, restricted to paths when there are few of them (nil means the whole
 // workspace). The result answers Clean, Deleted and Dirty for every path.
 func (g *Git) Status(ctx context.Context, paths []string) (*Status, error) {
-	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z",
-		"--untracked-files=normal", "--ignored=matching", "--no-renames"}
+	return g.status(ctx, paths, "--untracked-files=normal", "--ignored=matching")
+}
+
+// StatusFiles is one whole-workspace status that lists every untracked file
+// (not just its directory) and no ignored ones: what changed, file by file.
+func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
+	return g.status(ctx, nil, "--untracked-files=all", "--ignored=no")
+}
+
+func (g *Git) status(ctx context.Context, paths []string, modes ...string) (*Status, error) {
+	args := append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
 	scoped := len(paths) > 0 && len(paths) <= maxPathspecs
 	switch {
 	case scoped:

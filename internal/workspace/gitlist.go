@@ -1,0 +1,111 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// LsFiles lists the workspace's tracked files and its untracked files that
+// are not ignored, root-relative, in one `git ls-files`.
+func (g *Git) LsFiles(ctx context.Context) ([]string, error) {
+	args := []string{"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"}
+	if g.prefix != "" {
+		args = append(args, "--", g.prefix)
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files: %w", err)
+	}
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) == 0 {
+			continue
+		}
+		if rel, ok := g.fromGit(string(f)); ok {
+			paths = append(paths, rel)
+		}
+	}
+	return paths, nil
+}
+
+// Change is one path a diff names, with git's status letter (A, M, D, T…).
+type Change struct {
+	Status byte
+	Path   string
+}
+
+// DiffTrees lists the paths that differ between two commits' trees: a
+// tree-to-tree diff, which reads no work-tree file.
+func (g *Git) DiffTrees(ctx context.Context, from, to string) ([]Change, error) {
+	out, err := g.Run(ctx, g.Top, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", from, to, "--")
+	if err != nil {
+		return nil, fmt.Errorf("git diff: %w", err)
+	}
+	return g.parseNameStatus(out)
+}
+
+// CommitChanges lists the paths a commit changed against its first parent
+// (against nothing for a root commit).
+func (g *Git) CommitChanges(ctx context.Context, rev string) ([]Change, error) {
+	out, err := g.Run(ctx, g.Top, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "--no-renames", "--root", rev, "--")
+	if err != nil {
+		return nil, fmt.Errorf("git diff-tree: %w", err)
+	}
+	return g.parseNameStatus(out)
+}
+
+func (g *Git) parseNameStatus(out []byte) ([]Change, error) {
+	fields := bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0})
+	var changes []Change
+	for i := 0; i+1 < len(fields); i += 2 {
+		st, p := fields[i], string(fields[i+1])
+		if len(st) == 0 {
+			return nil, fmt.Errorf("git diff: malformed output near %q", p)
+		}
+		if rel, ok := g.fromGit(p); ok {
+			changes = append(changes, Change{Status: st[0], Path: rel})
+		}
+	}
+	return changes, nil
+}
+
+// ResolveCommit returns the commit a revision names, or "" when it names
+// none (unknown, or garbage-collected).
+func (g *Git) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", rev+"^{commit}")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", nil
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b;
+// false also when a no longer exists.
+func (g *Git) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := g.Run(ctx, g.Top, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return false, nil // 1: not an ancestor; 128: unknown commit
+	}
+	return false, err
+}
+
+// Parents returns a commit's parents.
+func (g *Git) Parents(ctx context.Context, rev string) ([]string, error) {
+	out, err := g.Run(ctx, g.Top, "rev-parse", rev+"^@")
+	if err != nil {
+		return nil, fmt.Errorf("git rev-parse %s^@: %w", rev, err)
+	}
+	return strings.Fields(string(out)), nil
+}

@@ -1,0 +1,93 @@
+package workspace
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+func TestLsFilesTrackedAndUntrackedNotIgnored(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "a")
+	r.Write(".gitignore", "*.log\n")
+	r.Commit("init")
+	r.Write("new/b.go", "b")
+	r.Write("x.log", "ignored")
+	ws, _ := Discover(r.Dir)
+	got, err := ws.Git.LsFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{".gitignore", "a.go", "new/b.go"}; !slices.Equal(got, want) {
+		t.Fatalf("LsFiles = %v, want %v", got, want)
+	}
+}
+
+func TestDiffTreesCommitChangesAndAncestry(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("keep.go", "k")
+	r.Write("gone.go", "g")
+	first := r.Commit("first")
+	r.Write("keep.go", "k2")
+	r.Remove("gone.go")
+	r.Write("added.go", "a")
+	second := r.Commit("second")
+	ws, _ := Discover(r.Dir)
+	ctx := context.Background()
+	changes, err := ws.Git.DiffTrees(ctx, first, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, string(c.Status)+" "+c.Path)
+	}
+	if want := []string{"A added.go", "D gone.go", "M keep.go"}; !slices.Equal(got, want) {
+		t.Fatalf("DiffTrees = %v, want %v", got, want)
+	}
+	root, err := ws.Git.CommitChanges(ctx, first)
+	if err != nil || len(root) != 2 {
+		t.Fatalf("CommitChanges(root) = %v, %v", root, err)
+	}
+	if ok, _ := ws.Git.IsAncestor(ctx, first, second); !ok {
+		t.Error("first should be an ancestor of second")
+	}
+	if ok, _ := ws.Git.IsAncestor(ctx, second, first); ok {
+		t.Error("second is not an ancestor of first")
+	}
+	if ok, _ := ws.Git.IsAncestor(ctx, strings.Repeat("a", 40), second); ok {
+		t.Error("a missing commit is no ancestor")
+	}
+	if c, err := ws.Git.ResolveCommit(ctx, strings.Repeat("b", 40)); err != nil || c != "" {
+		t.Errorf("ResolveCommit(missing) = %q, %v", c, err)
+	}
+	if c, _ := ws.Git.ResolveCommit(ctx, "HEAD"); c != second {
+		t.Errorf("ResolveCommit(HEAD) = %q", c)
+	}
+	if p, _ := ws.Git.Parents(ctx, second); !slices.Equal(p, []string{first}) {
+		t.Errorf("Parents = %v", p)
+	}
+}
+
+func TestStatusFilesListsUntrackedFiles(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "a")
+	r.Commit("init")
+	r.Write("dir/sub/new.go", "n")
+	ws, _ := Discover(r.Dir)
+	st, err := ws.Git.StatusFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range st.Entries() {
+		paths = append(paths, e.Path)
+	}
+	if !slices.Equal(paths, []string{"dir/sub/new.go"}) {
+		t.Fatalf("entries = %v", paths)
+	}
+}
