@@ -75,11 +75,12 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// header reads the application id and schema version in one statement, so
+// a migration committed by another process cannot fall between the two.
 func (s *Store) header(ctx context.Context) (appID, version int, err error) {
-	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, 0, classify(err)
-	}
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version)`).Scan(&appID, &version)
+	if err != nil {
 		return 0, 0, classify(err)
 	}
 	return appID, version, nil
