@@ -26,6 +26,8 @@ type Key struct {
 var Keys = []Key{
 	{Name: "retention", Default: "30d", check: checkAge,
 		Help: "records older than this are deleted with the output only they used (0 keeps everything)"},
+	{Name: "registry.max_file_size", Default: "1MiB", check: checkSize,
+		Help: "the registry skips files larger than this"},
 }
 
 func lookup(name string) (Key, error) {
@@ -101,6 +103,41 @@ func Retention(ctx context.Context, s *store.Store) (time.Duration, error) {
 		return 0, err
 	}
 	return ParseAge(v.Value)
+}
+
+// MaxFileSize is the registry's size limit in bytes.
+func MaxFileSize(ctx context.Context, s *store.Store) (int64, error) {
+	v, err := Get(ctx, s, "registry.max_file_size")
+	if err != nil {
+		return 0, err
+	}
+	return ParseSize(v.Value)
+}
+
+func checkSize(v string) error {
+	_, err := ParseSize(v)
+	return err
+}
+
+// ParseSize reads a byte count with an optional unit: 500000, 512KiB, 1MiB,
+// 2MB, 1GiB.
+func ParseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}}
+	num, mult := s, int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a size like 1MiB or 500000", s)
+	}
+	return n * mult, nil
 }
 
 func checkAge(v string) error {

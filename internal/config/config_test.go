@@ -32,7 +32,7 @@ func TestSettings(t *testing.T) {
 		t.Fatal("unknown key accepted")
 	}
 	all, _ := All(ctx, s)
-	if len(all) != 1 || all[0].Value != "12h" || all[0].Default {
+	if len(all) != 2 || all[0].Value != "12h" || all[0].Default || !all[1].Default {
 		t.Fatalf("All = %+v", all)
 	}
 }
@@ -46,6 +46,19 @@ func TestParseAge(t *testing.T) {
 	for _, bad := range []string{"-1h", "d", "x"} {
 		if _, err := ParseAge(bad); err == nil {
 			t.Errorf("ParseAge(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"500000": 500000, "512KiB": 512 << 10, "1MiB": 1 << 20, "2MB": 2_000_000, "1 GiB": 1 << 30} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "big", "1TiB"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
 		}
 	}
 }

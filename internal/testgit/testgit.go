@@ -38,6 +38,22 @@ func Init(tb TB, dir string) *Repo {
 	return r
 }
 
+// Bare makes an empty bare repository, to serve as an "upstream".
+func Bare(tb testing.TB) *Repo {
+	tb.Helper()
+	r := Plain(tb, tb.TempDir())
+	r.Git("init", "-q", "--bare", "-b", "main")
+	return r
+}
+
+// Clone clones url (a path) into a fresh temporary directory.
+func Clone(tb testing.TB, url string) *Repo {
+	tb.Helper()
+	parent := Plain(tb, tb.TempDir())
+	parent.Git("clone", "-q", url, "work")
+	return Plain(tb, parent.Path("work"))
+}
+
 // Plain uses dir as a directory that is not a git repository.
 func Plain(tb TB, dir string) *Repo {
 	tb.Helper()

@@ -1,0 +1,107 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// apply writes an examination in one transaction: new rows, new digests
+// (a summary whose file changed is kept and flagged stale, with how much it
+// drifted), deleted rows, skips, work-tree flags, and the verified commit.
+func (s *Service) apply(ctx context.Context, ex *examination) error {
+	drifts := s.drifts(ex)
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		root := s.WS.Root
+		for _, v := range ex.verdicts {
+			if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
+				return err
+			}
+		}
+		if err := writeSkips(ctx, tx, root, ex); err != nil {
+			return err
+		}
+		return saveState(ctx, tx, root, ex.head, ex.clean)
+	})
+}
+
+type driftInfo struct {
+	stale          bool
+	added, removed int
+}
+
+// drifts measures, before the transaction, how far each changed file with
+// a summary moved from the content the summary describes.
+func (s *Service) drifts(ex *examination) map[string]driftInfo {
+	out := map[string]driftInfo{}
+	for _, v := range ex.verdicts {
+		r := ex.rows[v.Path]
+		if v.Verdict != Mismatch || !r.summary.Valid {
+			continue
+		}
+		f := ex.seen[v.Path]
+		if r.digestAtSummary.String == f.digest {
+			out[v.Path] = driftInfo{} // back to what the summary describes
+			continue
+		}
+		d := driftInfo{stale: true}
+		if a, rm, ok := s.drift(r.summaryBlob.String, v.Path); ok {
+			d.added, d.removed = a, rm
+		}
+		out[v.Path] = d
+	}
+	return out
+}
+
+func (s *Service) applyOne(ctx context.Context, tx *store.Tx, ex *examination, v Verdict, d driftInfo) error {
+	root, p := s.WS.Root, v.Path
+	f := ex.seen[p]
+	var err error
+	switch v.Verdict {
+	case Missing:
+		_, err = tx.ExecContext(ctx, `DELETE FROM registry_files WHERE root = ? AND path = ?`, root, p)
+	case New:
+		_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, worktree)
+			VALUES (?, ?, ?, ?, ?, ?)`, root, p, f.digest, f.size, language(p), f.worktree)
+	case Mismatch:
+		_, err = tx.ExecContext(ctx, `UPDATE registry_files SET digest = ?, size = ?, worktree = ?,
+			summary_stale = ?, lines_added = ?, lines_removed = ? WHERE root = ? AND path = ?`,
+			f.digest, f.size, f.worktree, d.stale, d.added, d.removed, root, p)
+	case Match:
+		if ex.rows[p].worktree != f.worktree {
+			_, err = tx.ExecContext(ctx, `UPDATE registry_files SET worktree = ? WHERE root = ? AND path = ?`, f.worktree, root, p)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("registry %s %s: %w", v.Verdict, p, err)
+	}
+	return nil
+}
+
+// writeSkips records which candidates are skipped and why; a skipped file
+// that had a row loses it.
+func writeSkips(ctx context.Context, tx *store.Tx, root string, ex *examination) error {
+	for p := range ex.rows {
+		if _, skipped := ex.skips[p]; skipped {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM registry_files WHERE root = ? AND path = ?`, root, p); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range ex.cands {
+		var err error
+		if reason, skipped := ex.skips[p]; skipped {
+			_, err = tx.ExecContext(ctx, `INSERT INTO registry_skipped (root, path, reason) VALUES (?, ?, ?)
+				ON CONFLICT(root, path) DO UPDATE SET reason = excluded.reason`, root, p, reason)
+		} else {
+			// No longer skipped, or gone: off the skip list.
+			_, err = tx.ExecContext(ctx, `DELETE FROM registry_skipped WHERE root = ? AND path = ?`, root, p)
+		}
+		if err != nil {
+			return fmt.Errorf("registry skip %s: %w", p, err)
+		}
+	}
+	return nil
+}
+

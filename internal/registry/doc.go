@@ -1,0 +1,27 @@
+// Package registry is freshctx's memory of every file of a work tree and of
+// the summary an agent wrote for it (seed 002), kept honest in O(changed).
+//
+// Sync runs the entry-state matrix: a work tree with no files is "empty" and
+// nothing is written; files with an empty registry are a "bootstrap" (every
+// tracked or untracked, non-ignored file listed with its digest, summaries
+// null); a populated registry whose tree is clean, not behind its upstream and
+// at the commit it was last verified at is a "trust" (no file is read);
+// anything else is a "verify".
+//
+// Verification looks only at candidates: the paths that differ between the
+// last verified commit and HEAD (a tree-to-tree diff, no file read), the
+// paths one git status lists (modified, deleted, untracked), and the rows
+// whose digest was taken from a work-tree change. Candidates are hashed
+// through the freshness stat cache, so an unchanged one is not even read.
+// When the last verified commit is no longer an ancestor of HEAD (rebased
+// away, collected, or another branch), it falls back to a full pass and says
+// so.
+//
+// A summary is never cleared: when its file changes it is flagged stale and
+// says how many lines were added and removed since it was written (the
+// summarised content is kept as a blob to measure that). Binaries, lockfiles,
+// vendored and generated files and files over the size limit are skipped and
+// counted by reason.
+//
+// Rows are keyed by the workspace root. A Service is used by one goroutine.
+package registry

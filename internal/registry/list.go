@@ -1,0 +1,106 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// File is one registered file, as `registry list` shows it.
+type File struct {
+	Path             string     `json:"path"`
+	Digest           string     `json:"digest"`
+	Size             int64      `json:"size"`
+	Lang             string     `json:"lang"`
+	Summary          *string    `json:"summary"`
+	SummaryStale     bool       `json:"summary_stale"`
+	SummaryUpdatedAt *time.Time `json:"summary_updated_at"`
+	// LinesAdded and LinesRemoved say how far a stale summary's file moved
+	// from the content the summary describes.
+	LinesAdded   int `json:"lines_added"`
+	LinesRemoved int `json:"lines_removed"`
+}
+
+// ListCounts count the registry and what it skipped, by reason.
+type ListCounts struct {
+	Files        int            `json:"files"`
+	Stale        int            `json:"stale"`
+	Unsummarized int            `json:"unsummarized"`
+	Skipped      map[string]int `json:"skipped"`
+}
+
+// ListResult is `registry list`.
+type ListResult struct {
+	Files  []File     `json:"files"`
+	Counts ListCounts `json:"counts"`
+}
+
+// List returns the registered files by path (only those with a stale
+// summary when staleOnly), and counts.
+func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error) {
+	res := &ListResult{Files: []File{}, Counts: ListCounts{Skipped: map[string]int{}}}
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		q := `SELECT ` + rowColumns + ` FROM registry_files WHERE root = ?`
+		if staleOnly {
+			q += ` AND summary_stale = 1`
+		}
+		rows, err := tx.QueryContext(ctx, q+` ORDER BY path`, s.WS.Root)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			r, err := scanRow(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			res.Files = append(res.Files, fileOf(r))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return countAll(ctx, tx, s.WS.Root, &res.Counts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registry list: %w", err)
+	}
+	return res, nil
+}
+
+func fileOf(r row) File {
+	f := File{Path: r.path, Digest: r.digest, Size: r.size, Lang: r.lang, SummaryStale: r.stale,
+		LinesAdded: r.added, LinesRemoved: r.removed}
+	if r.summary.Valid {
+		f.Summary = &r.summary.String
+	}
+	if r.summaryAt.Valid {
+		t := time.Unix(0, r.summaryAt.Int64)
+		f.SummaryUpdatedAt = &t
+	}
+	return f
+}
+
+func countAll(ctx context.Context, tx *store.Tx, root string, c *ListCounts) error {
+	err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(summary_stale), 0), coalesce(sum(summary IS NULL), 0)
+		FROM registry_files WHERE root = ?`, root).Scan(&c.Files, &c.Stale, &c.Unsummarized)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT reason, count(*) FROM registry_skipped WHERE root = ? GROUP BY reason`, root)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var reason string
+		var n int
+		if err := rows.Scan(&reason, &n); err != nil {
+			return err
+		}
+		c.Skipped[reason] = n
+	}
+	return rows.Err()
+}

@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// ErrNotGit is returned for a workspace that is not a git work tree: the
+// registry lists files with git.
+var ErrNotGit = errors.New("the registry needs a git repository")
+
+// ErrNotFound is wrapped when a path is not in the registry.
+var ErrNotFound = errors.New("not in the registry")
+
+// DefaultMaxFileSize is the size limit when none is configured.
+const DefaultMaxFileSize = 1 << 20
+
+// Service keeps the registry of one workspace.
+type Service struct {
+	WS    *workspace.Workspace
+	Store *store.Store
+	// Cwd is the caller's working directory, for paths they type.
+	Cwd string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// MaxFileSize: larger files are skipped; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
+	// Progress, when set, receives a status line during long hashing.
+	Progress io.Writer
+	// FS is the file system files are read from; nil is the real one.
+	FS freshness.FS
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) maxSize() int64 {
+	if s.MaxFileSize > 0 {
+		return s.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+func (s *Service) git() (*workspace.Git, error) {
+	if s.WS.Git == nil {
+		return nil, fmt.Errorf("%w: %s is not inside one", ErrNotGit, s.WS.Root)
+	}
+	return s.WS.Git, nil
+}
+
+func (s *Service) snapshot(ctx context.Context) (*freshness.Snapshot, error) {
+	return freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, FS: s.FS,
+	})
+}
+
+// row is one registry entry.
+type row struct {
+	path, digest, lang string
+	size               int64
+	worktree           bool
+	summary            sql.NullString
+	stale              bool
+	summaryAt          sql.NullInt64
+	digestAtSummary    sql.NullString
+	summaryBlob        sql.NullString
+	added, removed     int
+}
+
+const rowColumns = `path, digest, size, lang, worktree, summary, summary_stale, summary_updated_at,
+	digest_at_summary, summary_blob, lines_added, lines_removed`
+
+func scanRow(sc interface{ Scan(...any) error }) (row, error) {
+	var r row
+	err := sc.Scan(&r.path, &r.digest, &r.size, &r.lang, &r.worktree, &r.summary, &r.stale, &r.summaryAt,
+		&r.digestAtSummary, &r.summaryBlob, &r.added, &r.removed)
+	return r, err
+}
+
+// state is what the last verification recorded.
+type state struct {
+	lastSHA string
+	clean   bool
+	exists  bool
+}
+
+func loadState(ctx context.Context, tx *store.Tx, root string) (state, error) {
+	var st state
+	err := tx.QueryRowContext(ctx, `SELECT last_verified_sha, verified_clean FROM registry_state WHERE root = ?`, root).
+		Scan(&st.lastSHA, &st.clean)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read registry state: %w", err)
+	}
+	st.exists = true
+	return st, nil
+}
+
+func saveState(ctx context.Context, tx *store.Tx, root, sha string, clean bool) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO registry_state (root, last_verified_sha, verified_clean, verified_at)
+		VALUES (?, ?, ?, ?) ON CONFLICT(root) DO UPDATE SET last_verified_sha = excluded.last_verified_sha,
+		verified_clean = excluded.verified_clean, verified_at = excluded.verified_at`, root, sha, clean, tx.Now.UnixNano())
+	if err != nil {
+		return fmt.Errorf("write registry state: %w", err)
+	}
+	return nil
+}
+
+func countRows(ctx context.Context, tx *store.Tx, root string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM registry_files WHERE root = ?`, root).Scan(&n)
+	return n, err
+}
+
+// loadRows reads the rows of the given paths (all rows when paths is nil).
+func loadRows(ctx context.Context, tx *store.Tx, root string, paths []string) (map[string]row, error) {
+	out := map[string]row{}
+	if paths == nil {
+		return out, scanRows(ctx, tx, out, `SELECT `+rowColumns+` FROM registry_files WHERE root = ?`, root)
+	}
+	for i := 0; i < len(paths); i += 500 {
+		part := paths[i:min(i+500, len(paths))]
+		args := []any{root}
+		for _, p := range part {
+			args = append(args, p)
+		}
+		q := `SELECT ` + rowColumns + ` FROM registry_files WHERE root = ? AND path IN (?` + strings.Repeat(",?", len(part)-1) + `)`
+		if err := scanRows(ctx, tx, out, q, args...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func scanRows(ctx context.Context, tx *store.Tx, out map[string]row, q string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("read registry: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return err
+		}
+		out[r.path] = r
+	}
+	return rows.Err()
+}
+
+// worktreePaths lists rows whose digest came from a work-tree change: they
+// are verification candidates even when git no longer lists them.
+func worktreePaths(ctx context.Context, tx *store.Tx, root string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_files WHERE root = ? AND worktree = 1`, root)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,350 @@
+package registry
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// countingFS counts the files the registry opens.
+type countingFS struct {
+	freshness.OSFS
+	opens atomic.Int64
+}
+
+func (c *countingFS) Open(name string) (io.ReadCloser, error) {
+	c.opens.Add(1)
+	return c.OSFS.Open(name)
+}
+
+type fixture struct {
+	t   *testing.T
+	r   *testgit.Repo
+	svc *Service
+	fs  *countingFS
+}
+
+func newFixture(t *testing.T, r *testgit.Repo) *fixture {
+	t.Helper()
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	fs := &countingFS{}
+	return &fixture{t: t, r: r, fs: fs, svc: &Service{WS: ws, Store: st, Cwd: r.Dir, FS: fs}}
+}
+
+func (f *fixture) sync() *SyncResult {
+	f.t.Helper()
+	res, err := f.svc.Sync(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func (f *fixture) list() *ListResult {
+	f.t.Helper()
+	res, err := f.svc.List(context.Background(), false)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func (f *fixture) file(path string) File {
+	f.t.Helper()
+	for _, x := range f.list().Files {
+		if x.Path == path {
+			return x
+		}
+	}
+	f.t.Fatalf("%s not in the registry", path)
+	return File{}
+}
+
+func (f *fixture) has(path string) bool {
+	for _, x := range f.list().Files {
+		if x.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fixture) summarize(path, text string) {
+	f.t.Helper()
+	if _, err := f.svc.Summarize(context.Background(), []Summary{{Path: path, Summary: text}}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// project is a small committed repository.
+func project(t *testing.T) *testgit.Repo {
+	r := testgit.New(t)
+	r.Write("main.go", "package main\n\nfunc main() {}\n")
+	r.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a + b }\n")
+	r.Write("README.md", "# demo\n")
+	r.Commit("init")
+	return r
+}
+
+func TestSyncEmptyRepoWritesNothing(t *testing.T) {
+	f := newFixture(t, testgit.New(t))
+	if res := f.sync(); res.Action != ActionEmpty || res.Files != 0 {
+		t.Fatalf("sync = %+v", res)
+	}
+	var n int
+	f.svc.Store.DB().QueryRow("SELECT (SELECT count(*) FROM registry_files) + (SELECT count(*) FROM registry_state)").Scan(&n)
+	if n != 0 {
+		t.Fatal("an empty repository wrote to the registry")
+	}
+}
+
+func TestEmptyRepoFirstCloseRegistersTouchedFiles(t *testing.T) {
+	r := testgit.New(t)
+	f := newFixture(t, r)
+	f.sync()
+	r.Write("a.go", "package a\n")
+	r.Write("b.go", "package b\n")
+	r.Commit("first task")
+	r.Write("untouched.txt", "not committed") // not part of the task
+	res, err := f.svc.Close(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Updated, []string{"a.go", "b.go"}) || !slices.Equal(res.NeedsSummary, []string{"a.go", "b.go"}) {
+		t.Fatalf("close = %+v", res)
+	}
+	if l := f.list(); l.Counts.Files != 2 || f.has("untouched.txt") {
+		t.Fatalf("registry = %+v", l.Files)
+	}
+}
+
+func TestBootstrapOnceThenTrustWithoutReading(t *testing.T) {
+	f := newFixture(t, project(t))
+	res := f.sync()
+	if res.Action != ActionBootstrap || res.Files != 3 || res.New != 3 {
+		t.Fatalf("first sync = %+v", res)
+	}
+	if got := f.file("lib/calc.go"); got.Summary != nil || got.Lang != "go" || got.Digest == "" {
+		t.Fatalf("bootstrapped row = %+v", got)
+	}
+	f.fs.opens.Store(0)
+	res = f.sync()
+	if res.Action != ActionTrust || res.Files != 3 {
+		t.Fatalf("second sync = %+v", res)
+	}
+	if n := f.fs.opens.Load(); n != 0 {
+		t.Fatalf("trust read %d files", n)
+	}
+}
+
+func TestDirtyTreeMarksMismatchAndKeepsSummary(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.summarize("lib/calc.go", "Add two ints.")
+	f.sync() // trust again after summarizing
+	f.r.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n")
+	res := f.sync()
+	if res.Action != ActionVerify || res.Mismatch != 1 || res.Match != 0 || res.Candidates != 1 {
+		t.Fatalf("sync = %+v", res)
+	}
+	got := f.file("lib/calc.go")
+	if got.Summary == nil || *got.Summary != "Add two ints." || !got.SummaryStale {
+		t.Fatalf("summary = %+v", got)
+	}
+	if got.LinesAdded != 2 || got.LinesRemoved != 0 {
+		t.Fatalf("drift = +%d -%d, want +2 -0", got.LinesAdded, got.LinesRemoved)
+	}
+	// Reverting to what the summary describes makes it fresh again.
+	f.r.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a + b }\n")
+	f.sync()
+	if got := f.file("lib/calc.go"); got.SummaryStale {
+		t.Fatal("reverted file still flagged stale")
+	}
+}
+
+// team is an upstream with two clones: ours (registered) and a teammate's.
+func team(t *testing.T) (ours *fixture, mate *testgit.Repo) {
+	up := testgit.Bare(t)
+	seed := testgit.Clone(t, up.Dir)
+	seed.Write("main.go", "package main\n\nfunc main() {}\n")
+	seed.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a + b }\n")
+	seed.Write("old.go", "package main\n")
+	seed.Commit("init")
+	seed.Git("push", "-q", "origin", "main")
+	ours = newFixture(t, testgit.Clone(t, up.Dir))
+	mate = testgit.Clone(t, up.Dir)
+	return ours, mate
+}
+
+func TestPullMarksStaleDeletesAndAdds(t *testing.T) {
+	f, mate := team(t)
+	f.sync()
+	f.summarize("lib/calc.go", "Add two ints.")
+	f.summarize("old.go", "Old entry point.")
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("before pull: %+v", res)
+	}
+	mate.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return b + a }\n")
+	mate.Remove("old.go")
+	mate.Write("lib/new.go", "package lib\n")
+	mate.Commit("teammate")
+	mate.Git("push", "-q", "origin", "main")
+	f.r.Git("pull", "-q", "--ff-only")
+
+	res := f.sync()
+	if res.Action != ActionVerify || res.Mismatch != 1 || res.Missing != 1 || res.New != 1 || res.Fallback != "" {
+		t.Fatalf("after pull: %+v", res)
+	}
+	if got := f.file("lib/calc.go"); !got.SummaryStale || got.Summary == nil || got.LinesAdded != 1 || got.LinesRemoved != 1 {
+		t.Fatalf("changed file = %+v", got)
+	}
+	if f.has("old.go") {
+		t.Fatal("a file deleted upstream kept its row")
+	}
+	if got := f.file("lib/new.go"); got.Summary != nil || got.SummaryStale {
+		t.Fatalf("added file = %+v", got)
+	}
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("after verifying: %+v", res)
+	}
+}
+
+func TestBehindUpstreamVerifies(t *testing.T) {
+	f, mate := team(t)
+	f.sync()
+	mate.Write("main.go", "package main // teammate\n")
+	mate.Commit("ahead")
+	mate.Git("push", "-q", "origin", "main")
+	f.r.Git("fetch", "-q")
+	res := f.sync()
+	if res.Action != ActionVerify || res.Mismatch+res.Missing+res.New != 0 {
+		t.Fatalf("behind upstream: %+v", res)
+	}
+}
+
+func TestRebasedAwayFallsBackToFullPass(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.r.Write("wip.go", "package main // wip\n")
+	f.r.Commit("wip")
+	f.sync()
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("%+v", res)
+	}
+	f.r.Git("reset", "-q", "--hard", "HEAD~1")
+	f.r.Write("wip.go", "package main // reworked\n")
+	f.r.Commit("reworked")
+	res := f.sync()
+	if res.Action != ActionVerify || res.Fallback != "full" || res.Mismatch != 1 || res.Match != 3 {
+		t.Fatalf("after rebase: %+v", res)
+	}
+}
+
+func TestVerifyIsReadOnlyUnlessApplied(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.r.Write("main.go", "package main // changed\n")
+	before := f.file("main.go").Digest
+	res, err := f.svc.Verify(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied || !slices.Contains(res.Verdicts, Verdict{Path: "main.go", Verdict: Mismatch}) {
+		t.Fatalf("verify = %+v", res)
+	}
+	if f.file("main.go").Digest != before {
+		t.Fatal("verify without --apply wrote")
+	}
+	if _, err := f.svc.Verify(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	if f.file("main.go").Digest == before {
+		t.Fatal("verify --apply did not write")
+	}
+}
+
+func TestDirtyAtVerifyThenRevertedIsCaught(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.r.Write("main.go", "package main // dirty\n")
+	f.sync() // registers the dirty content
+	f.r.Git("checkout", "--", "main.go")
+	res := f.sync()
+	if res.Action != ActionVerify || res.Mismatch != 1 {
+		t.Fatalf("after revert: %+v", res)
+	}
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("then: %+v", res)
+	}
+}
+
+func TestSkipsAreCountedByReason(t *testing.T) {
+	r := project(t)
+	r.Write("go.sum", "x h1:abc\n")
+	r.Write("vendor/dep/dep.go", "package dep\n")
+	r.Write("logo.png", "\x89PNG\x00\x00binary")
+	r.Write("api.pb.go", "package api\n")
+	r.Write("gen.go", "// Code generated by stringer; DO NOT EDIT.\n\npackage main\n")
+	r.Write("big.txt", strings.Repeat("x", 5000))
+	r.Commit("more")
+	f := newFixture(t, r)
+	f.svc.MaxFileSize = 4096
+	f.sync()
+	l := f.list()
+	want := map[string]int{SkipLockfile: 1, SkipVendor: 1, SkipBinary: 1, SkipGenerated: 2, SkipTooLarge: 1}
+	for k, v := range want {
+		if l.Counts.Skipped[k] != v {
+			t.Errorf("skipped[%s] = %d, want %d (all %v)", k, l.Counts.Skipped[k], v, l.Counts.Skipped)
+		}
+	}
+	if l.Counts.Files != 3 || l.Counts.Unsummarized != 3 {
+		t.Fatalf("counts = %+v", l.Counts)
+	}
+}
+
+func TestCloseFlagsChangedSummariesAndAdvances(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.summarize("lib/calc.go", "Add two ints.")
+	f.summarize("main.go", "Entry point.")
+	f.r.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a + b + 0 }\n")
+	f.r.Write("lib/mul.go", "package lib\n")
+	f.r.Commit("task")
+	res, err := f.svc.Close(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Updated, []string{"lib/calc.go", "lib/mul.go"}) ||
+		!slices.Equal(res.NeedsSummary, []string{"lib/calc.go", "lib/mul.go"}) || !res.Advanced || res.LastVerifiedSHA != res.Commit {
+		t.Fatalf("close = %+v", res)
+	}
+	if got := f.file("main.go"); got.SummaryStale {
+		t.Fatal("an untouched summary was flagged")
+	}
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("after close: %+v", res)
+	}
+}
+
+func TestNotAGitRepository(t *testing.T) {
+	f := newFixture(t, testgit.Plain(t, t.TempDir()))
+	if _, err := f.svc.Sync(context.Background()); err == nil || !strings.Contains(err.Error(), "git repository") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,206 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// Summary is one summary to store.
+type Summary struct {
+	Path    string `json:"path"`
+	Summary string `json:"summary"`
+}
+
+// SummarizeResult names the files whose summaries were stored.
+type SummarizeResult struct {
+	Updated []string `json:"updated"`
+}
+
+// Summarize stores summaries, each against the file's content now: that
+// content is kept (as a blob) so later drift can be measured, and the file's
+// digest is refreshed. All are stored or none.
+func (s *Service) Summarize(ctx context.Context, items []Summary) (*SummarizeResult, error) {
+	if len(items) == 0 {
+		return nil, errors.New("no summaries given")
+	}
+	paths := make([]string, len(items))
+	for i, it := range items {
+		rel, err := s.WS.Rel(it.Path, s.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		if it.Summary == "" {
+			return nil, fmt.Errorf("%s: empty summary", it.Path)
+		}
+		if reason := skipByName(rel); reason != "" {
+			return nil, fmt.Errorf("%s is skipped by the registry (%s)", rel, reason)
+		}
+		items[i].Path, paths[i] = rel, rel
+	}
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	digests, err := snap.DigestMany(ctx, paths, freshness.DigestOptions{MaxSize: s.maxSize(), Sniff: sniff})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range digests {
+		switch {
+		case d.Err != nil:
+			return nil, fmt.Errorf("summarize %s: %w", d.Path, d.Err)
+		case d.Tag != "":
+			return nil, fmt.Errorf("%s is skipped by the registry (%s)", d.Path, d.Tag)
+		}
+	}
+	if err := snap.Flush(ctx); err != nil {
+		return nil, err
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		for i, it := range items {
+			if err := s.storeSummary(ctx, tx, it, digests[i]); err != nil {
+				return err
+			}
+		}
+		_, _, err := tx.DeleteOrphanBlobs() // the content older summaries described
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SummarizeResult{Updated: paths}, nil
+}
+
+func (s *Service) storeSummary(ctx context.Context, tx *store.Tx, it Summary, d freshness.FileDigest) error {
+	content, err := os.ReadFile(s.WS.Abs(it.Path))
+	if err != nil {
+		return fmt.Errorf("summarize %s: %w", it.Path, err)
+	}
+	w, err := s.Store.CreateBlob()
+	if err != nil {
+		return err
+	}
+	defer w.Discard()
+	if _, err := w.Write(content); err != nil {
+		return err
+	}
+	blob, err := tx.CommitBlob(w)
+	if err != nil {
+		return err
+	}
+	if blob.Digest != d.Digest {
+		return fmt.Errorf("summarize %s: the file changed while it was read; try again", it.Path)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, summary,
+		summary_stale, summary_updated_at, digest_at_summary, summary_blob, lines_added, lines_removed)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0)
+		ON CONFLICT(root, path) DO UPDATE SET digest = excluded.digest, size = excluded.size,
+		summary = excluded.summary, summary_stale = 0, summary_updated_at = excluded.summary_updated_at,
+		digest_at_summary = excluded.digest_at_summary, summary_blob = excluded.summary_blob,
+		lines_added = 0, lines_removed = 0`,
+		s.WS.Root, it.Path, d.Digest.String(), d.Info.Size, language(it.Path), it.Summary,
+		tx.Now.UnixNano(), d.Digest.String(), blob.Digest.String())
+	if err != nil {
+		return fmt.Errorf("summarize %s: %w", it.Path, err)
+	}
+	return nil
+}
+
+// CloseResult is what `registry close` did for a commit.
+type CloseResult struct {
+	Commit string `json:"commit"`
+	// Updated are the registered files the commit touched, re-digested (or
+	// removed when the commit deleted them).
+	Updated []string `json:"updated"`
+	// NeedsSummary are touched files with no summary or one that no longer
+	// matches their content.
+	NeedsSummary    []string `json:"needs_summary"`
+	LastVerifiedSHA string   `json:"last_verified_sha"`
+	// Advanced is false when the commit does not follow the last verified
+	// one directly (or is not HEAD): run sync to verify the rest.
+	Advanced bool `json:"advanced"`
+}
+
+// Close records a task's commit: the paths it touched are re-digested,
+// those whose summary no longer matches are flagged, and the last verified
+// commit advances when rev is HEAD and its parent was the last verified.
+func (s *Service) Close(ctx context.Context, rev string) (*CloseResult, error) {
+	g, err := s.git()
+	if err != nil {
+		return nil, err
+	}
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := g.ResolveCommit(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	if commit == "" {
+		return nil, fmt.Errorf("close: %q names no commit", rev)
+	}
+	changes, err := g.CommitChanges(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
+		st, err = loadState(ctx, tx, s.WS.Root)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ex, err := s.examinePaths(ctx, changes)
+	if err != nil {
+		return nil, err
+	}
+	res := &CloseResult{Commit: commit, Updated: []string{}, NeedsSummary: []string{}, LastVerifiedSHA: st.lastSHA}
+	if ok, err := s.advances(ctx, st, commit, ex.head); err != nil {
+		return nil, err
+	} else if ok {
+		res.Advanced, res.LastVerifiedSHA = true, commit
+	}
+	drifts := s.drifts(ex)
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		for _, v := range ex.verdicts {
+			if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
+				return err
+			}
+			res.Updated = append(res.Updated, v.Path)
+			if r := ex.rows[v.Path]; v.Verdict == New || (v.Verdict != Missing && (!r.summary.Valid || drifts[v.Path].stale || r.stale)) {
+				res.NeedsSummary = append(res.NeedsSummary, v.Path)
+			}
+		}
+		if err := writeSkips(ctx, tx, s.WS.Root, ex); err != nil {
+			return err
+		}
+		if res.Advanced {
+			return saveState(ctx, tx, s.WS.Root, commit, ex.clean)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// advances reports whether closing commit moves the last verified commit:
+// commit is HEAD and the last verified commit is one of its parents.
+func (s *Service) advances(ctx context.Context, st state, commit, head string) (bool, error) {
+	if !st.exists || commit != head {
+		return false, nil
+	}
+	parents, err := s.WS.Git.Parents(ctx, commit)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(parents, st.lastSHA) || st.lastSHA == commit, nil
+}

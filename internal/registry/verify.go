@@ -1,0 +1,261 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// Verdicts of verification.
+const (
+	Match    = "match"
+	Mismatch = "mismatch"
+	Missing  = "missing"
+	New      = "new"
+)
+
+// Verdict is what verification found for one path.
+type Verdict struct {
+	Path    string `json:"path"`
+	Verdict string `json:"verdict"`
+}
+
+// Counts are the verdicts counted.
+type Counts struct {
+	Match    int `json:"match"`
+	Mismatch int `json:"mismatch"`
+	Missing  int `json:"missing"`
+	New      int `json:"new"`
+}
+
+func (c *Counts) add(v string) {
+	switch v {
+	case Match:
+		c.Match++
+	case Mismatch:
+		c.Mismatch++
+	case Missing:
+		c.Missing++
+	case New:
+		c.New++
+	}
+}
+
+// examination is a verification pass before it is applied.
+type examination struct {
+	head       string
+	clean      bool
+	fallback   string // "full" when every file had to be examined
+	candidates int
+	cands      []string
+	verdicts   []Verdict
+	counts     Counts
+	rows       map[string]row   // current rows of the candidates
+	seen       map[string]found // what is on disk now, for present candidates
+	skips      map[string]string
+	status     *workspace.Status
+}
+
+// found is a candidate file as it is now.
+type found struct {
+	digest   string
+	size     int64
+	worktree bool
+}
+
+// examine decides the candidates and classifies them. It reads files but
+// writes nothing.
+func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
+	g, err := s.git()
+	if err != nil {
+		return nil, err
+	}
+	status, err := g.StatusFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex := &examination{head: status.Head, clean: !status.Dirty(), status: status,
+		seen: map[string]found{}, skips: map[string]string{}}
+	if ex.cands, err = s.candidates(ctx, g, st, ex); err != nil {
+		return nil, err
+	}
+	return ex, s.classify(ctx, ex)
+}
+
+// examinePaths classifies the paths a commit changed, with one status for
+// the work-tree flags.
+func (s *Service) examinePaths(ctx context.Context, changes []workspace.Change) (*examination, error) {
+	g, err := s.git()
+	if err != nil {
+		return nil, err
+	}
+	status, err := g.StatusFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex := &examination{head: status.Head, clean: !status.Dirty(), status: status,
+		seen: map[string]found{}, skips: map[string]string{}}
+	for _, c := range changes {
+		ex.cands = append(ex.cands, c.Path)
+	}
+	return ex, s.classify(ctx, ex)
+}
+
+// classify loads the rows of the candidates, observes the files and sets
+// the verdicts.
+func (s *Service) classify(ctx context.Context, ex *examination) error {
+	ex.candidates = len(ex.cands)
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		ex.rows, err = loadRows(ctx, tx, s.WS.Root, ex.cands)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.observe(ctx, ex, ex.cands); err != nil {
+		return err
+	}
+	for _, p := range ex.cands {
+		if v := ex.verdict(p); v != "" {
+			ex.verdicts = append(ex.verdicts, Verdict{Path: p, Verdict: v})
+			ex.counts.add(v)
+		}
+	}
+	return nil
+}
+
+// candidates lists what may have changed since the last verification:
+// O(changed) when the last verified commit is an ancestor of HEAD, every
+// file otherwise.
+func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex *examination) ([]string, error) {
+	set := map[string]bool{}
+	add := func(p string) { set[p] = true }
+	incremental := st.exists && st.lastSHA != "" && ex.head != ""
+	if incremental {
+		ok, err := g.IsAncestor(ctx, st.lastSHA, ex.head)
+		if err != nil {
+			return nil, err
+		}
+		incremental = ok
+	}
+	if incremental {
+		if st.lastSHA != ex.head {
+			changes, err := g.DiffTrees(ctx, st.lastSHA, ex.head)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range changes {
+				add(c.Path)
+			}
+		}
+		for _, e := range ex.status.Entries() {
+			if e.Kind != '!' {
+				add(e.Path)
+			}
+		}
+		err := s.Store.View(ctx, func(tx *store.Tx) error {
+			wt, err := worktreePaths(ctx, tx, s.WS.Root)
+			for _, p := range wt {
+				add(p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		ex.fallback = "full"
+		files, err := g.LsFiles(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range files {
+			add(p)
+		}
+		err = s.Store.View(ctx, func(tx *store.Tx) error {
+			rows, err := loadRows(ctx, tx, s.WS.Root, nil)
+			for p := range rows {
+				add(p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		if p != "" && p != "./" && p[len(p)-1] != '/' {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// observe hashes the candidates (through the stat cache) and records what
+// is on disk and what is skipped.
+func (s *Service) observe(ctx context.Context, ex *examination, cands []string) error {
+	var hash []string
+	for _, p := range cands {
+		if reason := skipByName(p); reason != "" {
+			ex.skips[p] = reason
+			continue
+		}
+		hash = append(hash, p)
+	}
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	digests, err := s.digest(ctx, snap, hash)
+	if err != nil {
+		return err
+	}
+	for _, d := range digests {
+		switch {
+		case errors.Is(d.Err, freshness.ErrTooLarge):
+			ex.skips[d.Path] = SkipTooLarge
+		case d.Err != nil:
+			// Gone, a directory now, or unreadable: not a registry file.
+		case d.Tag != "":
+			ex.skips[d.Path] = d.Tag
+		default:
+			e, listed := ex.status.Entry(d.Path)
+			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info.Size, worktree: listed && e.Kind != '!'}
+		}
+	}
+	return snap.Flush(ctx)
+}
+
+// digest hashes files in parallel, with progress when it is long.
+func (s *Service) digest(ctx context.Context, snap *freshness.Snapshot, paths []string) ([]freshness.FileDigest, error) {
+	opt := freshness.DigestOptions{MaxSize: s.maxSize(), Sniff: sniff}
+	stop := startProgress(s.Progress, int64(len(paths)), &opt)
+	defer stop()
+	return snap.DigestMany(ctx, paths, opt)
+}
+
+// verdict compares what is on disk with the row.
+func (ex *examination) verdict(p string) string {
+	r, had := ex.rows[p]
+	f, present := ex.seen[p]
+	switch {
+	case had && !present:
+		return Missing
+	case !had && present:
+		return New
+	case !had:
+		return "" // skipped or gone, and never registered
+	case r.digest == f.digest:
+		return Match
+	default:
+		return Mismatch
+	}
+}
+
