@@ -104,4 +104,3 @@ func writeSkips(ctx context.Context, tx *store.Tx, root string, ex *examination)
 	}
 	return nil
 }
-

@@ -258,4 +258,3 @@ func (ex *examination) verdict(p string) string {
 		return Mismatch
 	}
 }
-
