@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -59,8 +60,10 @@ func errorCode(err error) string {
 		return "usage"
 	case errors.Is(err, workspace.ErrOutsideRoot):
 		return "outside_root"
-	case errors.Is(err, records.ErrNotFound), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, records.ErrNotFound), errors.Is(err, store.ErrNotFound), errors.Is(err, registry.ErrNotFound):
 		return "not_found"
+	case errors.Is(err, registry.ErrNotGit):
+		return "not_a_git_repository"
 	case errors.Is(err, store.ErrCorrupt):
 		return "store_corrupt"
 	case errors.Is(err, store.ErrLocked):

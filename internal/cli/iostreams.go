@@ -12,6 +12,8 @@ type IO struct {
 	Err io.Writer
 	// ErrIsTerminal says whether progress may be drawn on Err.
 	ErrIsTerminal bool
+	// OutIsTerminal says whether a person reads Out.
+	OutIsTerminal bool
 	// Env is the environment commands run with.
 	Env []string
 	// Cwd is the working directory.
@@ -25,7 +27,7 @@ func System() (IO, error) {
 		return IO{}, err
 	}
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr),
-		Env: os.Environ(), Cwd: cwd}, nil
+		OutIsTerminal: isTerminal(os.Stdout), Env: os.Environ(), Cwd: cwd}, nil
 }
 
 func isTerminal(f *os.File) bool {

@@ -88,7 +88,7 @@ func newRootCmd(a *app) *cobra.Command {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
-		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a))
+		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a))
 	return cmd
 }
 

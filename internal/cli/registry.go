@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/registry"
+)
+
+// registry opens the registry service; bootstrap progress is drawn only
+// for a person watching a terminal.
+func (a *app) registry(cmd *cobra.Command) (*registry.Service, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.store(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	max, err := config.MaxFileSize(cmd.Context(), st)
+	if err != nil {
+		return nil, err
+	}
+	svc := &registry.Service{WS: ws, Store: st, Cwd: a.io.Cwd, MaxFileSize: max}
+	if a.io.OutIsTerminal && a.io.ErrIsTerminal && !a.json {
+		svc.Progress = a.io.Err
+	}
+	return svc, nil
+}
+
+func newRegistryCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "registry",
+		Short: "A memory of every file and its summary, verified in O(changed)",
+		Long: `The registry remembers every file of the work tree with its digest and the
+summary an agent wrote for it. sync trusts it when nothing changed, verifies
+only what changed when something did, and never clears a summary: a changed
+file's summary is flagged stale with the lines added and removed since.
+
+Binaries, lockfiles, vendored and generated files, and files over the
+registry.max_file_size setting are skipped and counted.`,
+	}
+	cmd.AddCommand(newRegistrySyncCmd(a), newRegistryVerifyCmd(a), newRegistryListCmd(a),
+		newRegistrySummarizeCmd(a), newRegistryCloseCmd(a))
+	return cmd
+}
+
+func newRegistrySyncCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sync",
+		Short: "Bring the registry up to date: empty, bootstrap, trust or verify",
+		Long: `Run at the start of a session. Depending on the state it finds:
+  empty      the work tree has no files: nothing is written
+  bootstrap  the registry is empty: every file is listed with its digest
+  trust      the tree is clean, not behind its upstream, and HEAD is the
+             commit last verified: nothing is read
+  verify     anything else: only what may have changed is hashed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Sync(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printSync(a.io.Out, res) })
+		},
+	}
+}
+
+func printSync(w io.Writer, r *registry.SyncResult) error {
+	parts := []string{"registry: " + r.Action}
+	if r.Head != "" {
+		parts = append(parts, "HEAD "+short(r.Head))
+	}
+	parts = append(parts, fmt.Sprintf("%d files", r.Files))
+	if r.Action == registry.ActionVerify {
+		parts = append(parts, fmt.Sprintf("%d checked: %d changed, %d missing, %d new", r.Candidates, r.Mismatch, r.Missing, r.New))
+	}
+	if r.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", r.Skipped))
+	}
+	parts = append(parts, fmt.Sprintf("%d ms", r.ElapsedMS))
+	if r.Fallback != "" {
+		parts = append(parts, "full pass: the last verified commit is not an ancestor of HEAD")
+	}
+	_, err := fmt.Fprintln(w, strings.Join(parts, " · "))
+	return err
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func newRegistryVerifyCmd(a *app) *cobra.Command {
+	var apply bool
+	cmd := &cobra.Command{
+		Use:   "verify [--apply]",
+		Short: "Check what changed since the last verification (read-only unless --apply)",
+		Long: `Hash only what may have changed since the last verified commit and give a
+verdict per path: match, mismatch, missing or new. Nothing is written unless
+--apply is given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Verify(cmd.Context(), apply)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printVerify(a.io.Out, res) })
+		},
+	}
+	cmd.Flags().BoolVar(&apply, "apply", false, "write the verdicts to the registry")
+	return cmd
+}
+
+func printVerify(w io.Writer, r *registry.VerifyResult) error {
+	for _, v := range r.Verdicts {
+		if v.Verdict != registry.Match {
+			fmt.Fprintf(w, "%-8s %s\n", v.Verdict, v.Path)
+		}
+	}
+	note := ""
+	if r.Fallback != "" {
+		note = " (full pass)"
+	}
+	if !r.Applied {
+		note += "; nothing written (use --apply)"
+	}
+	_, err := fmt.Fprintf(w, "%d checked%s: %d match, %d mismatch, %d missing, %d new%s\n",
+		r.Candidates, "", r.Match, r.Mismatch, r.Missing, r.New, note)
+	return err
+}
+
+func newRegistryListCmd(a *app) *cobra.Command {
+	var stale bool
+	cmd := &cobra.Command{
+		Use:   "list [--stale]",
+		Short: "List registered files and their summaries",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.List(cmd.Context(), stale)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printRegistryList(a.io.Out, res) })
+		},
+	}
+	cmd.Flags().BoolVar(&stale, "stale", false, "only files whose summary no longer matches their content")
+	return cmd
+}
+
+func printRegistryList(w io.Writer, r *registry.ListResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range r.Files {
+		summary := "-"
+		if f.Summary != nil {
+			summary = truncate(*f.Summary, 70)
+		}
+		if f.SummaryStale {
+			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Lang, summary)
+	}
+	tw.Flush()
+	var skipped []string
+	for reason, n := range r.Counts.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%d %s", n, reason))
+	}
+	line := fmt.Sprintf("%d files · %d stale · %d without summary", r.Counts.Files, r.Counts.Stale, r.Counts.Unsummarized)
+	if len(skipped) > 0 {
+		line += " · skipped: " + strings.Join(sortStrings(skipped), ", ")
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+func newRegistrySummarizeCmd(a *app) *cobra.Command {
+	var text, jsonFile string
+	cmd := &cobra.Command{
+		Use:   "summarize PATH --text SUMMARY | --json-file F",
+		Short: "Store summaries, each against the file's content now",
+		Long: `Store a summary for one file (--text), or many from a JSON file of
+[{"path": "...", "summary": "..."}] (--json-file, "-" for stdin). The summary
+is recorded against the file's current content, so a later change flags it
+stale and says how many lines moved.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			items, err := summaryItems(a, args, text, jsonFile)
+			if err != nil {
+				return err
+			}
+			svc, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Summarize(cmd.Context(), items)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "summarized %d files\n", len(res.Updated))
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&text, "text", "", "the summary of PATH")
+	cmd.Flags().StringVar(&jsonFile, "json-file", "", `a JSON file of [{"path","summary"}] ("-": stdin)`)
+	return cmd
+}
+
+func summaryItems(a *app, args []string, text, jsonFile string) ([]registry.Summary, error) {
+	switch {
+	case jsonFile != "" && (text != "" || len(args) > 0):
+		return nil, usagef("give PATH --text SUMMARY or --json-file F, not both")
+	case jsonFile != "":
+		var r io.Reader = a.io.In
+		if jsonFile != "-" {
+			p := jsonFile
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(a.io.Cwd, p)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return nil, fmt.Errorf("--json-file: %w", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		var items []registry.Summary
+		if err := json.NewDecoder(r).Decode(&items); err != nil {
+			return nil, usagef("--json-file: want [{\"path\": \"...\", \"summary\": \"...\"}]: %v", err)
+		}
+		return items, nil
+	case len(args) != 1 || text == "":
+		return nil, usagef("summarize takes PATH --text SUMMARY, or --json-file F")
+	}
+	return []registry.Summary{{Path: args[0], Summary: text}}, nil
+}
+
+func newRegistryCloseCmd(a *app) *cobra.Command {
+	var commit string
+	cmd := &cobra.Command{
+		Use:   "close [--commit REV]",
+		Short: "Record a task's commit: re-digest what it touched, flag summaries to rewrite",
+		Long: `After a task commits, re-digest the files the commit touched, list those whose
+summary is missing or no longer matches (needs_summary), and advance the last
+verified commit when the commit is HEAD and follows it directly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Close(cmd.Context(), commit)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printClose(a.io.Out, res) })
+		},
+	}
+	cmd.Flags().StringVar(&commit, "commit", "HEAD", "the commit the task made")
+	return cmd
+}
+
+func printClose(w io.Writer, r *registry.CloseResult) error {
+	fmt.Fprintf(w, "commit %s · %d files updated\n", short(r.Commit), len(r.Updated))
+	if len(r.NeedsSummary) > 0 {
+		fmt.Fprintf(w, "needs summary: %s\n", strings.Join(r.NeedsSummary, ", "))
+	}
+	if r.Advanced {
+		_, err := fmt.Fprintf(w, "last verified commit: %s\n", short(r.LastVerifiedSHA))
+		return err
+	}
+	_, err := fmt.Fprintln(w, "last verified commit unchanged: run freshctx registry sync")
+	return err
+}
