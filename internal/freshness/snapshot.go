@@ -23,6 +23,9 @@ type Options struct {
 	// WholeTree asks git for the whole work tree even when paths are given,
 	// so GitStamp.Dirty speaks for the whole repository (needed at capture).
 	WholeTree bool
+	// NoGit skips git: for callers that only hash (DigestMany) and ask git
+	// themselves. Check then relies on content alone.
+	NoGit bool
 }
 
 // Snapshot is the workspace read once: git facts, and each file's stat and
@@ -70,7 +73,7 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 	if !s.rootExists {
 		return s, nil
 	}
-	if ws.Git != nil {
+	if ws.Git != nil && !opt.NoGit {
 		scope := paths
 		if opt.WholeTree {
 			scope = nil

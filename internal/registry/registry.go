@@ -63,7 +63,7 @@ func (s *Service) git() (*workspace.Git, error) {
 
 func (s *Service) snapshot(ctx context.Context) (*freshness.Snapshot, error) {
 	return freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, FS: s.FS,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, FS: s.FS, NoGit: true,
 	})
 }
 

@@ -136,7 +136,7 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 	set := map[string]bool{}
 	add := func(p string) { set[p] = true }
 	incremental := st.exists && st.lastSHA != "" && ex.head != ""
-	if incremental {
+	if incremental && st.lastSHA != ex.head {
 		ok, err := g.IsAncestor(ctx, st.lastSHA, ex.head)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,138 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// benchRegistry makes a committed repository of n small files and a
+// registry service over it (not yet bootstrapped).
+func benchRegistry(b *testing.B, n int) (*testgit.Repo, *Service) {
+	b.Helper()
+	r := testgit.New(b)
+	for i := range n {
+		p := r.Path(fmt.Sprintf("src/m%03d/f%05d.go", i%500, i))
+		if i%500 == i { // first file of each folder
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(p, fmt.Appendf(nil, "package m\n\n// F%d is file %d.\nvar F%d = %d\n", i, i, i, i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.Commit("init")
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "freshctx.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	// Hashing happens well after the files were written, as in real use:
+	// the stat cache may vouch for them.
+	now := func() time.Time { return time.Now().Add(time.Minute) }
+	return r, &Service{WS: ws, Store: st, Cwd: r.Dir, Now: now}
+}
+
+func change(b *testing.B, r *testgit.Repo, n, total int) {
+	for i := range n {
+		j := i * (total / n)
+		r.Write(fmt.Sprintf("src/m%03d/f%05d.go", j%500, j), fmt.Sprintf("package m // changed %d\n", i))
+	}
+}
+
+func gitStatus(b *testing.B, dir string) time.Duration {
+	start := time.Now()
+	cmd := exec.Command("git", "status", "--porcelain=v2")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git status: %v\n%s", err, out)
+	}
+	return time.Since(start)
+}
+
+func medianOf(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkVerify500 is seed 002's budget: verification of a 500-file
+// repository with 5 changed files (budget 100 ms, goal 10 ms). It reports the
+// median and the share of the budget it uses.
+func BenchmarkVerify500(b *testing.B) {
+	r, svc := benchRegistry(b, 500)
+	ctx := context.Background()
+	if _, err := svc.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	change(b, r, 5, 500)
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := svc.Verify(ctx, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+		if res.Mismatch != 5 {
+			b.Fatalf("mismatch = %d, want 5", res.Mismatch)
+		}
+	}
+	m := medianOf(ds)
+	b.ReportMetric(float64(m.Microseconds())/1000, "median_ms")
+	b.ReportMetric(float64(m)/float64(100*time.Millisecond), "x_budget")
+}
+
+// BenchmarkVerify100k verifies a 100,000-file repository (10,000 with
+// -short) with 10 changed files, side by side with one `git status` of the
+// same repository (goal: at most 2x), and reports how fast the bootstrap
+// hashed it.
+func BenchmarkVerify100k(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	r, svc := benchRegistry(b, n)
+	ctx := context.Background()
+	start := time.Now()
+	res, err := svc.Sync(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	boot := time.Since(start)
+	if res.Action != ActionBootstrap || res.Files != n {
+		b.Fatalf("bootstrap = %+v", res)
+	}
+	change(b, r, 10, n)
+	var ours, status []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		v, err := svc.Verify(ctx, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours = append(ours, time.Since(start))
+		if v.Mismatch != 10 {
+			b.Fatalf("mismatch = %d, want 10", v.Mismatch)
+		}
+		status = append(status, gitStatus(b, r.Dir))
+	}
+	b.ReportMetric(float64(medianOf(ours).Microseconds())/1000, "verify_ms")
+	b.ReportMetric(float64(medianOf(status).Microseconds())/1000, "git_status_ms")
+	b.ReportMetric(float64(medianOf(ours))/float64(medianOf(status)), "x_git_status")
+	b.ReportMetric(float64(n)/boot.Seconds(), "bootstrap_files/s")
+}
