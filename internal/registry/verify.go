@@ -70,35 +70,37 @@ type found struct {
 // examine decides the candidates and classifies them. It reads files but
 // writes nothing.
 func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
-	g, err := s.git()
+	g, ex, err := s.newExamination(ctx)
 	if err != nil {
 		return nil, err
 	}
-	status, err := g.StatusFiles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ex := &examination{head: status.Head, clean: !status.Dirty(), status: status,
-		seen: map[string]found{}, skips: map[string]string{}}
 	if ex.cands, err = s.candidates(ctx, g, st, ex); err != nil {
 		return nil, err
 	}
 	return ex, s.classify(ctx, ex)
 }
 
-// examinePaths classifies the paths a commit changed, with one status for
-// the work-tree flags.
-func (s *Service) examinePaths(ctx context.Context, changes []workspace.Change) (*examination, error) {
+// newExamination starts an examination with one file-by-file git status.
+func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examination, error) {
 	g, err := s.git()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	status, err := g.StatusFiles(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status,
+		seen: map[string]found{}, skips: map[string]string{}}, nil
+}
+
+// examinePaths classifies the paths a commit changed, with one status for
+// the work-tree flags.
+func (s *Service) examinePaths(ctx context.Context, changes []workspace.Change) (*examination, error) {
+	_, ex, err := s.newExamination(ctx)
+	if err != nil {
 		return nil, err
 	}
-	ex := &examination{head: status.Head, clean: !status.Dirty(), status: status,
-		seen: map[string]found{}, skips: map[string]string{}}
 	for _, c := range changes {
 		ex.cands = append(ex.cands, c.Path)
 	}
