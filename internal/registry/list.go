@@ -35,6 +35,8 @@ type ListCounts struct {
 type ListResult struct {
 	Files  []File     `json:"files"`
 	Counts ListCounts `json:"counts"`
+	// LastVerifiedSHA is the commit the registry was last verified at.
+	LastVerifiedSHA string `json:"last_verified_sha"`
 }
 
 // List returns the registered files by path (only those with a stale
@@ -62,6 +64,11 @@ func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error)
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		st, err := loadState(ctx, tx, s.WS.Root)
+		if err != nil {
+			return err
+		}
+		res.LastVerifiedSHA = st.lastSHA
 		return countAll(ctx, tx, s.WS.Root, &res.Counts)
 	})
 	if err != nil {

@@ -340,6 +340,9 @@ func TestCloseFlagsChangedSummariesAndAdvances(t *testing.T) {
 	if res := f.sync(); res.Action != ActionTrust {
 		t.Fatalf("after close: %+v", res)
 	}
+	if l := f.list(); l.LastVerifiedSHA != res.Commit {
+		t.Fatalf("last_verified_sha = %s, want %s", l.LastVerifiedSHA, res.Commit)
+	}
 }
 
 func TestNotAGitRepository(t *testing.T) {
