@@ -20,6 +20,11 @@ func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 		return Result{Label: NoRefs, Files: []FileResult{}}, nil
 	}
 	res := Result{Files: make([]FileResult, len(st.Files))}
+	if s.status != nil && st.Git.Tree != "" && st.Git.Head != s.status.Head {
+		if _, err := s.Tree(ctx); err != nil {
+			return Result{}, err
+		}
+	}
 	var rest []string
 	for i, f := range st.Files {
 		res.Files[i].Path = f.Path
@@ -82,6 +87,11 @@ func (s *Snapshot) gitTier(st Stamp, f FileStamp) (Label, string, bool) {
 	}
 	if f.GitClean && st.Git.Head != "" && s.status.Head == st.Git.Head && s.status.Clean(f.Path) {
 		return Fresh, "clean in git, HEAD unchanged", true
+	}
+	// Another commit with the identical tree (a merge, an amended message):
+	// a file clean then and now has the same content.
+	if f.GitClean && st.Git.Tree != "" && s.tree == st.Git.Tree && s.status.Clean(f.Path) {
+		return Fresh, "clean in git, tree unchanged", true
 	}
 	return "", "", false
 }

@@ -138,6 +138,9 @@ func TestCheckTable(t *testing.T) {
 			e.r.Commit("other version")
 			e.r.Git("checkout", "-q", "main")
 		}, want: Fresh},
+		{name: "new commit with the identical tree", paths: []string{"a.go"}, mutate: func(e *env) {
+			e.r.Git("commit", "-q", "--amend", "-m", "reworded")
+		}, want: Fresh, reason: "tree unchanged"},
 		{name: "branch switched to another version", paths: []string{"a.go"}, mutate: func(e *env) {
 			e.r.Git("checkout", "-q", "-b", "other")
 			e.r.Write("a.go", "package other\n")

@@ -37,6 +37,8 @@ type Snapshot struct {
 	rootExists bool
 	status     *workspace.Status // nil outside git or when git failed
 	gitErr     error
+	tree       string // HEAD's tree, once asked for
+	treeRead   bool
 	cache      map[string]CacheEntry
 	loaded     map[string]bool       // paths whose cache entries were read
 	dirty      map[string]CacheEntry // entries to save
@@ -120,6 +122,20 @@ func (s *Snapshot) GitErr() error { return s.gitErr }
 // Status is the git status the snapshot read, or nil.
 func (s *Snapshot) Status() *workspace.Status { return s.status }
 
+// Tree returns HEAD's tree hash ("" outside git or with no commits), asking
+// git once per snapshot.
+func (s *Snapshot) Tree(ctx context.Context) (string, error) {
+	if s.treeRead || s.status == nil || s.status.Head == "" {
+		return s.tree, nil
+	}
+	tree, err := s.ws.Git.Tree(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read tree: %w", err)
+	}
+	s.tree, s.treeRead = tree, true
+	return tree, nil
+}
+
 // Git returns the repository state. Tree and repo id cost one git process
 // each and are read only when withIdentity is set.
 func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error) {
@@ -131,8 +147,8 @@ func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error)
 		return g, nil
 	}
 	var err error
-	if g.Tree, err = s.ws.Git.Tree(ctx); err != nil {
-		return g, fmt.Errorf("read tree: %w", err)
+	if g.Tree, err = s.Tree(ctx); err != nil {
+		return g, err
 	}
 	if g.RepoID, err = s.ws.Git.RepoID(ctx); err != nil {
 		return g, fmt.Errorf("read repo id: %w", err)
