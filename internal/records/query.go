@@ -52,35 +52,16 @@ func loadFiles(ctx context.Context, tx *store.Tx, recs []*Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	byID := map[int64]*Record{}
-	args := make([]any, len(recs))
+	ids := make([]int64, len(recs))
 	for i, r := range recs {
-		byID[r.ID] = r
-		args[i] = r.ID
+		ids[i] = r.ID
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean
-		FROM record_files WHERE record_id IN (?`+strings.Repeat(",?", len(recs)-1)+`) ORDER BY rowid`, args...)
+	stamps, err := freshness.LoadFiles(ctx, tx, "record_files", "record_id", ids)
 	if err != nil {
 		return fmt.Errorf("load record files: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var f freshness.FileStamp
-		var h string
-		if err := rows.Scan(&id, &f.Path, &f.Existed, &f.IsDir, &f.Size, &f.ModTime, &h, &f.GitClean); err != nil {
-			return err
-		}
-		if f.Digest, err = digest.Parse(h); err != nil {
-			return fmt.Errorf("record %d file %s: %w", id, f.Path, err)
-		}
-		r := byID[id]
-		r.stamp.Files = append(r.stamp.Files, f)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	for _, r := range recs {
+		r.stamp.Files = stamps[r.ID]
 		r.Files = filesOf(r.stamp)
 	}
 	return nil
