@@ -109,3 +109,36 @@ func (g *Git) Parents(ctx context.Context, rev string) ([]string, error) {
 	}
 	return strings.Fields(string(out)), nil
 }
+
+// Head is where HEAD points: the branch ("" when detached or unborn), the
+// commit and its tree ("" with no commits yet).
+type Head struct {
+	Branch, Commit, Tree string
+}
+
+// ReadHead reads branch, commit and tree in one `git rev-parse`.
+func (g *Git) ReadHead(ctx context.Context) (Head, error) {
+	// --abbrev-ref applies to the arguments after it, so it comes last.
+	out, err := g.Run(ctx, g.Top, "rev-parse", "HEAD", "HEAD^{tree}", "--abbrev-ref", "HEAD")
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return Head{}, err
+		}
+		// No commit yet: HEAD names an unborn branch.
+		b, berr := g.Run(ctx, g.Top, "symbolic-ref", "--short", "-q", "HEAD")
+		if berr != nil {
+			return Head{}, nil
+		}
+		return Head{Branch: strings.TrimSpace(string(b))}, nil
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 3 {
+		return Head{}, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	h := Head{Commit: lines[0], Tree: lines[1], Branch: lines[2]}
+	if h.Branch == "HEAD" {
+		h.Branch = ""
+	}
+	return h, nil
+}

@@ -91,3 +91,22 @@ func TestStatusFilesListsUntrackedFiles(t *testing.T) {
 		t.Fatalf("entries = %v", paths)
 	}
 }
+
+func TestReadHead(t *testing.T) {
+	r := testgit.New(t)
+	ws, _ := Discover(r.Dir)
+	ctx := context.Background()
+	if h, err := ws.Git.ReadHead(ctx); err != nil || h != (Head{Branch: "main"}) {
+		t.Fatalf("unborn: %+v, %v", h, err)
+	}
+	r.Write("a", "a")
+	c := r.Commit("one")
+	h, err := ws.Git.ReadHead(ctx)
+	if err != nil || h.Branch != "main" || h.Commit != c || h.Tree != r.Git("rev-parse", "HEAD^{tree}") {
+		t.Fatalf("ReadHead = %+v, %v", h, err)
+	}
+	r.Git("checkout", "-q", "--detach")
+	if h, _ := ws.Git.ReadHead(ctx); h.Branch != "" || h.Commit != c {
+		t.Fatalf("detached: %+v", h)
+	}
+}

@@ -1,0 +1,350 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+type fixture struct {
+	t     *testing.T
+	r     *testgit.Repo
+	svc   *Service
+	clock time.Time
+}
+
+func newFixture(t *testing.T) *fixture {
+	r := testgit.New(t)
+	r.Write("mod_a/a.go", "package a\n\nimport \"fmt\"\n")
+	r.Write("mod_b/b.go", "package b\n")
+	r.Write("README.md", "# demo\n")
+	r.Commit("init")
+	return newFixtureAt(t, r, filepath.Join(t.TempDir(), "freshctx.db"))
+}
+
+func newFixtureAt(t *testing.T, r *testgit.Repo, db string) *fixture {
+	f := &fixture{t: t, r: r, clock: time.Now()}
+	now := func() time.Time { return f.clock }
+	st, err := store.Open(context.Background(), db, store.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc = &Service{WS: ws, Store: st, Cwd: r.Dir, Now: now}
+	return f
+}
+
+func (f *fixture) put(req PutRequest) *PutResult {
+	f.t.Helper()
+	if req.Content == nil {
+		req.Content = strings.NewReader("content of " + req.Key + "/" + req.Slice)
+	}
+	res, err := f.svc.Put(context.Background(), req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func (f *fixture) get(req GetRequest) *GetResult {
+	f.t.Helper()
+	res, err := f.svc.Get(context.Background(), req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func dims(r *GetResult) []string {
+	var out []string
+	for _, x := range r.Reasons {
+		if !slices.Contains(out, x.Dimension) {
+			out = append(out, x.Dimension)
+		}
+	}
+	return out
+}
+
+// expect checks the outcome of a lookup in each mode.
+func (f *fixture) expect(typ, key string, d Digests, want map[Mode]string) {
+	f.t.Helper()
+	for _, m := range []Mode{Default, Strict, Relaxed} {
+		w, ok := want[m]
+		if !ok {
+			continue
+		}
+		got := f.get(GetRequest{Type: typ, Key: key, Mode: m, Digests: d})
+		if got.Outcome != w {
+			f.t.Errorf("%s %s in %s mode: %s %v, want %s", typ, key, m, got.Outcome, got.Reasons, w)
+		}
+	}
+}
+
+var all = func(o string) map[Mode]string { return map[Mode]string{Default: o, Strict: o, Relaxed: o} }
+
+func TestFileDigestInvalidatesInEveryMode(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	f.expect("file_summary", "mod_a/a.go", Digests{}, all(Hit))
+	f.r.Write("mod_a/a.go", "package a // changed\n")
+	f.expect("file_summary", "mod_a/a.go", Digests{}, all(Stale))
+	got := f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	if !slices.Equal(dims(got), []string{DimFile}) || !strings.Contains(got.Reasons[0].Detail, "mod_a/a.go") {
+		t.Fatalf("reasons = %+v", got.Reasons)
+	}
+	if got.Content != "content of mod_a/a.go/" {
+		t.Fatalf("a stale artifact should return its previous content, got %q", got.Content)
+	}
+}
+
+func TestCommitAndTreeOnlyCountInStrict(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	f.r.Write("mod_b/b.go", "package b // elsewhere\n")
+	f.r.Commit("unrelated change")
+	f.expect("file_summary", "mod_a/a.go", Digests{}, map[Mode]string{Default: Hit, Strict: Stale, Relaxed: Hit})
+	got := f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go", Mode: Strict})
+	if !slices.Equal(dims(got), []string{DimCommit, DimTree}) {
+		t.Fatalf("strict reasons = %+v", got.Reasons)
+	}
+}
+
+// TestSeedDependencyGraphExample is the seed's example: a new file in
+// another module changes commit and tree, yet the dependency graph, whose
+// inputs are unchanged, stays fresh.
+func TestSeedDependencyGraphExample(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "dependency_graph", Key: "mod_a", Deps: []string{"mod_a/a.go"}})
+	f.r.Write("mod_b/new.go", "package b\n")
+	f.r.Commit("new file in another module")
+	f.expect("dependency_graph", "mod_a", Digests{}, map[Mode]string{Default: Hit, Strict: Stale, Relaxed: Hit})
+}
+
+func TestVersionAndDigestDimensions(t *testing.T) {
+	for _, tc := range []struct {
+		dim      string
+		put, now Digests
+	}{
+		{DimAgent, Digests{AgentVersion: "1.0"}, Digests{AgentVersion: "2.0"}},
+		{DimConfig, Digests{ConfigDigest: "c1"}, Digests{ConfigDigest: "c2"}},
+		{DimPolicy, Digests{PolicyDigest: "p1"}, Digests{PolicyDigest: "p2"}},
+		{DimEntitlement, Digests{EntitlementDigest: "e1"}, Digests{EntitlementDigest: "e2"}},
+	} {
+		t.Run(tc.dim, func(t *testing.T) {
+			f := newFixture(t)
+			f.put(PutRequest{Type: "agent_intermediate", Key: "k", Deps: []string{"mod_a/a.go"}, Digests: tc.put})
+			f.expect("agent_intermediate", "k", tc.put, all(Hit))
+			f.expect("agent_intermediate", "k", Digests{}, all(Hit)) // not vouched for: not compared
+			f.expect("agent_intermediate", "k", tc.now, map[Mode]string{Default: Stale, Strict: Stale, Relaxed: Hit})
+			if got := f.get(GetRequest{Type: "agent_intermediate", Key: "k", Digests: tc.now}); !slices.Equal(dims(got), []string{tc.dim}) {
+				t.Fatalf("reasons = %+v", got.Reasons)
+			}
+		})
+	}
+}
+
+func TestRepoMapDependsOnPathSet(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "repo_map", Key: "root"})
+	f.r.Write("mod_a/a.go", "package a // content only\n")
+	f.expect("repo_map", "root", Digests{}, all(Hit))
+	f.r.Write("mod_c/c.go", "package c\n")
+	f.expect("repo_map", "root", Digests{}, all(Stale))
+	if got := f.get(GetRequest{Type: "repo_map", Key: "root"}); !slices.Equal(dims(got), []string{DimPathSet}) {
+		t.Fatalf("reasons = %+v", got.Reasons)
+	}
+}
+
+func TestIdenticalTreeIsSharedAcrossRefs(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "dependency_graph", Key: "mod_a", Deps: []string{"mod_a/a.go"}})
+	f.r.Git("checkout", "-q", "-b", "feature")
+	got := f.get(GetRequest{Type: "dependency_graph", Key: "mod_a"})
+	if got.Outcome != Hit || !got.SharedTree || got.Ref != "main" {
+		t.Fatalf("on an identical tree: %+v", got)
+	}
+	if got := f.get(GetRequest{Type: "dependency_graph", Key: "mod_a", Mode: Strict}); got.Outcome != Cold {
+		t.Fatalf("strict shares nothing across refs: %+v", got)
+	}
+	f.r.Write("mod_b/b.go", "package b // feature\n")
+	f.r.Commit("diverge")
+	if got := f.get(GetRequest{Type: "dependency_graph", Key: "mod_a"}); got.Outcome != Cold {
+		t.Fatalf("another tree on another ref: %+v", got)
+	}
+	f.r.Git("checkout", "-q", "main")
+	if got := f.get(GetRequest{Type: "dependency_graph", Key: "mod_a"}); got.Outcome != Hit || got.SharedTree {
+		t.Fatalf("back on main: %+v", got)
+	}
+}
+
+func TestRepositoriesNeverShare(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "shared.db")
+	a := newFixtureAt(t, repoWith(t, "one"), db)
+	b := newFixtureAt(t, repoWith(t, "two"), db)
+	a.put(PutRequest{Type: "tool_result", Key: "lint", Deps: []string{"x.go"}})
+	if got := b.get(GetRequest{Type: "tool_result", Key: "lint"}); got.Outcome != Cold {
+		t.Fatalf("another repository's artifact answered: %+v", got)
+	}
+	if got := a.get(GetRequest{Type: "tool_result", Key: "lint"}); got.Outcome != Hit {
+		t.Fatalf("own artifact: %+v", got)
+	}
+}
+
+func repoWith(t *testing.T, content string) *testgit.Repo {
+	r := testgit.New(t)
+	r.Write("x.go", "package x // "+content+"\n")
+	r.Commit(content)
+	return r
+}
+
+func TestTTLPerTypeAndPerPut(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "recent_change_summary", Key: "last-week"})
+	f.put(PutRequest{Type: "tool_result", Key: "short", Deps: []string{"mod_a/a.go"}, TTL: time.Hour})
+	f.put(PutRequest{Type: "tool_result", Key: "forever", Deps: []string{"mod_a/a.go"}})
+	f.clock = f.clock.Add(2 * time.Hour)
+	f.expect("tool_result", "short", Digests{}, all(Stale))
+	f.expect("recent_change_summary", "last-week", Digests{}, all(Hit))
+	f.clock = f.clock.Add(7 * 24 * time.Hour)
+	f.expect("recent_change_summary", "last-week", Digests{}, all(Stale))
+	f.expect("tool_result", "forever", Digests{}, all(Hit))
+	if got := f.get(GetRequest{Type: "tool_result", Key: "short"}); !slices.Equal(dims(got), []string{DimTTL}) {
+		t.Fatalf("reasons = %+v", got.Reasons)
+	}
+}
+
+func TestChangeSummaryIsStaleOnANewCommit(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "recent_change_summary", Key: "HEAD~5..HEAD"})
+	f.r.Write("mod_b/b.go", "package b // new\n")
+	f.r.Commit("new work")
+	f.expect("recent_change_summary", "HEAD~5..HEAD", Digests{}, all(Stale))
+}
+
+func TestInvalidateByPrefixTypeAndKey(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "dependency_graph", Key: "a", Deps: []string{"mod_a/a.go"}})
+	f.put(PutRequest{Type: "dependency_graph", Key: "b", Deps: []string{"mod_b/b.go"}})
+	f.put(PutRequest{Type: "tool_result", Key: "a", Deps: []string{"mod_a/a.go"}})
+	res, err := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_a"})
+	if err != nil || res.Invalidated != 2 {
+		t.Fatalf("invalidate = %+v, %v", res, err)
+	}
+	f.expect("dependency_graph", "a", Digests{}, all(Stale))
+	f.expect("tool_result", "a", Digests{}, all(Stale))
+	f.expect("dependency_graph", "b", Digests{}, all(Hit))
+	if got := f.get(GetRequest{Type: "dependency_graph", Key: "a"}); !slices.Equal(dims(got), []string{DimInvalidated}) {
+		t.Fatalf("reasons = %+v", got.Reasons)
+	}
+	f.put(PutRequest{Type: "dependency_graph", Key: "a", Deps: []string{"mod_a/a.go"}})
+	f.expect("dependency_graph", "a", Digests{}, all(Hit))
+	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{Type: "dependency_graph", Key: "b"}); res.Invalidated != 1 {
+		t.Fatalf("by type and key: %+v", res)
+	}
+	if _, err := f.svc.Invalidate(context.Background(), InvalidateRequest{}); err == nil {
+		t.Fatal("an invalidation without a selector was accepted")
+	}
+	// mod_ is a prefix of names, not a folder: nothing under it.
+	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_"}); res.Invalidated != 0 {
+		t.Fatalf("name prefix matched: %+v", res)
+	}
+}
+
+func TestSlicesAreJudgedOneByOne(t *testing.T) {
+	f := newFixture(t)
+	for i := range 20 {
+		f.r.Write(fmt.Sprintf("pkg/f%02d.go", i), fmt.Sprintf("package pkg // %d\n", i))
+	}
+	f.r.Commit("twenty files")
+	for i := range 20 {
+		p := fmt.Sprintf("pkg/f%02d.go", i)
+		f.put(PutRequest{Type: "repo_map", Key: "pkg", Slice: p, Deps: []string{p}})
+	}
+	for _, i := range []int{3, 7, 11, 15, 19} {
+		f.r.Write(fmt.Sprintf("pkg/f%02d.go", i), "package pkg // edited\n")
+	}
+	got := f.get(GetRequest{Type: "repo_map", Key: "pkg"})
+	if got.Outcome != Stale || len(got.Slices) != 20 {
+		t.Fatalf("outcome %s with %d slices", got.Outcome, len(got.Slices))
+	}
+	var stale []string
+	for _, s := range got.Slices {
+		if !s.Fresh {
+			stale = append(stale, s.Name)
+			if s.Content != "content of pkg/"+s.Name {
+				t.Fatalf("stale slice %s lost its previous content: %q", s.Name, s.Content)
+			}
+		}
+	}
+	if want := []string{"pkg/f03.go", "pkg/f07.go", "pkg/f11.go", "pkg/f15.go", "pkg/f19.go"}; !slices.Equal(stale, want) {
+		t.Fatalf("stale slices = %v, want %v", stale, want)
+	}
+}
+
+func TestStatsArithmetic(t *testing.T) {
+	f := newFixture(t)
+	start := f.clock
+	f.get(GetRequest{Type: "tool_result", Key: "k"}) // cold at +0
+	f.clock = f.clock.Add(2 * time.Second)
+	f.put(PutRequest{Type: "tool_result", Key: "k", Deps: []string{"mod_a/a.go"}}) // regenerated in 2 s
+	f.get(GetRequest{Type: "tool_result", Key: "k"})                               // hit
+	f.r.Write("mod_a/a.go", "package a // changed\n")
+	f.clock = f.clock.Add(time.Minute)
+	f.get(GetRequest{Type: "tool_result", Key: "k"}) // stale at +62 s
+	f.get(GetRequest{Type: "tool_result", Key: "k"}) // stale again: the first miss counts
+	f.clock = f.clock.Add(5 * time.Second)
+	f.put(PutRequest{Type: "tool_result", Key: "k", Deps: []string{"mod_a/a.go"}}) // 5 s after the first miss
+	st, err := f.svc.Stats(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Hits != 1 || st.StaleMisses != 2 || st.ColdMisses != 1 {
+		t.Fatalf("counts = %+v", st)
+	}
+	if st.HitRate != 0.25 || st.StaleMissRate != 0.5 || st.ColdMissRate != 0.25 {
+		t.Fatalf("rates = %+v", st)
+	}
+	if l := st.RegenLatency; l.Count != 2 || l.P50 != 2000 || l.P95 != 5000 || l.Sum != 7000 {
+		t.Fatalf("latency = %+v", l)
+	}
+	// The last 10 s hold the two stale misses and the put that answered them.
+	win, _ := f.svc.Stats(context.Background(), 10*time.Second)
+	if win.Hits != 0 || win.StaleMisses != 2 || win.ColdMisses != 0 || win.RegenLatency.Count != 1 || win.RegenLatency.P50 != 5000 {
+		t.Fatalf("window = %+v", win)
+	}
+	// The last 3 s hold only the put; its miss began before the window.
+	win, _ = f.svc.Stats(context.Background(), 3*time.Second)
+	if win.Hits+win.StaleMisses+win.ColdMisses != 0 || win.RegenLatency.Count != 1 || win.Since.Before(start) {
+		t.Fatalf("window = %+v", win)
+	}
+}
+
+func TestColdAndUnknownTypes(t *testing.T) {
+	f := newFixture(t)
+	if got := f.get(GetRequest{Type: "my_own_type", Key: "x"}); got.Outcome != Cold {
+		t.Fatalf("%+v", got)
+	}
+	f.put(PutRequest{Type: "my_own_type", Key: "x"})
+	f.expect("my_own_type", "x", Digests{}, map[Mode]string{Default: Hit, Relaxed: Hit})
+}
+
+func TestPutRefusesMissingAndOutsideDeps(t *testing.T) {
+	f := newFixture(t)
+	for _, dep := range []string{"nope.go", "../outside.go"} {
+		if _, err := f.svc.Put(context.Background(), PutRequest{Type: "tool_result", Key: "k", Deps: []string{dep}}); err == nil {
+			t.Errorf("dep %s accepted", dep)
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// GetRequest looks an artifact up.
+type GetRequest struct {
+	Type, Key string
+	Mode      Mode
+	// Digests are the current versions and digests; an empty one is not
+	// compared.
+	Digests
+}
+
+// Reason is one dimension that made an artifact stale.
+type Reason struct {
+	Dimension string `json:"dimension"`
+	Detail    string `json:"detail"`
+}
+
+// SliceResult is one slice of an artifact.
+type SliceResult struct {
+	Name    string   `json:"name"`
+	Fresh   bool     `json:"fresh"`
+	Reasons []Reason `json:"reasons,omitempty"`
+	Content string   `json:"content"`
+}
+
+// GetResult answers a lookup. Content is the artifact's (previous, when
+// stale) content; a sliced artifact gives it per slice instead.
+type GetResult struct {
+	Outcome string        `json:"outcome"`
+	Reasons []Reason      `json:"reasons"`
+	Content string        `json:"content"`
+	Slices  []SliceResult `json:"slices"`
+	Mode    Mode          `json:"mode"`
+	// Ref is the ref the artifact was put on; SharedTree is set when it
+	// answers from another ref because its tree is the current tree.
+	Ref        string `json:"ref,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	SharedTree bool   `json:"shared_tree,omitempty"`
+}
+
+// slice is a stored slice with its provenance.
+type slice struct {
+	id                             int64
+	name, ref, commit, tree, paths string
+	digests                        Digests
+	ttl                            time.Duration
+	created                        time.Time
+	stamped                        time.Time
+	blob                           string
+	invalidated                    bool
+	deps                           []freshness.FileStamp
+}
+
+const sliceColumns = `id, slice, ref, commit_sha, tree, path_set, agent_version, config_digest, policy_digest,
+	entitlement_digest, ttl_ns, created_at, stamped_at, coalesce(content_blob, ''), invalidated`
+
+// Get evaluates an artifact against the workspace now and counts the
+// outcome.
+func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
+	if req.Mode == "" {
+		req.Mode = Default
+	}
+	spec := SpecOf(req.Type)
+	if spec.KeyIsFile {
+		if key, err := s.resolve([]string{req.Key}); err == nil {
+			req.Key = key[0]
+		}
+	}
+	at, err := s.here(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices, shared, err := s.lookup(ctx, at, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &GetResult{Outcome: Cold, Reasons: []Reason{}, Slices: []SliceResult{}, Mode: req.Mode, SharedTree: shared}
+	if len(slices) > 0 {
+		res.Ref, res.Commit = slices[0].ref, slices[0].commit
+		if err := s.evaluate(ctx, at, spec, req, slices, res); err != nil {
+			return nil, err
+		}
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error { return event(ctx, tx, res.Outcome, at.repo, req.Type, req.Key) })
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// lookup finds the slices on the current ref, or else (but in strict mode)
+// on any ref whose tree is the current tree.
+func (s *Service) lookup(ctx context.Context, at place, req GetRequest) ([]slice, bool, error) {
+	var out []slice
+	shared := false
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		out, err = querySlices(ctx, tx, `repo = ? AND ref = ? AND type = ? AND key = ?`, at.repo, at.ref, req.Type, req.Key)
+		if err != nil || len(out) > 0 || at.tree == "" || req.Mode == Strict {
+			return err
+		}
+		out, err = querySlices(ctx, tx, `repo = ? AND type = ? AND key = ? AND tree = ? AND ref = (
+			SELECT ref FROM artifacts WHERE repo = ? AND type = ? AND key = ? AND tree = ? ORDER BY created_at DESC LIMIT 1)`,
+			at.repo, req.Type, req.Key, at.tree, at.repo, req.Type, req.Key, at.tree)
+		shared = len(out) > 0
+		return err
+	})
+	return out, shared, err
+}
+
+func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) ([]slice, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+sliceColumns+` FROM artifacts WHERE `+where+` ORDER BY slice`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("look up artifact: %w", err)
+	}
+	var out []slice
+	var ids []int64
+	for rows.Next() {
+		var sl slice
+		var ttl, created, stamped int64
+		d := &sl.digests
+		if err := rows.Scan(&sl.id, &sl.name, &sl.ref, &sl.commit, &sl.tree, &sl.paths, &d.AgentVersion, &d.ConfigDigest,
+			&d.PolicyDigest, &d.EntitlementDigest, &ttl, &created, &stamped, &sl.blob, &sl.invalidated); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		sl.ttl, sl.created, sl.stamped = time.Duration(ttl), time.Unix(0, created), time.Unix(0, stamped)
+		out = append(out, sl)
+		ids = append(ids, sl.id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	deps, err := freshness.LoadFiles(ctx, tx, "artifact_deps", "artifact_id", ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].deps = deps[out[i].id]
+	}
+	return out, nil
+}
+
+// evaluate judges every slice against one snapshot and sets the outcome.
+func (s *Service) evaluate(ctx context.Context, at place, spec Spec, req GetRequest, sls []slice, res *GetResult) error {
+	var paths []string
+	for _, sl := range sls {
+		for _, d := range sl.deps {
+			if !slices.Contains(paths, d.Path) {
+				paths = append(paths, d.Path)
+			}
+		}
+	}
+	snap, err := s.snapshot(ctx, paths, false)
+	if err != nil {
+		return err
+	}
+	pathSet := ""
+	if spec.PathSet {
+		if pathSet, err = s.pathSet(ctx); err != nil {
+			return err
+		}
+	}
+	now := s.now()
+	res.Outcome = Hit
+	for _, sl := range sls {
+		reasons, err := s.judge(ctx, snap, at, spec, req, sl, pathSet, now)
+		if err != nil {
+			return err
+		}
+		content, err := s.content(sl.blob)
+		if err != nil {
+			return err
+		}
+		if len(reasons) > 0 {
+			res.Outcome = Stale
+			for _, r := range reasons {
+				if sl.name != "" {
+					r.Detail = "slice " + sl.name + ": " + r.Detail
+				}
+				res.Reasons = append(res.Reasons, r)
+			}
+		}
+		if sl.name == "" {
+			res.Content = content
+			continue
+		}
+		res.Slices = append(res.Slices, SliceResult{Name: sl.name, Fresh: len(reasons) == 0, Reasons: reasons, Content: content})
+	}
+	return snap.Flush(ctx)
+}
+
+// judge lists every failing dimension of one slice, in the seed's order.
+func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sl slice,
+	pathSet string, now time.Time) ([]Reason, error) {
+	var rs []Reason
+	add := func(dim, format string, args ...any) {
+		rs = append(rs, Reason{Dimension: dim, Detail: fmt.Sprintf(format, args...)})
+	}
+	commitMoved, treeMoved := sl.commit != at.commit, sl.tree != at.tree
+	if commitMoved && (req.Mode == Strict || spec.CommitPrimary) {
+		add(DimCommit, "%s → %s", short(sl.commit), short(at.commit))
+	}
+	if treeMoved && req.Mode == Strict {
+		add(DimTree, "%s → %s", short(sl.tree), short(at.tree))
+	}
+	if spec.PathSet && sl.paths != pathSet {
+		add(DimPathSet, "files were added, removed or moved")
+	}
+	if len(sl.deps) > 0 {
+		check, err := snap.Check(ctx, freshness.Stamp{At: sl.stamped, Git: freshness.GitStamp{Head: sl.commit, Tree: sl.tree}, Files: sl.deps})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range check.Files {
+			if f.Label != freshness.Fresh {
+				add(DimFile, "%s: %s (%s)", f.Path, f.Reason, f.Label)
+			}
+		}
+	}
+	if req.Mode != Relaxed {
+		compare := func(dim, was, now string) {
+			if now != "" && now != was {
+				add(dim, "%q → %q", was, now)
+			}
+		}
+		compare(DimAgent, sl.digests.AgentVersion, req.AgentVersion)
+		compare(DimConfig, sl.digests.ConfigDigest, req.ConfigDigest)
+		compare(DimPolicy, sl.digests.PolicyDigest, req.PolicyDigest)
+		compare(DimEntitlement, sl.digests.EntitlementDigest, req.EntitlementDigest)
+	}
+	if sl.ttl > 0 && now.Sub(sl.created) > sl.ttl {
+		add(DimTTL, "expired %s ago (ttl %s)", now.Sub(sl.created.Add(sl.ttl)).Round(time.Second), sl.ttl)
+	}
+	if sl.invalidated {
+		add(DimInvalidated, "refresh forced")
+	}
+	return rs, nil
+}
+
+func (s *Service) content(blob string) (string, error) {
+	d, err := digest.Parse(blob)
+	if err != nil || d.IsZero() {
+		return "", err
+	}
+	rc, err := s.Store.OpenBlob(d)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return "", fmt.Errorf("read artifact content: %w", err)
+	}
+	return string(b), nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	if sha == "" {
+		return "(none)"
+	}
+	return sha
+}

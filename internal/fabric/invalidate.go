@@ -1,0 +1,65 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// InvalidateRequest selects artifacts of the current repository to force
+// refreshing: by type, key, and/or a path prefix (every artifact with an
+// input at or under it). At least one is needed.
+type InvalidateRequest struct {
+	Type, Key, PathPrefix string
+}
+
+// InvalidateResult counts the artifacts (type and key pairs) invalidated.
+type InvalidateResult struct {
+	Invalidated int `json:"invalidated"`
+}
+
+// Invalidate marks the selected artifacts so that their next lookup is
+// stale (reason "invalidated"), keeping their content for regeneration.
+func (s *Service) Invalidate(ctx context.Context, req InvalidateRequest) (*InvalidateResult, error) {
+	if req.Type == "" && req.Key == "" && req.PathPrefix == "" {
+		return nil, errors.New("invalidate needs --type, --key or --path-prefix")
+	}
+	at, err := s.here(ctx)
+	if err != nil {
+		return nil, err
+	}
+	where, args := []string{"repo = ?"}, []any{at.repo}
+	if req.Type != "" {
+		where, args = append(where, "type = ?"), append(args, req.Type)
+	}
+	if req.Key != "" {
+		where, args = append(where, "key = ?"), append(args, req.Key)
+	}
+	if req.PathPrefix != "" {
+		p, err := s.WS.Rel(req.PathPrefix, s.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("--path-prefix: %w", err)
+		}
+		if p != "." {
+			where = append(where, `id IN (SELECT artifact_id FROM artifact_deps WHERE path = ? OR substr(path, 1, ?) = ?)`)
+			args = append(args, p, len(p)+1, strings.TrimSuffix(p, "/")+"/")
+		}
+	}
+	res := &InvalidateResult{}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		cond := strings.Join(where, " AND ")
+		if err := tx.QueryRowContext(ctx, `SELECT count(DISTINCT type || char(0) || key) FROM artifacts WHERE `+cond,
+			args...).Scan(&res.Invalidated); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE artifacts SET invalidated = 1 WHERE `+cond, args...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("invalidate: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,154 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// PutRequest stores one artifact (or one slice of it).
+type PutRequest struct {
+	Type, Key string
+	// Slice names the part of the artifact being stored; "" is the whole.
+	Slice string
+	// Deps are the files the artifact (slice) was derived from.
+	Deps []string
+	Digests
+	// TTL overrides the type's default; 0 keeps the default, negative none.
+	TTL      time.Duration
+	Producer string
+	Content  io.Reader
+}
+
+// PutResult is the provenance recorded.
+type PutResult struct {
+	Repo       string    `json:"repo"`
+	Ref        string    `json:"ref"`
+	Type       string    `json:"type"`
+	Key        string    `json:"key"`
+	Slice      string    `json:"slice"`
+	Commit     string    `json:"commit"`
+	Tree       string    `json:"tree"`
+	Deps       []string  `json:"deps"`
+	TTLSeconds int64     `json:"ttl_seconds"`
+	Bytes      int64     `json:"bytes"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// Put stores content with its provenance: repo, ref, commit, tree, the
+// digests of its inputs (and the tree's path set for a repo map), the
+// versions and digests vouched for, TTL and producer. A slice replaces the
+// slice of the same name; putting clears a forced invalidation.
+func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
+	if req.Type == "" || req.Key == "" {
+		return nil, errors.New("put needs a type and a key")
+	}
+	spec := SpecOf(req.Type)
+	deps, err := s.resolve(req.Deps)
+	if err != nil {
+		return nil, err
+	}
+	if spec.KeyIsFile {
+		key, err := s.resolve([]string{req.Key})
+		if err != nil {
+			return nil, fmt.Errorf("%s key: %w", req.Type, err)
+		}
+		req.Key = key[0]
+		if len(deps) == 0 || deps[0] != req.Key {
+			deps = append([]string{req.Key}, deps...)
+		}
+	}
+	at, err := s.here(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot(ctx, deps, true)
+	if err != nil {
+		return nil, err
+	}
+	stamp, err := snap.Stamp(ctx, deps)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range stamp.Files {
+		if !f.Existed {
+			return nil, fmt.Errorf("--dep %s: no such file", f.Path)
+		}
+	}
+	if err := snap.Flush(ctx); err != nil {
+		return nil, err
+	}
+	pathSet := ""
+	if spec.PathSet {
+		if pathSet, err = s.pathSet(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ttl := spec.TTL
+	switch {
+	case req.TTL > 0:
+		ttl = req.TTL
+	case req.TTL < 0:
+		ttl = 0
+	}
+	clean := snap.Status() == nil || !snap.Status().Dirty()
+	res := &PutResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Slice: req.Slice,
+		Commit: at.commit, Tree: at.tree, Deps: deps, TTLSeconds: int64(ttl / time.Second)}
+	w, err := s.Store.CreateBlob()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Discard()
+	if req.Content != nil {
+		if _, err := io.Copy(w, req.Content); err != nil {
+			return nil, fmt.Errorf("read content: %w", err)
+		}
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		blob, err := tx.CommitBlob(w)
+		if err != nil {
+			return err
+		}
+		res.Bytes, res.CreatedAt = blob.Size, tx.Now
+		id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, blob.Digest.String())
+		if err != nil {
+			return err
+		}
+		if err := freshness.InsertFiles(ctx, tx, "artifact_deps", "artifact_id", id, stamp.Files); err != nil {
+			return err
+		}
+		if _, _, err := tx.DeleteOrphanBlobs(); err != nil { // the content this slice replaced
+			return err
+		}
+		return event(ctx, tx, "put", at.repo, req.Type, req.Key)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
+	}
+	return res, nil
+}
+
+func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,
+	clean bool, stamp freshness.Stamp, blob string) (int64, error) {
+	_, err := tx.ExecContext(ctx, `DELETE FROM artifacts WHERE repo = ? AND ref = ? AND type = ? AND key = ? AND slice = ?`,
+		at.repo, at.ref, req.Type, req.Key, req.Slice)
+	if err != nil {
+		return 0, err
+	}
+	r, err := tx.ExecContext(ctx, `INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean,
+		path_set, agent_version, config_digest, policy_digest, entitlement_digest, ttl_ns, producer, created_at,
+		stamped_at, content_blob, content_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		(SELECT size FROM blobs WHERE digest = ?))`,
+		at.repo, at.ref, req.Type, req.Key, req.Slice, root, at.commit, at.tree, clean,
+		pathSet, req.AgentVersion, req.ConfigDigest, req.PolicyDigest, req.EntitlementDigest, int64(ttl), req.Producer,
+		tx.Now.UnixNano(), stamp.At.UnixNano(), blob, blob)
+	if err != nil {
+		return 0, err
+	}
+	return r.LastInsertId()
+}

@@ -1,0 +1,123 @@
+package fabric
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// Service caches artifacts of one workspace.
+type Service struct {
+	WS    *workspace.Workspace
+	Store *store.Store
+	// Cwd is the caller's working directory, for paths they type.
+	Cwd string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// place is where the workspace is now.
+type place struct {
+	repo, ref, commit, tree string
+}
+
+// here reads the repository id (cached per root in the store, since it
+// walks history), the ref and the commit and tree, in one git process.
+func (s *Service) here(ctx context.Context) (place, error) {
+	if s.WS.Git == nil {
+		return place{repo: "path:" + s.WS.Root}, nil
+	}
+	h, err := s.WS.Git.ReadHead(ctx)
+	if err != nil {
+		return place{}, err
+	}
+	p := place{ref: h.Branch, commit: h.Commit, tree: h.Tree}
+	if p.ref == "" {
+		p.ref = h.Commit // detached: the commit is the ref
+	}
+	p.repo, err = s.repoID(ctx, h.Commit)
+	return p, err
+}
+
+func (s *Service) repoID(ctx context.Context, head string) (string, error) {
+	if head == "" {
+		return "path:" + s.WS.Root, nil // no commit yet: no root commit to name it by
+	}
+	key := "fabric.repo_id:" + s.WS.Root
+	var id string
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		id, _, err = tx.Meta(key)
+		return err
+	})
+	if err != nil || id != "" {
+		return id, err
+	}
+	if id, err = s.WS.Git.RepoID(ctx); err != nil {
+		return "", err
+	}
+	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
+}
+
+// pathSet digests the sorted list of the tree's files (tracked and
+// untracked, not ignored): it changes when a file is added, removed or moved.
+func (s *Service) pathSet(ctx context.Context) (string, error) {
+	if s.WS.Git == nil {
+		return "", nil
+	}
+	files, err := s.WS.Git.LsFiles(ctx)
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(files)
+	h := sha256.New()
+	for _, f := range files {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {
+	return freshness.NewSnapshot(ctx, s.WS, paths, freshness.Options{
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, WholeTree: wholeTree,
+	})
+}
+
+// resolve turns user paths into root-relative ones, refusing escapes.
+func (s *Service) resolve(paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		rel, err := s.WS.Rel(p, s.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("--dep: %w", err)
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+func event(ctx context.Context, tx *store.Tx, kind, repo, typ, key string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO artifact_events (at, kind, repo, type, key) VALUES (?, ?, ?, ?, ?)`,
+		tx.Now.UnixNano(), kind, repo, typ, key)
+	if err != nil {
+		return fmt.Errorf("count %s: %w", kind, err)
+	}
+	return nil
+}
