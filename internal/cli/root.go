@@ -64,6 +64,8 @@ Exit status:
   2    usage error
   run  exits with its command's status: 127 when the command is not found,
        126 when it cannot be executed, 128+N when killed by signal N
+  3    artifact get: the artifact is stale
+  4    artifact get: there is no such artifact
 
 Environment:
   FRESHCTX_ROOT   workspace root (like --root)
@@ -88,7 +90,8 @@ func newRootCmd(a *app) *cobra.Command {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
-		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a))
+		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a),
+		newArtifactCmd(a))
 	return cmd
 }
 

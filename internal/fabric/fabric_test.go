@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -345,6 +347,61 @@ func TestPutRefusesMissingAndOutsideDeps(t *testing.T) {
 	for _, dep := range []string{"nope.go", "../outside.go"} {
 		if _, err := f.svc.Put(context.Background(), PutRequest{Type: "tool_result", Key: "k", Deps: []string{dep}}); err == nil {
 			t.Errorf("dep %s accepted", dep)
+		}
+	}
+}
+
+// TestPrometheusExposition checks the text format's rules: every sample
+// belongs to a metric family declared by HELP and TYPE lines before it,
+// names and values are well formed, and the summary has its quantiles,
+// sum and count.
+func TestPrometheusExposition(t *testing.T) {
+	st := &Stats{Hits: 3, StaleMisses: 1, ColdMisses: 0, HitRate: 0.75, StaleMissRate: 0.25,
+		RegenLatency: Latency{P50: 1500, P95: 4000, Count: 2, Sum: 5500}}
+	var b strings.Builder
+	if err := st.WritePrometheus(&b); err != nil {
+		t.Fatal(err)
+	}
+	sample := regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"\})? (\S+)$`)
+	types := map[string]string{}
+	helped := map[string]bool{}
+	values := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# HELP "):
+			helped[strings.Fields(line)[2]] = true
+		case strings.HasPrefix(line, "# TYPE "):
+			f := strings.Fields(line)
+			if len(f) != 4 || !slices.Contains([]string{"counter", "gauge", "summary"}, f[3]) {
+				t.Fatalf("bad TYPE line %q", line)
+			}
+			types[f[2]] = f[3]
+		default:
+			m := sample.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("bad sample line %q", line)
+			}
+			family := strings.TrimSuffix(strings.TrimSuffix(m[1], "_sum"), "_count")
+			if types[family] == "" || !helped[family] {
+				t.Fatalf("sample %q before its HELP and TYPE", line)
+			}
+			v, err := strconv.ParseFloat(m[3], 64)
+			if err != nil {
+				t.Fatalf("bad value in %q", line)
+			}
+			values[m[1]+m[2]] = v
+		}
+	}
+	want := map[string]float64{
+		`freshctx_artifact_lookups_total{outcome="hit"}`:           3,
+		`freshctx_artifact_hit_ratio`:                              0.75,
+		`freshctx_artifact_regen_latency_seconds{quantile="0.95"}`: 4,
+		`freshctx_artifact_regen_latency_seconds_sum`:              5.5,
+		`freshctx_artifact_regen_latency_seconds_count`:            2,
+	}
+	for k, v := range want {
+		if values[k] != v {
+			t.Errorf("%s = %v, want %v", k, values[k], v)
 		}
 	}
 }

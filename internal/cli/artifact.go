@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/fabric"
+)
+
+// Exit statuses of `artifact get`.
+const (
+	exitStale = 3
+	exitCold  = 4
+)
+
+func (a *app) fabric(cmd *cobra.Command) (*fabric.Service, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.store(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	return &fabric.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+}
+
+func newArtifactCmd(a *app) *cobra.Command {
+	var types []string
+	for _, t := range fabric.Types {
+		types = append(types, fmt.Sprintf("  %-26s %s", t.Name, t.Doc))
+	}
+	cmd := &cobra.Command{
+		Use:   "artifact",
+		Short: "A cache of derived artifacts, checked against every input they used",
+		Long: `Store derived artifacts (repo maps, summaries, tool results…) with what they
+were derived from, and get them back only while that still holds.
+
+Types with defaults (any other name works, with none):
+` + strings.Join(types, "\n"),
+	}
+	cmd.AddCommand(newArtifactPutCmd(a), newArtifactGetCmd(a), newArtifactInvalidateCmd(a), newArtifactStatsCmd(a))
+	return cmd
+}
+
+func digestFlags(cmd *cobra.Command, d *fabric.Digests) {
+	cmd.Flags().StringVar(&d.AgentVersion, "agent-version", "", "the agent's (or tool's) version")
+	cmd.Flags().StringVar(&d.ConfigDigest, "config-digest", "", "digest of the configuration it depends on")
+	cmd.Flags().StringVar(&d.PolicyDigest, "policy-digest", "", "digest of the policy it depends on")
+	cmd.Flags().StringVar(&d.EntitlementDigest, "entitlement-digest", "", "digest of the entitlements it depends on")
+}
+
+func typeKey(cmd string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 2 {
+			return usagef("%s takes TYPE KEY", cmd)
+		}
+		return nil
+	}
+}
+
+func newArtifactPutCmd(a *app) *cobra.Command {
+	var req fabric.PutRequest
+	var ttl, contentFile string
+	cmd := &cobra.Command{
+		Use:   "put TYPE KEY [flags] < CONTENT",
+		Short: "Store an artifact (or one slice of it) with its provenance",
+		Long: `Store content (stdin, or --content-file) as TYPE KEY, recording the repository,
+ref, commit and tree, the digest of every --dep file, and the versions and
+digests given. --slice stores one named part; each slice has its own deps.`,
+		Example: `  freshctx artifact put file_summary src/auth.go < summary.md
+  freshctx artifact put repo_map root --slice src/auth.go --dep src/auth.go --content-file entry.txt
+  freshctx artifact put tool_result lint --dep a.go --dep b.go --agent-version golangci-1.61 < lint.txt`,
+		Args: typeKey("put"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Type, req.Key = args[0], args[1]
+			if ttl != "" {
+				d, err := config.ParseAge(ttl)
+				if err != nil {
+					return usagef("--ttl: %v", err)
+				}
+				req.TTL = d
+				if d == 0 {
+					req.TTL = -1 // "0": no TTL at all, not the type's default
+				}
+			}
+			req.Content = a.io.In
+			if contentFile != "" {
+				p := contentFile
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(a.io.Cwd, p)
+				}
+				f, err := os.Open(p)
+				if err != nil {
+					return fmt.Errorf("--content-file: %w", err)
+				}
+				defer f.Close()
+				req.Content = f
+			}
+			svc, err := a.fabric(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Put(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "stored %s %s%s · %d bytes · %d deps · %s@%s\n", res.Type, res.Key,
+					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, short(res.Commit))
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringArrayVar(&req.Deps, "dep", nil, "a file the artifact was derived from (repeatable)")
+	cmd.Flags().StringVar(&req.Slice, "slice", "", "store this named slice of the artifact")
+	digestFlags(cmd, &req.Digests)
+	cmd.Flags().StringVar(&ttl, "ttl", "", "maximum age (e.g. 12h, 7d; 0 for none; default: the type's)")
+	cmd.Flags().StringVar(&contentFile, "content-file", "", "read the content from this file instead of stdin")
+	cmd.Flags().StringVar(&req.Producer, "producer", "", "who made it (free text)")
+	return cmd
+}
+
+func sliceNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " [" + s + "]"
+}
+
+func newArtifactGetCmd(a *app) *cobra.Command {
+	var req fabric.GetRequest
+	var mode string
+	cmd := &cobra.Command{
+		Use:   "get TYPE KEY [--mode strict|default|relaxed]",
+		Short: "Get an artifact if it still holds: exit 0 hit, 3 stale, 4 cold",
+		Long: `Look an artifact up and judge it against the workspace now. Prints the
+content (a stale artifact's previous content too) and exits 0 for a hit, 3
+when stale (stderr says which dimensions failed) and 4 when there is none.
+
+  default  a new commit or tree only makes it a candidate: its files decide
+  strict   any change of a tracked dimension, commit included, is stale
+  relaxed  only its primary inputs (files, path set, commit of a change
+           summary) count`,
+		Args: typeKey("get"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := fabric.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			req.Type, req.Key, req.Mode = args[0], args[1], m
+			svc, err := a.fabric(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Get(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if err := a.render(res, func() error { return printArtifact(a.io, res) }); err != nil {
+				return err
+			}
+			switch res.Outcome {
+			case fabric.Stale:
+				return exitStatus{exitStale}
+			case fabric.Cold:
+				return exitStatus{exitCold}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&mode, "mode", "default", "strict, default or relaxed")
+	digestFlags(cmd, &req.Digests)
+	return cmd
+}
+
+func printArtifact(streams IO, r *fabric.GetResult) error {
+	if r.Outcome == fabric.Cold {
+		_, err := fmt.Fprintln(streams.Err, "freshctx: cold: no such artifact")
+		return err
+	}
+	if r.Outcome == fabric.Stale {
+		for _, x := range r.Reasons {
+			fmt.Fprintf(streams.Err, "freshctx: stale: %s: %s\n", x.Dimension, x.Detail)
+		}
+	}
+	fmt.Fprint(streams.Out, r.Content)
+	for _, s := range r.Slices {
+		state := "fresh"
+		if !s.Fresh {
+			state = "stale"
+		}
+		fmt.Fprintf(streams.Out, "=== slice %s (%s)\n%s", s.Name, state, s.Content)
+		if s.Content != "" && !strings.HasSuffix(s.Content, "\n") {
+			fmt.Fprintln(streams.Out)
+		}
+	}
+	return nil
+}
+
+func newArtifactInvalidateCmd(a *app) *cobra.Command {
+	var req fabric.InvalidateRequest
+	cmd := &cobra.Command{
+		Use:   "invalidate [--type T] [--key K] [--path-prefix P]",
+		Short: "Force a refresh: the next get of the selected artifacts is stale",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if req.Type == "" && req.Key == "" && req.PathPrefix == "" {
+				return usagef("invalidate needs --type, --key or --path-prefix")
+			}
+			svc, err := a.fabric(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Invalidate(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "invalidated %d artifacts\n", res.Invalidated)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&req.Type, "type", "", "artifacts of this type")
+	cmd.Flags().StringVar(&req.Key, "key", "", "artifacts with this key")
+	cmd.Flags().StringVar(&req.PathPrefix, "path-prefix", "", "artifacts with an input at or under this path")
+	return cmd
+}
+
+func newArtifactStatsCmd(a *app) *cobra.Command {
+	var since string
+	var prometheus bool
+	cmd := &cobra.Command{
+		Use:   "stats [--since DUR] [--prometheus]",
+		Short: "Hit, stale and cold lookups, rates, and regeneration latency",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var window time.Duration
+			if since != "" {
+				d, err := config.ParseAge(since)
+				if err != nil {
+					return usagef("--since: %v", err)
+				}
+				window = d
+			}
+			if prometheus && a.json {
+				return usagef("--prometheus and --json are two formats; pick one")
+			}
+			svc, err := a.fabric(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := svc.Stats(cmd.Context(), window)
+			if err != nil {
+				return err
+			}
+			if prometheus {
+				return st.WritePrometheus(a.io.Out)
+			}
+			return a.render(st, func() error { return printArtifactStats(a.io.Out, st) })
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "only this recent window (e.g. 24h, 7d)")
+	cmd.Flags().BoolVar(&prometheus, "prometheus", false, "print the Prometheus text exposition format")
+	return cmd
+}
+
+func printArtifactStats(w io.Writer, st *fabric.Stats) error {
+	total := st.Hits + st.StaleMisses + st.ColdMisses
+	fmt.Fprintf(w, "%d lookups: %d hit (%.1f%%), %d stale (%.1f%%), %d cold (%.1f%%)\n", total,
+		st.Hits, 100*st.HitRate, st.StaleMisses, 100*st.StaleMissRate, st.ColdMisses, 100*st.ColdMissRate)
+	l := st.RegenLatency
+	_, err := fmt.Fprintf(w, "regeneration: %d · p50 %.0f ms · p95 %.0f ms\n", l.Count, l.P50, l.P95)
+	return err
+}
