@@ -405,3 +405,23 @@ func TestPrometheusExposition(t *testing.T) {
 		}
 	}
 }
+
+func TestLargeContentGoesToTheBlobArea(t *testing.T) {
+	f := newFixture(t)
+	big := strings.Repeat("a line of a large repo map\n", 2000)
+	f.put(PutRequest{Type: "repo_map", Key: "big", Content: strings.NewReader(big)})
+	if got := f.get(GetRequest{Type: "repo_map", Key: "big"}); got.Content != big {
+		t.Fatalf("content of %d bytes came back as %d", len(big), len(got.Content))
+	}
+	var blobs int
+	f.svc.Store.DB().QueryRow("SELECT count(*) FROM artifacts WHERE content_blob IS NOT NULL").Scan(&blobs)
+	if blobs != 1 {
+		t.Fatalf("%d artifacts in the blob area, want 1", blobs)
+	}
+	// Replacing it frees the blob.
+	f.put(PutRequest{Type: "repo_map", Key: "big", Content: strings.NewReader("small now")})
+	f.svc.Store.DB().QueryRow("SELECT count(*) FROM blobs").Scan(&blobs)
+	if blobs != 0 {
+		t.Fatalf("%d blobs left after replacing the only large content", blobs)
+	}
+}

@@ -3,11 +3,9 @@ package fabric
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -58,13 +56,14 @@ type slice struct {
 	ttl                            time.Duration
 	created                        time.Time
 	stamped                        time.Time
+	inline                         []byte
 	blob                           string
 	invalidated                    bool
 	deps                           []freshness.FileStamp
 }
 
 const sliceColumns = `id, slice, ref, commit_sha, tree, path_set, agent_version, config_digest, policy_digest,
-	entitlement_digest, ttl_ns, created_at, stamped_at, coalesce(content_blob, ''), invalidated`
+	entitlement_digest, ttl_ns, created_at, stamped_at, content, coalesce(content_blob, ''), invalidated`
 
 // Get evaluates an artifact against the workspace now and counts the
 // outcome.
@@ -132,7 +131,7 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 		var ttl, created, stamped int64
 		d := &sl.digests
 		if err := rows.Scan(&sl.id, &sl.name, &sl.ref, &sl.commit, &sl.tree, &sl.paths, &d.AgentVersion, &d.ConfigDigest,
-			&d.PolicyDigest, &d.EntitlementDigest, &ttl, &created, &stamped, &sl.blob, &sl.invalidated); err != nil {
+			&d.PolicyDigest, &d.EntitlementDigest, &ttl, &created, &stamped, &sl.inline, &sl.blob, &sl.invalidated); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -181,7 +180,7 @@ func (s *Service) evaluate(ctx context.Context, at place, spec Spec, req GetRequ
 		if err != nil {
 			return err
 		}
-		content, err := s.content(sl.blob)
+		content, err := s.load(sl.inline, sl.blob)
 		if err != nil {
 			return err
 		}
@@ -249,23 +248,6 @@ func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place,
 		add(DimInvalidated, "refresh forced")
 	}
 	return rs, nil
-}
-
-func (s *Service) content(blob string) (string, error) {
-	d, err := digest.Parse(blob)
-	if err != nil || d.IsZero() {
-		return "", err
-	}
-	rc, err := s.Store.OpenBlob(d)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		return "", fmt.Errorf("read artifact content: %w", err)
-	}
-	return string(b), nil
 }
 
 func short(sha string) string {

@@ -99,23 +99,17 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	clean := snap.Status() == nil || !snap.Status().Dirty()
 	res := &PutResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Slice: req.Slice,
 		Commit: at.commit, Tree: at.tree, Deps: deps, TTLSeconds: int64(ttl / time.Second)}
-	w, err := s.Store.CreateBlob()
+	c, err := readContent(s.Store, req.Content)
 	if err != nil {
 		return nil, err
 	}
-	defer w.Discard()
-	if req.Content != nil {
-		if _, err := io.Copy(w, req.Content); err != nil {
-			return nil, fmt.Errorf("read content: %w", err)
-		}
-	}
+	defer c.discard()
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
-		blob, err := tx.CommitBlob(w)
-		if err != nil {
+		if err := c.commit(tx); err != nil {
 			return err
 		}
-		res.Bytes, res.CreatedAt = blob.Size, tx.Now
-		id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, blob.Digest.String())
+		res.Bytes, res.CreatedAt = c.size, tx.Now
+		id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c)
 		if err != nil {
 			return err
 		}
@@ -134,7 +128,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 }
 
 func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,
-	clean bool, stamp freshness.Stamp, blob string) (int64, error) {
+	clean bool, stamp freshness.Stamp, c *content) (int64, error) {
 	_, err := tx.ExecContext(ctx, `DELETE FROM artifacts WHERE repo = ? AND ref = ? AND type = ? AND key = ? AND slice = ?`,
 		at.repo, at.ref, req.Type, req.Key, req.Slice)
 	if err != nil {
@@ -142,11 +136,10 @@ func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, re
 	}
 	r, err := tx.ExecContext(ctx, `INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean,
 		path_set, agent_version, config_digest, policy_digest, entitlement_digest, ttl_ns, producer, created_at,
-		stamped_at, content_blob, content_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		(SELECT size FROM blobs WHERE digest = ?))`,
+		stamped_at, content, content_blob, content_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		at.repo, at.ref, req.Type, req.Key, req.Slice, root, at.commit, at.tree, clean,
 		pathSet, req.AgentVersion, req.ConfigDigest, req.PolicyDigest, req.EntitlementDigest, int64(ttl), req.Producer,
-		tx.Now.UnixNano(), stamp.At.UnixNano(), blob, blob)
+		tx.Now.UnixNano(), stamp.At.UnixNano(), c.inline, c.blobRef(), c.size)
 	if err != nil {
 		return 0, err
 	}

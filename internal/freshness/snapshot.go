@@ -39,6 +39,8 @@ type Snapshot struct {
 	gitErr     error
 	tree       string // HEAD's tree, once asked for
 	treeRead   bool
+	repoID     string // once asked for
+	repoRead   bool
 	cache      map[string]CacheEntry
 	loaded     map[string]bool       // paths whose cache entries were read
 	dirty      map[string]CacheEntry // entries to save
@@ -150,9 +152,13 @@ func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error)
 	if g.Tree, err = s.Tree(ctx); err != nil {
 		return g, err
 	}
-	if g.RepoID, err = s.ws.Git.RepoID(ctx); err != nil {
-		return g, fmt.Errorf("read repo id: %w", err)
+	if !s.repoRead {
+		if s.repoID, err = s.ws.Git.RepoID(ctx); err != nil {
+			return g, fmt.Errorf("read repo id: %w", err)
+		}
+		s.repoRead = true
 	}
+	g.RepoID = s.repoID
 	return g, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -135,6 +136,16 @@ func (tx *Tx) CommitBlob(w *BlobWriter) (Blob, error) {
 	return b, nil
 }
 
+// decoders are reused: making one allocates its window buffers, which
+// dominated reading many small blobs.
+var decoders = sync.Pool{New: func() any {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return err
+	}
+	return dec
+}}
+
 // OpenBlob returns a reader of the blob's raw bytes. A blob whose file is
 // missing or fails to decompress is reported as an error wrapping ErrCorrupt.
 func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
@@ -145,9 +156,14 @@ func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
 		}
 		return nil, fmt.Errorf("open blob %s: %w", d, err)
 	}
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-	if err != nil {
+	dec, ok := decoders.Get().(*zstd.Decoder)
+	if !ok {
 		f.Close()
+		return nil, fmt.Errorf("blob %s: no zstd decoder", d)
+	}
+	if err := dec.Reset(f); err != nil {
+		f.Close()
+		decoders.Put(dec)
 		return nil, fmt.Errorf("blob %s: %w: %v", d, ErrCorrupt, err)
 	}
 	return &blobReader{dec: dec, f: f, d: d}, nil
@@ -168,7 +184,11 @@ func (r *blobReader) Read(p []byte) (int, error) {
 }
 
 func (r *blobReader) Close() error {
-	r.dec.Close()
+	if r.dec != nil {
+		r.dec.Reset(nil)
+		decoders.Put(r.dec)
+		r.dec = nil
+	}
 	return r.f.Close()
 }
 

@@ -20,7 +20,8 @@ CREATE TABLE artifacts (
   producer           TEXT NOT NULL DEFAULT '',
   created_at         INTEGER NOT NULL,
   stamped_at         INTEGER NOT NULL,
-  content_blob       TEXT REFERENCES blobs(digest),
+  content            BLOB,              -- small contents, inline
+  content_blob       TEXT REFERENCES blobs(digest), -- larger ones
   content_size       INTEGER NOT NULL,
   invalidated        INTEGER NOT NULL DEFAULT 0,
   UNIQUE (repo, ref, type, key, slice)

@@ -1,0 +1,196 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+func benchService(b *testing.B, r *testgit.Repo) *Service {
+	b.Helper()
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), store.DefaultPath(r.Dir), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if err := ws.ExcludeFromGit(store.DirName); err != nil {
+		b.Fatal(err)
+	}
+	return &Service{WS: ws, Store: st, Cwd: r.Dir}
+}
+
+// seed writes n artifacts straight into the store, each with a stamped
+// input, sharing one content blob: what n puts would leave, without n runs.
+func seed(b *testing.B, s *Service, n int, dep string) {
+	b.Helper()
+	ctx := context.Background()
+	at, err := s.here(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, err := s.snapshot(ctx, []string{dep}, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stamp, err := snap.Stamp(ctx, []string{dep})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for start := 0; start < n; start += 10_000 {
+		err := s.Store.Update(ctx, func(tx *store.Tx) error {
+			for i := start; i < min(start+10_000, n); i++ {
+				req := PutRequest{Type: []string{"tool_result", "file_summary", "dependency_graph"}[i%3], Key: fmt.Sprintf("key-%06d", i)}
+				c := &content{inline: fmt.Appendf(nil, "seeded artifact %d", i)}
+				id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, "", 0, true, stamp, c)
+				if err != nil {
+					return err
+				}
+				if err := freshness.InsertFiles(ctx, tx, "artifact_deps", "artifact_id", id, stamp.Files); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func medianOf(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkGetHit100k measures a hit among 100,000 stored artifacts (10,000
+// with -short): in process (goal 5 ms) and as a CLI process (goal 20 ms),
+// reporting medians.
+func BenchmarkGetHit100k(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	r := testgit.New(b)
+	r.Write("src/auth.go", "package src\n\nfunc Login() {}\n")
+	r.Write("src/other.go", "package src\n")
+	r.Commit("init")
+	svc := benchService(b, r)
+	seed(b, svc, n, "src/other.go")
+	ctx := context.Background()
+	if _, err := svc.Put(ctx, PutRequest{Type: "file_summary", Key: "src/auth.go", Content: strings.NewReader("Login.")}); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "freshctx")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/freshctx/freshctx/cmd/freshctx").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	var inproc, cli []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := svc.Get(ctx, GetRequest{Type: "file_summary", Key: "src/auth.go"})
+		inproc = append(inproc, time.Since(start))
+		if err != nil || res.Outcome != Hit {
+			b.Fatalf("get = %+v, %v", res, err)
+		}
+		cmd := exec.Command(bin, "artifact", "get", "file_summary", "src/auth.go")
+		cmd.Dir = r.Dir
+		cmd.Env = os.Environ()
+		start = time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("cli get: %v\n%s", err, out)
+		}
+		cli = append(cli, time.Since(start))
+	}
+	b.ReportMetric(float64(medianOf(inproc).Microseconds())/1000, "inprocess_ms")
+	b.ReportMetric(float64(medianOf(cli).Microseconds())/1000, "cli_ms")
+}
+
+// BenchmarkSlices2000 evaluates a 2,000-slice repo_map, one input file per
+// slice, after 10 of the files changed (200 slices with -short).
+func BenchmarkSlices2000(b *testing.B) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	r := testgit.New(b)
+	var files []string
+	for i := range n {
+		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
+		r.Write(p, fmt.Sprintf("package p // %d\n", i))
+		files = append(files, p)
+	}
+	r.Commit("init")
+	svc := benchService(b, r)
+	ctx := context.Background()
+	putSlices(b, svc, files)
+	for i := range 10 {
+		r.Write(files[i*(n/10)], "package p // changed\n")
+	}
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := svc.Get(ctx, GetRequest{Type: "repo_map", Key: "root"})
+		ds = append(ds, time.Since(start))
+		if err != nil || res.Outcome != Stale {
+			b.Fatalf("get = %v, %v", res.Outcome, err)
+		}
+		stale := 0
+		for _, s := range res.Slices {
+			if !s.Fresh {
+				stale++
+			}
+		}
+		if stale != 10 || len(res.Slices) != n {
+			b.Fatalf("%d stale of %d slices, want 10 of %d", stale, len(res.Slices), n)
+		}
+	}
+	b.ReportMetric(float64(medianOf(ds).Microseconds())/1000, "median_ms")
+}
+
+// putSlices stores one slice per file, stamped in one snapshot.
+func putSlices(b *testing.B, s *Service, files []string) {
+	ctx := context.Background()
+	at, _ := s.here(ctx)
+	pathSet, _ := s.pathSet(ctx)
+	snap, err := s.snapshot(ctx, files, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		for _, f := range files {
+			stamp, err := snap.Stamp(ctx, []string{f})
+			if err != nil {
+				return err
+			}
+			c := &content{inline: []byte("entry for " + f + ": the declarations of the file, a few lines each\n")}
+			id, err := upsertArtifact(ctx, tx, s.WS.Root, at, PutRequest{Type: "repo_map", Key: "root", Slice: f}, pathSet, 0, true, stamp, c)
+			if err != nil {
+				return err
+			}
+			if err := freshness.InsertFiles(ctx, tx, "artifact_deps", "artifact_id", id, stamp.Files); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap.Flush(ctx)
+}
