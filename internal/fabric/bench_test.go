@@ -17,7 +17,7 @@ import (
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-func benchService(b *testing.B, r *testgit.Repo) *Service {
+func benchService(b testing.TB, r *testgit.Repo) *Service {
 	b.Helper()
 	ws, err := workspace.Discover(r.Dir)
 	if err != nil {

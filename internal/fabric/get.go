@@ -3,7 +3,6 @@ package fabric
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -66,7 +65,8 @@ const sliceColumns = `id, slice, ref, commit_sha, tree, path_set, agent_version,
 	entitlement_digest, ttl_ns, created_at, stamped_at, content, coalesce(content_blob, ''), invalidated`
 
 // Get evaluates an artifact against the workspace now and counts the
-// outcome.
+// outcome. One git status (scoped to the artifact's inputs) tells the ref
+// and commit as well; the tree is asked for only when it matters.
 func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	if req.Mode == "" {
 		req.Mode = Default
@@ -77,46 +77,102 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			req.Key = key[0]
 		}
 	}
-	at, err := s.here(ctx)
+	repo, err := s.repoID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	slices, shared, err := s.lookup(ctx, at, req)
+	var found []slice
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
+		found, err = querySlices(ctx, tx, `repo = ? AND type = ? AND key = ?`, repo, req.Type, req.Key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot(ctx, depPaths(found), false)
+	if err != nil {
+		return nil, err
+	}
+	at, err := s.placeOf(snap, repo)
+	if err != nil {
+		return nil, err
+	}
+	sls, shared, err := s.choose(ctx, snap, &at, req.Mode, found)
 	if err != nil {
 		return nil, err
 	}
 	res := &GetResult{Outcome: Cold, Reasons: []Reason{}, Slices: []SliceResult{}, Mode: req.Mode, SharedTree: shared}
-	if len(slices) > 0 {
-		res.Ref, res.Commit = slices[0].ref, slices[0].commit
-		if err := s.evaluate(ctx, at, spec, req, slices, res); err != nil {
+	if len(sls) > 0 {
+		res.Ref, res.Commit = sls[0].ref, sls[0].commit
+		if err := s.evaluate(ctx, snap, at, spec, req, sls, res); err != nil {
 			return nil, err
 		}
 	}
-	err = s.Store.Update(ctx, func(tx *store.Tx) error { return event(ctx, tx, res.Outcome, at.repo, req.Type, req.Key) })
+	err = s.Store.Update(ctx, func(tx *store.Tx) error { return event(ctx, tx, res.Outcome, repo, req.Type, req.Key) })
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// lookup finds the slices on the current ref, or else (but in strict mode)
-// on any ref whose tree is the current tree.
-func (s *Service) lookup(ctx context.Context, at place, req GetRequest) ([]slice, bool, error) {
-	var out []slice
-	shared := false
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		var err error
-		out, err = querySlices(ctx, tx, `repo = ? AND ref = ? AND type = ? AND key = ?`, at.repo, at.ref, req.Type, req.Key)
-		if err != nil || len(out) > 0 || at.tree == "" || req.Mode == Strict {
-			return err
+func depPaths(sls []slice) []string {
+	var paths []string
+	seen := map[string]bool{}
+	for _, sl := range sls {
+		for _, d := range sl.deps {
+			if !seen[d.Path] {
+				seen[d.Path] = true
+				paths = append(paths, d.Path)
+			}
 		}
-		out, err = querySlices(ctx, tx, `repo = ? AND type = ? AND key = ? AND tree = ? AND ref = (
-			SELECT ref FROM artifacts WHERE repo = ? AND type = ? AND key = ? AND tree = ? ORDER BY created_at DESC LIMIT 1)`,
-			at.repo, req.Type, req.Key, at.tree, at.repo, req.Type, req.Key, at.tree)
-		shared = len(out) > 0
-		return err
-	})
-	return out, shared, err
+	}
+	return paths
+}
+
+// placeOf reads ref and commit from the snapshot's git status.
+func (s *Service) placeOf(snap *freshness.Snapshot, repo string) (place, error) {
+	at := place{repo: repo}
+	if s.WS.Git == nil {
+		return at, nil
+	}
+	st := snap.Status()
+	if st == nil {
+		return at, fmt.Errorf("git status: %w", snap.GitErr())
+	}
+	at.commit, at.ref = st.Head, refOf(st.Branch, st.Head)
+	return at, nil
+}
+
+// choose picks the slices on the current ref, or else (but in strict mode)
+// those of the most recent ref whose tree is the current tree.
+func (s *Service) choose(ctx context.Context, snap *freshness.Snapshot, at *place, mode Mode, found []slice) ([]slice, bool, error) {
+	var mine []slice
+	for _, sl := range found {
+		if sl.ref == at.ref {
+			mine = append(mine, sl)
+		}
+	}
+	if len(mine) > 0 || len(found) == 0 || mode == Strict || at.commit == "" {
+		return mine, false, nil
+	}
+	tree, err := snap.Tree(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	at.tree = tree
+	ref, newest := "", time.Time{}
+	for _, sl := range found {
+		if sl.tree == tree && sl.created.After(newest) {
+			ref, newest = sl.ref, sl.created
+		}
+	}
+	var shared []slice
+	for _, sl := range found {
+		if ref != "" && sl.ref == ref {
+			shared = append(shared, sl)
+		}
+	}
+	return shared, len(shared) > 0, nil
 }
 
 func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) ([]slice, error) {
@@ -153,21 +209,17 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 	return out, nil
 }
 
-// evaluate judges every slice against one snapshot and sets the outcome.
-func (s *Service) evaluate(ctx context.Context, at place, spec Spec, req GetRequest, sls []slice, res *GetResult) error {
-	var paths []string
-	for _, sl := range sls {
-		for _, d := range sl.deps {
-			if !slices.Contains(paths, d.Path) {
-				paths = append(paths, d.Path)
-			}
+// evaluate judges every slice against the snapshot and sets the outcome.
+func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice, res *GetResult) error {
+	if req.Mode == Strict && at.tree == "" && at.commit != "" {
+		tree, err := snap.Tree(ctx)
+		if err != nil {
+			return err
 		}
-	}
-	snap, err := s.snapshot(ctx, paths, false)
-	if err != nil {
-		return err
+		at.tree = tree
 	}
 	pathSet := ""
+	var err error
 	if spec.PathSet {
 		if pathSet, err = s.pathSet(ctx); err != nil {
 			return err

@@ -45,17 +45,26 @@ func (s *Service) here(ctx context.Context) (place, error) {
 	if err != nil {
 		return place{}, err
 	}
-	p := place{ref: h.Branch, commit: h.Commit, tree: h.Tree}
-	if p.ref == "" {
-		p.ref = h.Commit // detached: the commit is the ref
-	}
-	p.repo, err = s.repoID(ctx, h.Commit)
+	p := place{ref: refOf(h.Branch, h.Commit), commit: h.Commit, tree: h.Tree}
+	p.repo, err = s.repoID(ctx)
 	return p, err
 }
 
-func (s *Service) repoID(ctx context.Context, head string) (string, error) {
-	if head == "" {
-		return "path:" + s.WS.Root, nil // no commit yet: no root commit to name it by
+// refOf is the ref an artifact is filed under: the branch, or the commit
+// when HEAD is detached.
+func refOf(branch, commit string) string {
+	if branch == "" {
+		return commit
+	}
+	return branch
+}
+
+// repoID names the repository by its root commit, cached per root in the
+// store since finding it walks history; "path:ROOT" outside git and before
+// the first commit.
+func (s *Service) repoID(ctx context.Context) (string, error) {
+	if s.WS.Git == nil {
+		return "path:" + s.WS.Root, nil
 	}
 	key := "fabric.repo_id:" + s.WS.Root
 	var id string
@@ -69,6 +78,9 @@ func (s *Service) repoID(ctx context.Context, head string) (string, error) {
 	}
 	if id, err = s.WS.Git.RepoID(ctx); err != nil {
 		return "", err
+	}
+	if id == "" {
+		return "path:" + s.WS.Root, nil // no commit yet: nothing to cache
 	}
 	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
 }
