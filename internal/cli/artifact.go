@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -93,13 +91,9 @@ digests given. --slice stores one named part; each slice has its own deps.`,
 			}
 			req.Content = a.io.In
 			if contentFile != "" {
-				p := contentFile
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(a.io.Cwd, p)
-				}
-				f, err := os.Open(p)
+				f, err := a.open("--content-file", contentFile)
 				if err != nil {
-					return fmt.Errorf("--content-file: %w", err)
+					return err
 				}
 				defer f.Close()
 				req.Content = f

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // IO is where a command reads and writes; tests swap it.
@@ -28,6 +30,22 @@ func System() (IO, error) {
 	}
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr),
 		OutIsTerminal: isTerminal(os.Stdout), Env: os.Environ(), Cwd: cwd}, nil
+}
+
+// open opens a file named by a flag, relative to the working directory;
+// "-" is standard input.
+func (a *app) open(flag, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(a.io.In), nil
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(a.io.Cwd, name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return f, nil
 }
 
 func isTerminal(f *os.File) bool {

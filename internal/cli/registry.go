@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -234,19 +232,11 @@ func summaryItems(a *app, args []string, text, jsonFile string) ([]registry.Summ
 	case jsonFile != "" && (text != "" || len(args) > 0):
 		return nil, usagef("give PATH --text SUMMARY or --json-file F, not both")
 	case jsonFile != "":
-		var r io.Reader = a.io.In
-		if jsonFile != "-" {
-			p := jsonFile
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(a.io.Cwd, p)
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return nil, fmt.Errorf("--json-file: %w", err)
-			}
-			defer f.Close()
-			r = f
+		r, err := a.open("--json-file", jsonFile)
+		if err != nil {
+			return nil, err
 		}
+		defer r.Close()
 		var items []registry.Summary
 		if err := json.NewDecoder(r).Decode(&items); err != nil {
 			return nil, usagef("--json-file: want [{\"path\": \"...\", \"summary\": \"...\"}]: %v", err)
