@@ -194,7 +194,7 @@ func (r *blobReader) Close() error {
 
 // blobRefs lists every column that references a blob; a blob no column
 // references is an orphan.
-var blobRefs = []string{"records.stdout_blob", "records.stderr_blob", "registry_files.summary_blob", "artifacts.content_blob"}
+var blobRefs = []string{"records.stdout_blob", "records.stderr_blob", "registry_files.summary_blob", "artifacts.content_blob", "rc_versions.blob"}
 
 // trashBlob moves a blob's file aside while the transaction holds the write
 // lock: it is removed for good after commit and put back after rollback, so

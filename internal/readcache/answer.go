@@ -1,0 +1,306 @@
+package readcache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// answer decides the mode, records the entry and updates the trust.
+func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *file, rng lineRange) (*ReadResult, error) {
+	leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, true)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{session: session, parent: leaf, kind: "read", path: f.rel}
+	res := &ReadResult{Path: f.rel, TotalLines: f.lines}
+	if f.binary != "" {
+		res.Mode, res.Reason = ModeFull, f.binary+" file: content not shown, nothing cached"
+		res.Text = fmt.Sprintf("[%s is a %s file of %d bytes; its content is not shown]", f.rel, f.binary, len(f.content))
+		return s.record(ctx, tx, e, res, nil, Span{})
+	}
+	pic, err := picture(ctx, tx, session, f.rel)
+	if err != nil {
+		return nil, err
+	}
+	if rng.start == 0 {
+		if w, ok := pic.Whole(); ok && w.Version == f.version {
+			if done, err := s.unchangedWhole(ctx, tx, e, res, f, w, pic); done || err != nil {
+				return res, err
+			}
+		}
+	}
+	content, err := s.content(f)
+	if err != nil {
+		return nil, err
+	}
+	lines := splitLines(content)
+	start, end := 1, len(lines)
+	if rng.start != 0 {
+		if rng.start > len(lines) {
+			return nil, fmt.Errorf("%s has %d lines: line %d is past the end", f.rel, len(lines), rng.start)
+		}
+		start = rng.start
+		if rng.end != 0 {
+			end = min(rng.end, len(lines))
+		}
+	}
+	shown, cut := s.fit(lines, start, end)
+	span := Span{Start: start, End: shown, Version: f.version, Lines: f.lines}
+	if shown >= start {
+		res.Range = &[2]int{start, shown}
+	}
+	text := strings.Join(lines[start-1:shown], "")
+	res.PlainTokens = countTokens(text)
+	whole := rng.start == 0 && !cut
+	switch {
+	case whole:
+		err = s.answerWhole(ctx, tx, res, pic, f, content, text)
+	default:
+		s.answerRange(ctx, tx, res, pic, f, lines, span, text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cut {
+		res.Text += fmt.Sprintf("\n[truncated: lines %d-%d of %d shown; continue with %s:%d-]", start, shown, f.lines, f.rel, shown+1)
+		res.Reason += fmt.Sprintf("; output limit reached at line %d", shown)
+	}
+	if res.Mode == ModeDiff {
+		span = Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines}
+	}
+	if err := s.keepVersion(ctx, tx, f, content); err != nil {
+		return nil, err
+	}
+	return s.record(ctx, tx, e, res, pic, span)
+}
+
+// fit bounds the lines shown from start by the output limits; cut reports
+// whether the requested end was not reached.
+func (s *Service) fit(lines []string, start, end int) (shown int, cut bool) {
+	bytes := 0
+	shown = start - 1
+	for i := start; i <= end; i++ {
+		if i-start >= s.maxLines() || (bytes+len(lines[i-1]) > s.maxBytes() && i > start) {
+			return shown, true
+		}
+		bytes += len(lines[i-1])
+		shown = i
+	}
+	return shown, false
+}
+
+// unchangedWhole answers a whole-file read of the version the model holds,
+// without reading the file, when the version fits the output limits.
+func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, w Span, pic Picture) (bool, error) {
+	var plain, size int
+	err := tx.QueryRowContext(ctx, `SELECT tokens, (SELECT size FROM blobs WHERE digest = blob) FROM rc_versions WHERE digest = ?`,
+		f.version).Scan(&plain, &size)
+	if errors.Is(err, sql.ErrNoRows) || f.lines > s.maxLines() || size > s.maxBytes() {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
+	res.Text = fmt.Sprintf("[%s is unchanged since you read it (entry %d, %d lines)]", f.rel, w.Entry, f.lines)
+	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
+	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines})
+	return true, err
+}
+
+// answerWhole answers a read of the whole file, which fits the limits.
+func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult, pic Picture, f *file, content []byte, text string) error {
+	w, ok := pic.Whole()
+	switch {
+	case len(pic) == 0:
+		res.Mode, res.Reason, res.Text = ModeFull, "first read in this context", text
+	case !ok:
+		res.Mode, res.Reason, res.Text = ModeBaselineFallback, "what you have seen of it is partial or mixes versions", text
+	default:
+		diff, why, err := s.diff(ctx, tx, w, f, content, text)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			res.Mode, res.Reason, res.Text = ModeBaselineFallback, why, text
+			return nil
+		}
+		res.Mode, res.Reason = ModeDiff, fmt.Sprintf("changed since you read it at entry %d", w.Entry)
+		res.Text = diff
+	}
+	return nil
+}
+
+// diff renders the change from the version the model holds, or says why it
+// cannot be used.
+func (s *Service) diff(ctx context.Context, tx *store.Tx, w Span, f *file, content []byte, text string) (string, string, error) {
+	if len(content) > maxStored {
+		return "", "file too large for diffing", nil
+	}
+	before, ok, err := s.versionContent(ctx, tx, w.Version)
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		return "", "the version you read is no longer stored", nil
+	}
+	d := udiff.Unified("a/"+f.rel, "b/"+f.rel, string(before), string(content))
+	out := fmt.Sprintf("[%s changed since you read it (entry %d); unified diff:]\n%s", f.rel, w.Entry, d)
+	if countTokens(out) >= countTokens(text) {
+		return "", "the diff is not smaller than the file", nil
+	}
+	return out, "", nil
+}
+
+// answerRange answers a read of some lines (or the first window of a file
+// larger than the limits).
+func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult, pic Picture, f *file, lines []string, span Span, text string) {
+	res.Text = text
+	if span.End < span.Start {
+		res.Mode, res.Reason = ModeFull, "empty range"
+		return
+	}
+	base, ok := pic.Covers(span.Start, span.End)
+	switch {
+	case ok && (base.Version == f.version || s.sameLines(ctx, tx, base.Version, lines, span)):
+		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you read them at entry %d", base.Entry)
+		res.Text = fmt.Sprintf("[lines %d-%d of %s are unchanged since you read them (entry %d)]", span.Start, span.End, f.rel, base.Entry)
+	case ok:
+		res.Mode, res.Reason = ModeBaselineFallback, "these lines changed or shifted since you read them"
+	case overlaps(pic, span.Start, span.End):
+		res.Mode, res.Reason = ModeBaselineFallback, "you have seen only part of these lines, or them from several versions"
+	default:
+		res.Mode, res.Reason = ModeFull, "first read of these lines in this context"
+	}
+}
+
+func overlaps(p Picture, start, end int) bool {
+	for _, x := range p {
+		if x.Start <= end && x.End >= start {
+			return true
+		}
+	}
+	return false
+}
+
+// sameLines compares lines of the stored version with the file now.
+func (s *Service) sameLines(ctx context.Context, tx *store.Tx, version string, now []string, span Span) bool {
+	before, ok, err := s.versionContent(ctx, tx, version)
+	if err != nil || !ok {
+		return false
+	}
+	old := splitLines(before)
+	if span.End > len(old) {
+		return false
+	}
+	for i := span.Start; i <= span.End; i++ {
+		if old[i-1] != now[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// versionContent reads a stored version.
+func (s *Service) versionContent(ctx context.Context, tx *store.Tx, version string) ([]byte, bool, error) {
+	var blob string
+	err := tx.QueryRowContext(ctx, `SELECT blob FROM rc_versions WHERE digest = ?`, version).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	d, err := digest.Parse(blob)
+	if err != nil {
+		return nil, false, err
+	}
+	rc, err := s.Store.OpenBlob(d)
+	if err != nil {
+		return nil, false, nil // gone: no base
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	return b, err == nil, nil
+}
+
+// keepVersion stores a delivered version as a future diff base.
+func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, content []byte) error {
+	if len(content) > maxStored {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rc_versions WHERE digest = ?`, f.version).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	w, err := s.Store.CreateBlob()
+	if err != nil {
+		return err
+	}
+	defer w.Discard()
+	if _, err := w.Write(content); err != nil {
+		return err
+	}
+	blob, err := tx.CommitBlob(w)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO rc_versions (digest, blob, lines, tokens) VALUES (?, ?, ?, ?)`,
+		f.version, blob.Digest.String(), f.lines, countTokens(string(content)))
+	return err
+}
+
+// record appends the read entry, not yet delivered: it becomes trust only
+// when Delivered says the answer reached the model.
+func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span) (*ReadResult, error) {
+	res.Tokens = countTokens(res.Text)
+	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens
+	if span.Version != "" && span.End >= span.Start && span.Start > 0 {
+		e.start, e.end, e.version, e.lines = span.Start, span.End, span.Version, span.Lines
+	}
+	if err := appendEntry(ctx, tx, e); err != nil {
+		return nil, err
+	}
+	res.Entry, res.session = e.id, e.session
+	return res, nil
+}
+
+// Delivered records that a read's answer reached the model: only then does
+// what it showed become trust. A read that failed, or whose answer was
+// never written out, is never trusted.
+func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		var e entry
+		var leaf sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT e.session, e.path, e.range_start, e.range_end, e.version, e.lines, s.leaf
+			FROM rc_entries e JOIN rc_sessions s ON s.name = e.session WHERE e.id = ? AND e.kind = 'read'`, res.Entry).
+			Scan(&e.session, &e.path, &e.start, &e.end, &e.version, &e.lines, &leaf)
+		if err != nil {
+			return fmt.Errorf("deliver entry %d: %w", res.Entry, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_entries SET delivered = 1 WHERE id = ?`, res.Entry); err != nil {
+			return err
+		}
+		if e.version == "" {
+			return nil
+		}
+		if leaf.Int64 != res.Entry {
+			return rebuild(ctx, tx, e.session, leaf.Int64) // the leaf moved on: replay it
+		}
+		pic, err := picture(ctx, tx, e.session, e.path)
+		if err != nil {
+			return err
+		}
+		pic = pic.Paint(Span{Start: e.start, End: e.end, Version: e.version, Lines: e.lines, Entry: res.Entry})
+		return savePicture(ctx, tx, e.session, e.path, pic)
+	})
+}

@@ -1,0 +1,198 @@
+package readcache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/tokens"
+)
+
+// Modes of a read.
+const (
+	ModeFull             = "full"
+	ModeUnchanged        = "unchanged"
+	ModeUnchangedRange   = "unchanged_range"
+	ModeDiff             = "diff"
+	ModeBaselineFallback = "baseline_fallback"
+)
+
+// maxStored bounds the files kept as diff bases and diffed.
+const maxStored = 8 << 20
+
+// ReadRequest is one read.
+type ReadRequest struct {
+	Session string
+	// Target is PATH or PATH:N-M (1-based, inclusive; :N to the end).
+	Target string
+	// Offset (1-based first line) and Limit (lines) are the alternative
+	// to :N-M; 0 means unset.
+	Offset, Limit  int
+	AllowSensitive bool
+}
+
+// ReadResult is what the model gets.
+type ReadResult struct {
+	Entry      int64   `json:"entry"`
+	Mode       string  `json:"mode"`
+	Reason     string  `json:"reason"`
+	Path       string  `json:"path"`
+	Range      *[2]int `json:"range"`
+	TotalLines int     `json:"total_lines"`
+	Text       string  `json:"text"`
+	// Tokens is what this answer cost and what a plain read would have.
+	Tokens      int `json:"tokens"`
+	PlainTokens int `json:"plain_tokens"`
+
+	session string
+}
+
+// file is the target as it is now.
+type file struct {
+	rel     string
+	content []byte // nil when known from the stat cache alone
+	version string
+	lines   int
+	binary  string // why the content is not served, if it is not
+}
+
+// Read answers a read from the session's trust and records it.
+func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error) {
+	rel, rng, err := s.parseTarget(req.Target)
+	if err != nil {
+		return nil, err
+	}
+	if req.Offset > 0 || req.Limit > 0 {
+		if rng.start != 0 {
+			return nil, errors.New("give either PATH:N-M or --offset/--limit, not both")
+		}
+		rng.start = max(req.Offset, 1)
+		if req.Limit > 0 {
+			rng.end = rng.start + req.Limit - 1
+		}
+	}
+	if why := sensitive(rel); why != "" && !req.AllowSensitive {
+		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
+	}
+	f, err := s.load(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	var res *ReadResult
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		res, err = s.answer(ctx, tx, req.Session, f, rng)
+		return err
+	})
+	return res, err
+}
+
+// load reads the file's version: from the stat cache when it vouches for
+// it, else by reading the file.
+func (s *Service) load(ctx context.Context, rel string) (*file, error) {
+	abs := s.WS.Abs(rel)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file", rel)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory", rel)
+	}
+	snap, err := freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, NoGit: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ds, err := snap.DigestMany(ctx, []string{rel}, freshness.DigestOptions{Workers: 1, MaxSize: maxStored})
+	if err != nil {
+		return nil, err
+	}
+	f := &file{rel: rel}
+	if d := ds[0]; d.Err == nil {
+		f.version = d.Digest.String()
+		if lines, ok, err := s.knownLines(ctx, f.version); err != nil {
+			return nil, err
+		} else if ok {
+			f.lines = lines
+			return f, snap.Flush(ctx) // known version: its content is only read when needed
+		}
+	}
+	if err := snap.Flush(ctx); err != nil {
+		return nil, err
+	}
+	content, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	f.content, f.version = content, digest.Bytes(content).String()
+	f.lines = countLines(content)
+	if bytes.IndexByte(content[:min(len(content), 8192)], 0) >= 0 {
+		f.binary = "binary"
+	} else if !utf8.Valid(content) {
+		f.binary = "not UTF-8 text"
+	}
+	return f, nil
+}
+
+func (s *Service) knownLines(ctx context.Context, version string) (int, bool, error) {
+	var lines int
+	err := s.Store.DB().QueryRowContext(ctx, `SELECT lines FROM rc_versions WHERE digest = ?`, version).Scan(&lines)
+	if err != nil {
+		if strings.Contains(err.Error(), "no rows") {
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+	return lines, true, nil
+}
+
+// countLines counts lines as an editor shows them: a last line without a
+// newline still counts.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// content returns the file's bytes now, reading them if they were skipped.
+func (s *Service) content(f *file) ([]byte, error) {
+	if f.content != nil {
+		return f.content, nil
+	}
+	b, err := os.ReadFile(s.WS.Abs(f.rel))
+	if err != nil {
+		return nil, err
+	}
+	if digest.Bytes(b).String() != f.version {
+		return nil, fmt.Errorf("%s changed while being read; read it again", f.rel)
+	}
+	f.content = b
+	return b, nil
+}
+
+// splitLines returns the lines of b, each with its newline.
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func countTokens(s string) int { return tokens.Count(s) }

@@ -1,0 +1,208 @@
+package readcache
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+type fixture struct {
+	t   *testing.T
+	r   *testgit.Repo
+	svc *Service
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	r := testgit.Plain(t, t.TempDir())
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ws, err := workspace.Discover(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, r: r, svc: &Service{WS: ws, Store: st, Cwd: r.Dir}}
+}
+
+// read reads and delivers, as a tool that wrote its answer out does.
+func (f *fixture) read(session, target string) *ReadResult {
+	f.t.Helper()
+	res, err := f.svc.Read(context.Background(), ReadRequest{Session: session, Target: target})
+	if err != nil {
+		f.t.Fatalf("read %s: %v", target, err)
+	}
+	if err := f.svc.Delivered(context.Background(), res); err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func (f *fixture) expect(session, target, mode string) *ReadResult {
+	f.t.Helper()
+	res := f.read(session, target)
+	if res.Mode != mode {
+		f.t.Fatalf("read %s: mode %s (%s), want %s", target, res.Mode, res.Reason, mode)
+	}
+	return res
+}
+
+// lines makes a file of n numbered lines.
+func lines(n int, tag string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d of the %s version, with some words to make it real\n", i, tag)
+	}
+	return b.String()
+}
+
+func editLine(content string, line int, text string) string {
+	ls := strings.SplitAfter(content, "\n")
+	ls[line-1] = text + "\n"
+	return strings.Join(ls, "")
+}
+
+func TestFullThenUnchangedThenDiff(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.go", lines(300, "first"))
+	f.expect("s", "a.go", ModeFull)
+	res := f.expect("s", "a.go", ModeUnchanged)
+	if res.Tokens >= res.PlainTokens/10 {
+		t.Fatalf("unchanged cost %d of %d tokens", res.Tokens, res.PlainTokens)
+	}
+	f.r.Write("a.go", editLine(lines(300, "first"), 150, "a changed line"))
+	res = f.expect("s", "a.go", ModeDiff)
+	if !strings.Contains(res.Text, "+a changed line") || !strings.Contains(res.Text, "-line 150 of the first version") {
+		t.Fatalf("diff:\n%s", res.Text)
+	}
+	f.expect("s", "a.go", ModeUnchanged) // the diff brought the model up to date
+}
+
+// Fix 5: small files get a diff when it is cheaper.
+func TestDiffForSmallFiles(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("small.go", lines(30, "v1"))
+	f.expect("s", "small.go", ModeFull)
+	f.r.Write("small.go", editLine(lines(30, "v1"), 12, "changed"))
+	f.expect("s", "small.go", ModeDiff)
+	// A rewrite of every line is cheaper in full.
+	f.r.Write("small.go", lines(30, "v2"))
+	res := f.expect("s", "small.go", ModeBaselineFallback)
+	if !strings.Contains(res.Reason, "diff is not smaller") {
+		t.Fatalf("reason = %q", res.Reason)
+	}
+}
+
+// Fix 1: trust covers only what was delivered.
+func TestTruncatedReadTrustsOnlyDeliveredLines(t *testing.T) {
+	f := newFixture(t)
+	f.svc.MaxLines, f.svc.MaxBytes = 2000, 1<<30
+	f.r.Write("big.txt", lines(3000, "only"))
+	res := f.expect("s", "big.txt", ModeFull)
+	if *res.Range != [2]int{1, 2000} || !strings.Contains(res.Text, "continue with big.txt:2001-") {
+		t.Fatalf("range %v, text tail %q", res.Range, res.Text[len(res.Text)-80:])
+	}
+	f.expect("s", "big.txt:2100-2200", ModeFull)
+	f.expect("s", "big.txt:2100-2200", ModeUnchangedRange)
+	f.expect("s", "big.txt", ModeUnchangedRange) // the same first window, as delivered before
+}
+
+// Fix 2: the model's latest view wins.
+func TestLatestViewWinsAfterRevert(t *testing.T) {
+	f := newFixture(t)
+	a := lines(100, "A")
+	f.r.Write("f.txt", a)
+	f.expect("s", "f.txt", ModeFull)
+	b := editLine(a, 15, "the B version of line 15")
+	f.r.Write("f.txt", b)
+	f.expect("s", "f.txt:10-20", ModeBaselineFallback) // shows B's lines
+	f.r.Write("f.txt", a)
+	res := f.read("s", "f.txt")
+	if res.Mode == ModeUnchanged || res.Mode == ModeDiff {
+		t.Fatalf("after a revert the model never saw: %s (%s)", res.Mode, res.Reason)
+	}
+}
+
+// Fix 3: a read that failed or was never delivered is not trust.
+func TestUndeliveredReadIsNotTrust(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(50, "x"))
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	// never delivered (the process died, the client went away)
+	f.expect("s", "a.txt", ModeFull)
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "missing.txt"}); err == nil {
+		t.Fatal("a missing file was read")
+	}
+	f.expect("s", "a.txt", ModeUnchanged)
+}
+
+// Fix 4: versions are kept while entries refer to them, whatever their age.
+func TestVersionsKeptWhileReferenced(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(200, "old"))
+	f.expect("s", "a.txt", ModeFull)
+	f.svc.Now = func() time.Time { return time.Now().Add(90 * 24 * time.Hour) }
+	gc, err := f.svc.GC(context.Background())
+	if err != nil || gc.Versions != 0 {
+		t.Fatalf("gc = %+v, %v", gc, err)
+	}
+	f.r.Write("a.txt", editLine(lines(200, "old"), 7, "edited months later"))
+	f.expect("s", "a.txt", ModeDiff) // the base is still there
+	// A version nothing refers to is collected.
+	f.svc.Store.DB().Exec(`UPDATE rc_entries SET version = '' WHERE id = 1`)
+	if gc, _ := f.svc.GC(context.Background()); gc.Versions != 1 || gc.Blobs != 1 {
+		t.Fatalf("gc of an orphan version = %+v", gc)
+	}
+}
+
+// Fix 6: reads do not replay the session.
+func TestReadsDoNotReplay(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(40, "x"))
+	f.r.Write("b.txt", lines(40, "y"))
+	before := rebuilds.Load()
+	for i := range 200 {
+		f.read("s", []string{"a.txt", "b.txt", "a.txt:3-9"}[i%3])
+	}
+	if n := rebuilds.Load() - before; n != 0 {
+		t.Fatalf("%d replays during 200 reads", n)
+	}
+}
+
+func TestSensitiveBinaryAndOutside(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write(".env", "TOKEN=x\n")
+	f.r.Write("logo.png", "\x89PNG\x00\x01\x02")
+	f.r.Write("latin1.txt", "caf\xe9\n")
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: ".env"}); err == nil || !strings.Contains(err.Error(), "--allow-sensitive") {
+		t.Fatalf("sensitive: %v", err)
+	}
+	res, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: ".env", AllowSensitive: true})
+	if err != nil || res.Mode != ModeFull {
+		t.Fatalf("allowed: %+v %v", res, err)
+	}
+	for _, p := range []string{"logo.png", "latin1.txt"} {
+		f.expect("s", p, ModeFull)
+		res := f.expect("s", p, ModeFull) // never cached
+		if !strings.Contains(res.Text, "content is not shown") {
+			t.Fatalf("%s: %q", p, res.Text)
+		}
+	}
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "../x"}); err == nil {
+		t.Fatal("a path outside the root was read")
+	}
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "a.txt:5-2"}); err == nil {
+		t.Fatal("an inverted range was accepted")
+	}
+}

@@ -1,0 +1,269 @@
+package readcache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// SessionResult names a session and its leaf.
+type SessionResult struct {
+	Session string `json:"session"`
+	Leaf    int64  `json:"leaf"`
+	Entry   int64  `json:"entry,omitempty"`
+}
+
+// New starts an empty session; name "" makes one up.
+func (s *Service) New(ctx context.Context, name string) (*SessionResult, error) {
+	if name == "" {
+		name = newName()
+	}
+	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rc_sessions WHERE name = ?`, name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("session %q already exists", name)
+		}
+		_, err := sessionLeaf(ctx, tx, name, s.WS.Root, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SessionResult{Session: name}, nil
+}
+
+// Compact records a compaction at the leaf: no trust from before it is
+// used on this path again.
+func (s *Service) Compact(ctx context.Context, session string) (*SessionResult, error) {
+	return s.barrier(ctx, session, "compaction")
+}
+
+// Mark appends an opaque entry (an integration's own event) at the leaf.
+func (s *Service) Mark(ctx context.Context, session, note string) (*SessionResult, error) {
+	return s.barrier(ctx, session, "opaque")
+}
+
+func (s *Service) barrier(ctx context.Context, session, kind string) (*SessionResult, error) {
+	res := &SessionResult{Session: session}
+	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, true)
+		if err != nil {
+			return err
+		}
+		e := &entry{session: session, parent: leaf, kind: kind}
+		if err := appendEntry(ctx, tx, e); err != nil {
+			return err
+		}
+		res.Entry, res.Leaf = e.id, e.id
+		if kind == "compaction" {
+			_, err = tx.ExecContext(ctx, `DELETE FROM rc_trust WHERE session = ?`, session)
+		}
+		return err
+	})
+	return res, err
+}
+
+// Refresh forces the next read of a scope (a whole file, or lines) to
+// baseline: what the model was shown of it is forgotten. It is an entry, so
+// it survives a restart and follows the tree.
+func (s *Service) Refresh(ctx context.Context, session, spec string) (*SessionResult, error) {
+	path, rng, err := s.parseTarget(spec)
+	if err != nil {
+		return nil, err
+	}
+	res := &SessionResult{Session: session}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, true)
+		if err != nil {
+			return err
+		}
+		e := &entry{session: session, parent: leaf, kind: "invalidation", path: path, start: rng.start, end: rng.end}
+		if err := appendEntry(ctx, tx, e); err != nil {
+			return err
+		}
+		res.Entry, res.Leaf = e.id, e.id
+		p, err := picture(ctx, tx, session, path)
+		if err != nil {
+			return err
+		}
+		return savePicture(ctx, tx, session, path, forget(p, *e))
+	})
+	return res, err
+}
+
+// forget applies an invalidation entry to a picture.
+func forget(p Picture, e entry) Picture {
+	if e.start == 0 {
+		return nil
+	}
+	end := e.end
+	if end == 0 {
+		end = int(^uint(0) >> 1)
+	}
+	return p.Erase(e.start, end)
+}
+
+// Checkout moves the session's leaf to an entry of its tree and rebuilds
+// the trust of that leaf from the entries on its path.
+func (s *Service) Checkout(ctx context.Context, session string, id int64) (*SessionResult, error) {
+	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		if _, err := sessionLeaf(ctx, tx, session, s.WS.Root, false); err != nil {
+			return err
+		}
+		if err := s.onTree(ctx, tx, session, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_sessions SET leaf = ? WHERE name = ?`, id, session); err != nil {
+			return err
+		}
+		return rebuild(ctx, tx, session, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SessionResult{Session: session, Leaf: id}, nil
+}
+
+// onTree checks that an entry belongs to the session's tree: it was made
+// in the session, or it is on the path its first entries hang from (a fork).
+func (s *Service) onTree(ctx context.Context, tx *store.Tx, session string, id int64) error {
+	var owner string
+	err := tx.QueryRowContext(ctx, `SELECT session FROM rc_entries WHERE id = ?`, id).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("entry %d: %w", id, ErrNoEntry)
+	}
+	if err != nil || owner == session {
+		return err
+	}
+	var first sql.NullInt64 // the entry the session's own entries hang from
+	err = tx.QueryRowContext(ctx, `SELECT parent FROM rc_entries WHERE session = ? ORDER BY id LIMIT 1`, session).Scan(&first)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if !first.Valid {
+		err = tx.QueryRowContext(ctx, `SELECT leaf FROM rc_sessions WHERE name = ?`, session).Scan(&first)
+		if err != nil {
+			return err
+		}
+	}
+	ancestors, err := pathTo(ctx, tx, first.Int64)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(ancestors, func(e entry) bool { return e.id == id }) {
+		return fmt.Errorf("entry %d is not on session %q's tree: %w", id, session, ErrNoEntry)
+	}
+	return nil
+}
+
+// Fork starts a session whose path is the given one's up to entry at (its
+// leaf when 0); from there the two grow apart and neither sees the other's
+// entries. name "" makes one up.
+func (s *Service) Fork(ctx context.Context, session string, at int64, name string) (*SessionResult, error) {
+	if name == "" {
+		name = newName()
+	}
+	res := &SessionResult{Session: name}
+	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, false)
+		if err != nil {
+			return err
+		}
+		if at == 0 {
+			at = leaf
+		} else if err := s.onTree(ctx, tx, session, at); err != nil {
+			return err
+		}
+		if _, err := sessionLeaf(ctx, tx, name, s.WS.Root, true); err != nil {
+			return err
+		}
+		var leafArg any
+		if at != 0 {
+			leafArg = at
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_sessions SET leaf = ? WHERE name = ?`, leafArg, name); err != nil {
+			return err
+		}
+		res.Leaf = at
+		return rebuild(ctx, tx, name, at)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pathTo returns the entries from the root to id, in order.
+func pathTo(ctx context.Context, tx *store.Tx, id int64) ([]entry, error) {
+	if id == 0 {
+		return nil, nil
+	}
+	rows, err := tx.QueryContext(ctx, `WITH RECURSIVE up(id) AS (
+			SELECT ? UNION ALL SELECT e.parent FROM rc_entries e JOIN up ON e.id = up.id WHERE e.parent IS NOT NULL)
+		SELECT e.id, coalesce(e.parent, 0), e.depth, e.session, e.kind, e.path, e.range_start, e.range_end, e.lines,
+			e.version, e.mode, e.tokens_full, e.tokens_served, e.delivered
+		FROM up JOIN rc_entries e ON e.id = up.id ORDER BY e.depth`, id)
+	if err != nil {
+		return nil, fmt.Errorf("walk session tree: %w", err)
+	}
+	defer rows.Close()
+	var out []entry
+	for rows.Next() {
+		var e entry
+		if err := rows.Scan(&e.id, &e.parent, &e.depth, &e.session, &e.kind, &e.path, &e.start, &e.end, &e.lines,
+			&e.version, &e.mode, &e.tokensFull, &e.served, &e.delivered); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// window is the part of a path trust is built from: after its latest
+// compaction.
+func window(path []entry) []entry {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].kind == "compaction" {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+// rebuilds counts replays, so tests can check that reads never need one.
+var rebuilds atomic.Int64
+
+// rebuild replays the window of the path to leaf into the session's trust.
+func rebuild(ctx context.Context, tx *store.Tx, session string, leaf int64) error {
+	rebuilds.Add(1)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM rc_trust WHERE session = ?`, session); err != nil {
+		return err
+	}
+	path, err := pathTo(ctx, tx, leaf)
+	if err != nil {
+		return err
+	}
+	pics := map[string]Picture{}
+	for _, e := range window(path) {
+		switch {
+		case e.kind == "read" && e.delivered && e.version != "" && e.start > 0:
+			pics[e.path] = pics[e.path].Paint(Span{Start: e.start, End: e.end, Version: e.version, Lines: e.lines, Entry: e.id})
+		case e.kind == "invalidation":
+			pics[e.path] = forget(pics[e.path], e)
+		}
+	}
+	for p, pic := range pics {
+		if err := savePicture(ctx, tx, session, p, pic); err != nil {
+			return err
+		}
+	}
+	return nil
+}
