@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
@@ -61,6 +62,8 @@ func errorCode(err error) string {
 	case errors.Is(err, workspace.ErrOutsideRoot):
 		return "outside_root"
 	case errors.Is(err, records.ErrNotFound), errors.Is(err, store.ErrNotFound), errors.Is(err, registry.ErrNotFound):
+		return "not_found"
+	case errors.Is(err, readcache.ErrNoSession), errors.Is(err, readcache.ErrNoEntry):
 		return "not_found"
 	case errors.Is(err, registry.ErrNotGit):
 		return "not_a_git_repository"

@@ -111,7 +111,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		return false, err
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
-	res.Text = fmt.Sprintf("[%s is unchanged since you read it (entry %d, %d lines)]", f.rel, w.Entry, f.lines)
+	res.Text = fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines})
 	return true, err
@@ -154,7 +154,7 @@ func (s *Service) diff(ctx context.Context, tx *store.Tx, w Span, f *file, conte
 		return "", "the version you read is no longer stored", nil
 	}
 	d := udiff.Unified("a/"+f.rel, "b/"+f.rel, string(before), string(content))
-	out := fmt.Sprintf("[%s changed since you read it (entry %d); unified diff:]\n%s", f.rel, w.Entry, d)
+	out := fmt.Sprintf("[changed since entry %d; unified diff:]\n%s", w.Entry, d)
 	if countTokens(out) >= countTokens(text) {
 		return "", "the diff is not smaller than the file", nil
 	}
@@ -173,7 +173,7 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 	switch {
 	case ok && (base.Version == f.version || s.sameLines(ctx, tx, base.Version, lines, span)):
 		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you read them at entry %d", base.Entry)
-		res.Text = fmt.Sprintf("[lines %d-%d of %s are unchanged since you read them (entry %d)]", span.Start, span.End, f.rel, base.Entry)
+		res.Text = fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d]", f.rel, span.Start, span.End, base.Entry)
 	case ok:
 		res.Mode, res.Reason = ModeBaselineFallback, "these lines changed or shifted since you read them"
 	case overlaps(pic, span.Start, span.End):

@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/readcache"
+)
+
+func (a *app) readcache(cmd *cobra.Command) (*readcache.Service, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.store(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	return &readcache.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+}
+
+// sessionFlag registers --session, defaulting to $FRESHCTX_SESSION, else
+// "default".
+func sessionFlag(cmd *cobra.Command, s *string) {
+	def := os.Getenv("FRESHCTX_SESSION")
+	if def == "" {
+		def = "default"
+	}
+	cmd.Flags().StringVar(s, "session", def, "the session (default $FRESHCTX_SESSION, else \"default\")")
+}
+
+func newReadCmd(a *app) *cobra.Command {
+	var req readcache.ReadRequest
+	cmd := &cobra.Command{
+		Use:   "read PATH[:N-M] [--offset N] [--limit M]",
+		Short: "Read a file, or only what changed since this session last read it",
+		Long: `Read a file as a plain read tool would, but answer from what this session has
+already seen: "unchanged" when the model's latest view of the scope equals
+the file, a unified diff when that is cheaper than the file, and the content
+otherwise (full on a first read, baseline_fallback when an earlier view
+exists but cannot be used). :N-M reads lines N to M (1-based, inclusive), :N
+from line N to the end. Output stops at 2,000 lines or 50 KB with a hint to
+continue. Sensitive files (.env*, keys, certificates, .netrc, .npmrc, ssh
+files) are refused without --allow-sensitive.`,
+		Example: `  freshctx read internal/store/store.go
+  freshctx read internal/store/store.go:40-80 --session agent-1`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("read takes one PATH[:N-M]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Target = args[0]
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Read(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if err := a.render(res, func() error { return printRead(a.io, res) }); err != nil {
+				return err // not delivered: not trusted
+			}
+			return svc.Delivered(cmd.Context(), res)
+		},
+	}
+	sessionFlag(cmd, &req.Session)
+	cmd.Flags().IntVar(&req.Offset, "offset", 0, "first line to read (1-based)")
+	cmd.Flags().IntVar(&req.Limit, "limit", 0, "number of lines to read")
+	cmd.Flags().BoolVar(&req.AllowSensitive, "allow-sensitive", false, "serve a sensitive file (env, keys, credentials)")
+	return cmd
+}
+
+func printRead(streams IO, r *readcache.ReadResult) error {
+	fmt.Fprintf(streams.Err, "freshctx: %s · entry %d · %s\n", r.Mode, r.Entry, r.Reason)
+	_, err := io.WriteString(streams.Out, r.Text)
+	if err == nil && r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		_, err = io.WriteString(streams.Out, "\n")
+	}
+	return err
+}
+
+func newSessionCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session",
+		Short: "Sessions of the read cache: new, compact, checkout, fork, refresh, status, gc",
+		Long: `A session is a tree of entries (reads, compactions, refreshes) with a current
+leaf; read answers from what the path to the leaf has shown the model since
+its latest compaction.`,
+	}
+	cmd.AddCommand(newSessionNewCmd(a), newSessionCompactCmd(a), newSessionCheckoutCmd(a), newSessionForkCmd(a),
+		newSessionRefreshCmd(a), newSessionStatusCmd(a), newSessionGCCmd(a))
+	return cmd
+}
+
+func printSession(w io.Writer, r *readcache.SessionResult) error {
+	_, err := fmt.Fprintf(w, "session %s · leaf %d\n", r.Session, r.Leaf)
+	return err
+}
+
+func newSessionNewCmd(a *app) *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "new [--session NAME]",
+		Short: "Start an empty session (a new name unless --session gives one)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.New(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintln(a.io.Out, res.Session)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&name, "session", "", "name of the new session")
+	return cmd
+}
+
+func newSessionCompactCmd(a *app) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "compact",
+		Short: "Record a compaction: reads after it trust nothing from before",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Compact(cmd.Context(), session)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printSession(a.io.Out, res) })
+		},
+	}
+	sessionFlag(cmd, &session)
+	return cmd
+}
+
+func newSessionCheckoutCmd(a *app) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "checkout ENTRY",
+		Short: "Move the session's leaf to an entry of its tree",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("checkout takes one ENTRY")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return usagef("entry %q: want a positive number", args[0])
+			}
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Checkout(cmd.Context(), session, id)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printSession(a.io.Out, res) })
+		},
+	}
+	sessionFlag(cmd, &session)
+	return cmd
+}
+
+func newSessionForkCmd(a *app) *cobra.Command {
+	var session, name string
+	var at int64
+	cmd := &cobra.Command{
+		Use:   "fork [--at ENTRY] [--name NEW]",
+		Short: "Start a session that shares this one's path up to an entry",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Fork(cmd.Context(), session, at, name)
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printSession(a.io.Out, res) })
+		},
+	}
+	sessionFlag(cmd, &session)
+	cmd.Flags().Int64Var(&at, "at", 0, "the entry to fork at (default: the leaf)")
+	cmd.Flags().StringVar(&name, "name", "", "name of the new session")
+	return cmd
+}
+
+func newSessionRefreshCmd(a *app) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "refresh PATH[:N-M]",
+		Short: "Make the next read of a file (or lines) baseline",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("refresh takes one PATH[:N-M]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.Refresh(cmd.Context(), session, args[0])
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error { return printSession(a.io.Out, res) })
+		},
+	}
+	sessionFlag(cmd, &session)
+	return cmd
+}
+
+func newSessionStatusCmd(a *app) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "What the session trusts, its replay window, reads by mode, tokens saved",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := svc.Status(cmd.Context(), session)
+			if err != nil {
+				return err
+			}
+			return a.render(st, func() error { return printStatus(a.io.Out, st) })
+		},
+	}
+	sessionFlag(cmd, &session)
+	return cmd
+}
+
+func printStatus(w io.Writer, st *readcache.Status) error {
+	fmt.Fprintf(w, "session %s · leaf %d · replay window %d entries from index %d\n",
+		st.Session, st.Leaf, st.Window.Entries, st.Window.StartIndex)
+	var modes []string
+	for m, n := range st.Modes {
+		modes = append(modes, fmt.Sprintf("%d %s", n, m))
+	}
+	fmt.Fprintf(w, "reads: %s · %d tokens served of %d (%d saved)\n", strings.Join(sortStrings(modes), ", "),
+		st.TokensServed, st.TokensPlain, st.TokensSaved)
+	for _, t := range st.Tracked {
+		var spans []string
+		for _, l := range t.Lines {
+			spans = append(spans, fmt.Sprintf("%d-%d", l[0], l[1]))
+		}
+		whole := ""
+		if t.Whole {
+			whole = " (whole)"
+		}
+		fmt.Fprintf(w, "  %s: lines %s%s\n", t.Path, strings.Join(spans, ", "), whole)
+	}
+	return nil
+}
+
+func newSessionGCCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "gc",
+		Short: "Delete stored file versions no session entry refers to",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := svc.GC(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "removed %d versions; %d blobs, %d bytes freed\n", res.Versions, res.Blobs, res.BytesFreed)
+				return err
+			})
+		},
+	}
+}
