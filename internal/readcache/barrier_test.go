@@ -107,7 +107,7 @@ func TestFreshnessSelectionSeqBetweenRangeAndFull(t *testing.T) {
 	f.expect("s", "a.txt:25-35", ModeBaselineFallback) // the newer view of 25-35 is v2
 	f.expect("s", "a.txt:25-35", ModeUnchangedRange)
 	f.expect("s", "a.txt:1-10", ModeUnchangedRange) // v1's lines 1-10 equal v2's
-	f.expect("s", "a.txt", ModeBaselineFallback)     // mixed v1 and v2: no whole base
+	f.expect("s", "a.txt", ModeBaselineFallback)    // mixed v1 and v2: no whole base
 	f.expect("s", "a.txt", ModeUnchanged)
 }
 
