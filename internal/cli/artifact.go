@@ -19,14 +19,11 @@ const (
 )
 
 func (a *app) fabric(cmd *cobra.Command) (*fabric.Service, error) {
-	ws, err := a.workspace()
+	st, err := a.store(cmd.Context()) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.store(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
+	ws := a.ws
 	return &fabric.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
 }
 

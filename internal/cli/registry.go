@@ -16,14 +16,11 @@ import (
 // registry opens the registry service; bootstrap progress is drawn only
 // for a person watching a terminal.
 func (a *app) registry(cmd *cobra.Command) (*registry.Service, error) {
-	ws, err := a.workspace()
+	st, err := a.store(cmd.Context()) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.store(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
+	ws := a.ws
 	max, err := config.MaxFileSize(cmd.Context(), st)
 	if err != nil {
 		return nil, err

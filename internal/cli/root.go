@@ -143,14 +143,11 @@ func (a *app) store(ctx context.Context) (*store.Store, error) {
 
 // records opens what the records service needs.
 func (a *app) records(ctx context.Context) (*records.Service, error) {
-	ws, err := a.workspace()
+	st, err := a.store(ctx) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.store(ctx)
-	if err != nil {
-		return nil, err
-	}
+	ws := a.ws
 	retention, err := config.Retention(ctx, st)
 	if err != nil {
 		return nil, err

@@ -13,14 +13,11 @@ import (
 )
 
 func (a *app) readcache(cmd *cobra.Command) (*readcache.Service, error) {
-	ws, err := a.workspace()
+	st, err := a.store(cmd.Context()) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.store(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
+	ws := a.ws
 	return &readcache.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
 }
 

@@ -256,15 +256,7 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rc_versions WHERE digest = ?`, f.version).Scan(&n); err != nil || n > 0 {
 		return err
 	}
-	w, err := s.Store.CreateBlob()
-	if err != nil {
-		return err
-	}
-	defer w.Discard()
-	if _, err := w.Write(content); err != nil {
-		return err
-	}
-	blob, err := tx.CommitBlob(w)
+	blob, err := tx.WriteBlob(content)
 	if err != nil {
 		return err
 	}

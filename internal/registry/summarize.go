@@ -82,15 +82,7 @@ func (s *Service) storeSummary(ctx context.Context, tx *store.Tx, it Summary, d 
 	if err != nil {
 		return fmt.Errorf("summarize %s: %w", it.Path, err)
 	}
-	w, err := s.Store.CreateBlob()
-	if err != nil {
-		return err
-	}
-	defer w.Discard()
-	if _, err := w.Write(content); err != nil {
-		return err
-	}
-	blob, err := tx.CommitBlob(w)
+	blob, err := tx.WriteBlob(content)
 	if err != nil {
 		return err
 	}

@@ -146,6 +146,19 @@ var decoders = sync.Pool{New: func() any {
 	return dec
 }}
 
+// WriteBlob stores b as a blob inside the transaction.
+func (tx *Tx) WriteBlob(b []byte) (Blob, error) {
+	w, err := tx.s.CreateBlob()
+	if err != nil {
+		return Blob{}, err
+	}
+	defer w.Discard()
+	if _, err := w.Write(b); err != nil {
+		return Blob{}, err
+	}
+	return tx.CommitBlob(w)
+}
+
 // OpenBlob returns a reader of the blob's raw bytes. A blob whose file is
 // missing or fails to decompress is reported as an error wrapping ErrCorrupt.
 func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
