@@ -2,9 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +106,7 @@ digests given. --slice stores one named part; each slice has its own deps.`,
 			}
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "stored %s %s%s · %d bytes · %d deps · %s@%s\n", res.Type, res.Key,
-					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, short(res.Commit))
+					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, render.Short(res.Commit))
 				return err
 			})
 		},
@@ -173,27 +174,10 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 }
 
 func printArtifact(streams IO, r *fabric.GetResult) error {
-	if r.Outcome == fabric.Cold {
-		_, err := fmt.Fprintln(streams.Err, "freshctx: cold: no such artifact")
+	if err := render.ArtifactOutcome(streams.Err, r); err != nil {
 		return err
 	}
-	if r.Outcome == fabric.Stale {
-		for _, x := range r.Reasons {
-			fmt.Fprintf(streams.Err, "freshctx: stale: %s: %s\n", x.Dimension, x.Detail)
-		}
-	}
-	fmt.Fprint(streams.Out, r.Content)
-	for _, s := range r.Slices {
-		state := "fresh"
-		if !s.Fresh {
-			state = "stale"
-		}
-		fmt.Fprintf(streams.Out, "=== slice %s (%s)\n%s", s.Name, state, s.Content)
-		if s.Content != "" && !strings.HasSuffix(s.Content, "\n") {
-			fmt.Fprintln(streams.Out)
-		}
-	}
-	return nil
+	return render.ArtifactContent(streams.Out, r)
 }
 
 func newArtifactInvalidateCmd(a *app) *cobra.Command {
@@ -256,19 +240,10 @@ func newArtifactStatsCmd(a *app) *cobra.Command {
 			if prometheus {
 				return st.WritePrometheus(a.io.Out)
 			}
-			return a.render(st, func() error { return printArtifactStats(a.io.Out, st) })
+			return a.render(st, func() error { return render.ArtifactStats(a.io.Out, st) })
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only this recent window (e.g. 24h, 7d)")
 	cmd.Flags().BoolVar(&prometheus, "prometheus", false, "print the Prometheus text exposition format")
 	return cmd
-}
-
-func printArtifactStats(w io.Writer, st *fabric.Stats) error {
-	total := st.Hits + st.StaleMisses + st.ColdMisses
-	fmt.Fprintf(w, "%d lookups: %d hit (%.1f%%), %d stale (%.1f%%), %d cold (%.1f%%)\n", total,
-		st.Hits, 100*st.HitRate, st.StaleMisses, 100*st.StaleMissRate, st.ColdMisses, 100*st.ColdMissRate)
-	l := st.RegenLatency
-	_, err := fmt.Fprintf(w, "regeneration: %d · p50 %.0f ms · p95 %.0f ms\n", l.Count, l.P50, l.P95)
-	return err
 }

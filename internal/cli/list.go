@@ -3,10 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -74,36 +74,8 @@ func printList(w io.Writer, items []listItem) error {
 		if it.Label != "" {
 			what = "[" + it.Label + "] " + what
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d→%d\t%s\n", it.ID, age(timeSince(it.CreatedAt)), exit,
-			it.Freshness, it.RawTokens, it.DigestTokens, truncate(what, 60))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d→%d\t%s\n", it.ID, render.Age(time.Since(it.CreatedAt)), exit,
+			it.Freshness, it.RawTokens, it.DigestTokens, render.Truncate(what, 60))
 	}
 	return tw.Flush()
-}
-
-// timeSince is time.Since, a variable so output can be pinned in tests.
-var timeSince = time.Since
-
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-func truncate(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
-func sortStrings(s []string) []string {
-	slices.Sort(s)
-	return s
 }

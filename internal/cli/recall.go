@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"io"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
-	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/records"
 )
 
@@ -46,40 +45,10 @@ An empty query lists the newest records (of --file, if given).`,
 			if err != nil {
 				return err
 			}
-			return a.render(map[string]any{"results": hits}, func() error { return printHits(a.io.Out, hits) })
+			return a.render(map[string]any{"results": hits}, func() error { return render.Hits(a.io.Out, hits) })
 		},
 	}
 	cmd.Flags().StringArrayVar(&files, "file", nil, "only records that reference this file or a file under this folder (repeatable)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results")
 	return cmd
-}
-
-func printHits(w io.Writer, hits []records.Hit) error {
-	if len(hits) == 0 {
-		_, err := fmt.Fprintln(w, "no matching records")
-		return err
-	}
-	for i, h := range hits {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		exit := ""
-		if h.ExitCode != nil {
-			exit = fmt.Sprintf(" · exit %d", *h.ExitCode)
-		}
-		what := h.Command
-		if h.Label != "" {
-			what = "[" + h.Label + "] " + what
-		}
-		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, h.Freshness, truncate(what, 70), exit, age(timeSince(h.CreatedAt)))
-		if h.Snippet != "" {
-			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(h.Snippet, "\n", "\n  "))
-		}
-		for _, f := range h.Files {
-			if f.Label.Stale() || f.Label == freshness.Unknown {
-				fmt.Fprintf(w, "  %s %s: %s\n", f.Label, f.Path, f.Reason)
-			}
-		}
-	}
-	return nil
 }

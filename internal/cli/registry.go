@@ -3,9 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -69,36 +68,9 @@ func newRegistrySyncCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printSync(a.io.Out, res) })
+			return a.render(res, func() error { return render.Sync(a.io.Out, res) })
 		},
 	}
-}
-
-func printSync(w io.Writer, r *registry.SyncResult) error {
-	parts := []string{"registry: " + r.Action}
-	if r.Head != "" {
-		parts = append(parts, "HEAD "+short(r.Head))
-	}
-	parts = append(parts, fmt.Sprintf("%d files", r.Files))
-	if r.Action == registry.ActionVerify {
-		parts = append(parts, fmt.Sprintf("%d checked: %d changed, %d missing, %d new", r.Candidates, r.Mismatch, r.Missing, r.New))
-	}
-	if r.Skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d skipped", r.Skipped))
-	}
-	parts = append(parts, fmt.Sprintf("%d ms", r.ElapsedMS))
-	if r.Fallback != "" {
-		parts = append(parts, "full pass: the last verified commit is not an ancestor of HEAD")
-	}
-	_, err := fmt.Fprintln(w, strings.Join(parts, " · "))
-	return err
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 func newRegistryVerifyCmd(a *app) *cobra.Command {
@@ -119,29 +91,11 @@ verdict per path: match, mismatch, missing or new. Nothing is written unless
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printVerify(a.io.Out, res) })
+			return a.render(res, func() error { return render.Verify(a.io.Out, res) })
 		},
 	}
 	cmd.Flags().BoolVar(&apply, "apply", false, "write the verdicts to the registry")
 	return cmd
-}
-
-func printVerify(w io.Writer, r *registry.VerifyResult) error {
-	for _, v := range r.Verdicts {
-		if v.Verdict != registry.Match {
-			fmt.Fprintf(w, "%-8s %s\n", v.Verdict, v.Path)
-		}
-	}
-	note := ""
-	if r.Fallback != "" {
-		note = " (full pass)"
-	}
-	if !r.Applied {
-		note += "; nothing written (use --apply)"
-	}
-	_, err := fmt.Fprintf(w, "%d checked%s: %d match, %d mismatch, %d missing, %d new%s\n",
-		r.Candidates, "", r.Match, r.Mismatch, r.Missing, r.New, note)
-	return err
 }
 
 func newRegistryListCmd(a *app) *cobra.Command {
@@ -159,36 +113,11 @@ func newRegistryListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printRegistryList(a.io.Out, res) })
+			return a.render(res, func() error { return render.RegistryList(a.io.Out, res) })
 		},
 	}
 	cmd.Flags().BoolVar(&stale, "stale", false, "only files whose summary no longer matches their content")
 	return cmd
-}
-
-func printRegistryList(w io.Writer, r *registry.ListResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, f := range r.Files {
-		summary := "-"
-		if f.Summary != nil {
-			summary = truncate(*f.Summary, 70)
-		}
-		if f.SummaryStale {
-			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Lang, summary)
-	}
-	tw.Flush()
-	var skipped []string
-	for reason, n := range r.Counts.Skipped {
-		skipped = append(skipped, fmt.Sprintf("%d %s", n, reason))
-	}
-	line := fmt.Sprintf("%d files · %d stale · %d without summary", r.Counts.Files, r.Counts.Stale, r.Counts.Unsummarized)
-	if len(skipped) > 0 {
-		line += " · skipped: " + strings.Join(sortStrings(skipped), ", ")
-	}
-	_, err := fmt.Fprintln(w, line)
-	return err
 }
 
 func newRegistrySummarizeCmd(a *app) *cobra.Command {
@@ -263,22 +192,9 @@ verified commit when the commit is HEAD and follows it directly.`,
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printClose(a.io.Out, res) })
+			return a.render(res, func() error { return render.Close(a.io.Out, res) })
 		},
 	}
 	cmd.Flags().StringVar(&commit, "commit", "HEAD", "the commit the task made")
 	return cmd
-}
-
-func printClose(w io.Writer, r *registry.CloseResult) error {
-	fmt.Fprintf(w, "commit %s · %d files updated\n", short(r.Commit), len(r.Updated))
-	if len(r.NeedsSummary) > 0 {
-		fmt.Fprintf(w, "needs summary: %s\n", strings.Join(r.NeedsSummary, ", "))
-	}
-	if r.Advanced {
-		_, err := fmt.Fprintf(w, "last verified commit: %s\n", short(r.LastVerifiedSHA))
-		return err
-	}
-	_, err := fmt.Fprintln(w, "last verified commit unchanged: run freshctx registry sync")
-	return err
 }

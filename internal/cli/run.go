@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strings"
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -75,7 +73,7 @@ freshctx exits with the command's exit status.`,
 			if err != nil {
 				return err
 			}
-			if err := a.render(rec, func() error { return printRecord(a.io.Out, rec) }); err != nil {
+			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}
 			if *rec.ExitCode != 0 {
@@ -107,41 +105,10 @@ func newCaptureCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(rec, func() error { return printRecord(a.io.Out, rec) })
+			return a.render(rec, func() error { return render.Record(a.io.Out, rec) })
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about (repeatable)")
 	return cmd
-}
-
-// printRecord prints a digest and the one-line footer.
-func printRecord(w io.Writer, r *records.Record) error {
-	fmt.Fprint(w, r.Digest)
-	if r.Digest != "" && !strings.HasSuffix(r.Digest, "\n") {
-		fmt.Fprintln(w)
-	}
-	_, err := fmt.Fprintln(w, footer(r))
-	return err
-}
-
-func footer(r *records.Record) string {
-	parts := []string{fmt.Sprintf("freshctx: record %d", r.ID)}
-	if r.ExitCode != nil {
-		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
-	}
-	parts = append(parts, fmt.Sprintf("%.1fs", float64(r.DurationMS)/1000))
-	approx := ""
-	if !r.RawTokensExact {
-		approx = "~"
-	}
-	parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
-	if n := len(r.Files); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d files", n))
-	}
-	if r.Redactions > 0 {
-		parts = append(parts, fmt.Sprintf("%d secrets redacted", r.Redactions))
-	}
-	parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
-	return strings.Join(parts, " · ")
 }

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strconv"
-	"strings"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -76,12 +76,10 @@ files) are refused without --allow-sensitive.`,
 }
 
 func printRead(streams IO, r *readcache.ReadResult) error {
-	fmt.Fprintf(streams.Err, "freshctx: %s · entry %d · %s\n", r.Mode, r.Entry, r.Reason)
-	_, err := io.WriteString(streams.Out, r.Text)
-	if err == nil && r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-		_, err = io.WriteString(streams.Out, "\n")
+	if err := render.ReadHeader(streams.Err, r); err != nil {
+		return err
 	}
-	return err
+	return render.ReadText(streams.Out, r)
 }
 
 func newSessionCmd(a *app) *cobra.Command {
@@ -95,11 +93,6 @@ its latest compaction.`,
 	cmd.AddCommand(newSessionNewCmd(a), newSessionCompactCmd(a), newSessionCheckoutCmd(a), newSessionForkCmd(a),
 		newSessionRefreshCmd(a), newSessionStatusCmd(a), newSessionGCCmd(a))
 	return cmd
-}
-
-func printSession(w io.Writer, r *readcache.SessionResult) error {
-	_, err := fmt.Fprintf(w, "session %s · leaf %d\n", r.Session, r.Leaf)
-	return err
 }
 
 func newSessionNewCmd(a *app) *cobra.Command {
@@ -142,7 +135,7 @@ func newSessionCompactCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printSession(a.io.Out, res) })
+			return a.render(res, func() error { return render.Session(a.io.Out, res) })
 		},
 	}
 	sessionFlag(cmd, &session)
@@ -173,7 +166,7 @@ func newSessionCheckoutCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printSession(a.io.Out, res) })
+			return a.render(res, func() error { return render.Session(a.io.Out, res) })
 		},
 	}
 	sessionFlag(cmd, &session)
@@ -196,7 +189,7 @@ func newSessionForkCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printSession(a.io.Out, res) })
+			return a.render(res, func() error { return render.Session(a.io.Out, res) })
 		},
 	}
 	sessionFlag(cmd, &session)
@@ -225,7 +218,7 @@ func newSessionRefreshCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return printSession(a.io.Out, res) })
+			return a.render(res, func() error { return render.Session(a.io.Out, res) })
 		},
 	}
 	sessionFlag(cmd, &session)
@@ -247,34 +240,11 @@ func newSessionStatusCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(st, func() error { return printStatus(a.io.Out, st) })
+			return a.render(st, func() error { return render.Status(a.io.Out, st) })
 		},
 	}
 	sessionFlag(cmd, &session)
 	return cmd
-}
-
-func printStatus(w io.Writer, st *readcache.Status) error {
-	fmt.Fprintf(w, "session %s · leaf %d · replay window %d entries from index %d\n",
-		st.Session, st.Leaf, st.Window.Entries, st.Window.StartIndex)
-	var modes []string
-	for m, n := range st.Modes {
-		modes = append(modes, fmt.Sprintf("%d %s", n, m))
-	}
-	fmt.Fprintf(w, "reads: %s · %d tokens served of %d (%d saved)\n", strings.Join(sortStrings(modes), ", "),
-		st.TokensServed, st.TokensPlain, st.TokensSaved)
-	for _, t := range st.Tracked {
-		var spans []string
-		for _, l := range t.Lines {
-			spans = append(spans, fmt.Sprintf("%d-%d", l[0], l[1]))
-		}
-		whole := ""
-		if t.Whole {
-			whole = " (whole)"
-		}
-		fmt.Fprintf(w, "  %s: lines %s%s\n", t.Path, strings.Join(spans, ", "), whole)
-	}
-	return nil
 }
 
 func newSessionGCCmd(a *app) *cobra.Command {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
+
+	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +59,7 @@ or with --stream only that stream to stdout, byte for byte.`,
 			if err != nil {
 				return err
 			}
-			return a.render(rec, func() error { return printShow(a.io.Out, rec) })
+			return a.render(rec, func() error { return render.Show(a.io.Out, rec) })
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "print the raw output instead of the digest")
@@ -93,27 +93,4 @@ func showRaw(cmd *cobra.Command, a *app, svc *records.Service, id int64, stream 
 		return err
 	}
 	return copyStream(records.Stderr, a.io.Err)
-}
-
-func printShow(w io.Writer, r *records.Record) error {
-	exit := "exit -"
-	if r.ExitCode != nil {
-		exit = fmt.Sprintf("exit %d", *r.ExitCode)
-	}
-	title := r.Command
-	if r.Label != "" {
-		title = r.Label + " · " + title
-	}
-	fmt.Fprintf(w, "record %d · %s · %s · %s · %s\n\n", r.ID, title, exit,
-		r.CreatedAt.Local().Format(time.DateTime), r.Freshness.Label)
-	fmt.Fprint(w, r.Digest)
-	if len(r.Freshness.Files) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w, "\nfiles:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, f := range r.Freshness.Files {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, f.Path, f.Reason)
-	}
-	return tw.Flush()
 }

@@ -1,0 +1,318 @@
+// Package render turns the results of freshctx's services into the text a
+// person or a model reads; the CLI and the MCP server print the same words.
+package render
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
+)
+
+// timeSince is time.Since, a variable so output can be pinned in tests.
+var timeSince = time.Since
+
+// printRecord prints a digest and the one-line footer.
+func Record(w io.Writer, r *records.Record) error {
+	fmt.Fprint(w, r.Digest)
+	if r.Digest != "" && !strings.HasSuffix(r.Digest, "\n") {
+		fmt.Fprintln(w)
+	}
+	_, err := fmt.Fprintln(w, footer(r))
+	return err
+}
+
+func footer(r *records.Record) string {
+	parts := []string{fmt.Sprintf("freshctx: record %d", r.ID)}
+	if r.ExitCode != nil {
+		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
+	}
+	parts = append(parts, fmt.Sprintf("%.1fs", float64(r.DurationMS)/1000))
+	approx := ""
+	if !r.RawTokensExact {
+		approx = "~"
+	}
+	parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
+	if n := len(r.Files); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d files", n))
+	}
+	if r.Redactions > 0 {
+		parts = append(parts, fmt.Sprintf("%d secrets redacted", r.Redactions))
+	}
+	parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
+	return strings.Join(parts, " · ")
+}
+
+func Show(w io.Writer, r *records.Record) error {
+	exit := "exit -"
+	if r.ExitCode != nil {
+		exit = fmt.Sprintf("exit %d", *r.ExitCode)
+	}
+	title := r.Command
+	if r.Label != "" {
+		title = r.Label + " · " + title
+	}
+	fmt.Fprintf(w, "record %d · %s · %s · %s · %s\n\n", r.ID, title, exit,
+		r.CreatedAt.Local().Format(time.DateTime), r.Freshness.Label)
+	fmt.Fprint(w, r.Digest)
+	if len(r.Freshness.Files) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nfiles:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range r.Freshness.Files {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, f.Path, f.Reason)
+	}
+	return tw.Flush()
+}
+
+func Hits(w io.Writer, hits []records.Hit) error {
+	if len(hits) == 0 {
+		_, err := fmt.Fprintln(w, "no matching records")
+		return err
+	}
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		exit := ""
+		if h.ExitCode != nil {
+			exit = fmt.Sprintf(" · exit %d", *h.ExitCode)
+		}
+		what := h.Command
+		if h.Label != "" {
+			what = "[" + h.Label + "] " + what
+		}
+		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, h.Freshness, Truncate(what, 70), exit, Age(timeSince(h.CreatedAt)))
+		if h.Snippet != "" {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(h.Snippet, "\n", "\n  "))
+		}
+		for _, f := range h.Files {
+			if f.Label.Stale() || f.Label == freshness.Unknown {
+				fmt.Fprintf(w, "  %s %s: %s\n", f.Label, f.Path, f.Reason)
+			}
+		}
+	}
+	return nil
+}
+
+func Stats(w io.Writer, st *records.Stats) error {
+	fmt.Fprintf(w, "%d records · %d raw tokens → %d served · %d saved (%.1f%%)",
+		st.Records, st.RawTokens, st.DigestTokens, st.SavedTokens, st.SavingsPct)
+	if st.Estimated > 0 {
+		fmt.Fprintf(w, " · %d estimated", st.Estimated)
+	}
+	fmt.Fprintln(w)
+	if len(st.ByCommand) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RECORDS\tRAW\tSERVED\tSAVED\t%\t COMMAND")
+	for _, c := range st.ByCommand {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.1f\t %s\n", c.Records, c.RawTokens, c.DigestTokens, c.SavedTokens, c.SavingsPct, c.Command)
+	}
+	return tw.Flush()
+}
+
+func Sync(w io.Writer, r *registry.SyncResult) error {
+	parts := []string{"registry: " + r.Action}
+	if r.Head != "" {
+		parts = append(parts, "HEAD "+Short(r.Head))
+	}
+	parts = append(parts, fmt.Sprintf("%d files", r.Files))
+	if r.Action == registry.ActionVerify {
+		parts = append(parts, fmt.Sprintf("%d checked: %d changed, %d missing, %d new", r.Candidates, r.Mismatch, r.Missing, r.New))
+	}
+	if r.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", r.Skipped))
+	}
+	parts = append(parts, fmt.Sprintf("%d ms", r.ElapsedMS))
+	if r.Fallback != "" {
+		parts = append(parts, "full pass: the last verified commit is not an ancestor of HEAD")
+	}
+	_, err := fmt.Fprintln(w, strings.Join(parts, " · "))
+	return err
+}
+
+func Short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func Verify(w io.Writer, r *registry.VerifyResult) error {
+	for _, v := range r.Verdicts {
+		if v.Verdict != registry.Match {
+			fmt.Fprintf(w, "%-8s %s\n", v.Verdict, v.Path)
+		}
+	}
+	note := ""
+	if r.Fallback != "" {
+		note = " (full pass)"
+	}
+	if !r.Applied {
+		note += "; nothing written (use --apply)"
+	}
+	_, err := fmt.Fprintf(w, "%d checked%s: %d match, %d mismatch, %d missing, %d new%s\n",
+		r.Candidates, "", r.Match, r.Mismatch, r.Missing, r.New, note)
+	return err
+}
+
+func RegistryList(w io.Writer, r *registry.ListResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range r.Files {
+		summary := "-"
+		if f.Summary != nil {
+			summary = Truncate(*f.Summary, 70)
+		}
+		if f.SummaryStale {
+			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Lang, summary)
+	}
+	tw.Flush()
+	var skipped []string
+	for reason, n := range r.Counts.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%d %s", n, reason))
+	}
+	line := fmt.Sprintf("%d files · %d stale · %d without summary", r.Counts.Files, r.Counts.Stale, r.Counts.Unsummarized)
+	if len(skipped) > 0 {
+		line += " · skipped: " + strings.Join(SortStrings(skipped), ", ")
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+func Close(w io.Writer, r *registry.CloseResult) error {
+	fmt.Fprintf(w, "commit %s · %d files updated\n", Short(r.Commit), len(r.Updated))
+	if len(r.NeedsSummary) > 0 {
+		fmt.Fprintf(w, "needs summary: %s\n", strings.Join(r.NeedsSummary, ", "))
+	}
+	if r.Advanced {
+		_, err := fmt.Fprintf(w, "last verified commit: %s\n", Short(r.LastVerifiedSHA))
+		return err
+	}
+	_, err := fmt.Fprintln(w, "last verified commit unchanged: run freshctx registry sync")
+	return err
+}
+
+func ArtifactStats(w io.Writer, st *fabric.Stats) error {
+	total := st.Hits + st.StaleMisses + st.ColdMisses
+	fmt.Fprintf(w, "%d lookups: %d hit (%.1f%%), %d stale (%.1f%%), %d cold (%.1f%%)\n", total,
+		st.Hits, 100*st.HitRate, st.StaleMisses, 100*st.StaleMissRate, st.ColdMisses, 100*st.ColdMissRate)
+	l := st.RegenLatency
+	_, err := fmt.Fprintf(w, "regeneration: %d · p50 %.0f ms · p95 %.0f ms\n", l.Count, l.P50, l.P95)
+	return err
+}
+
+func Session(w io.Writer, r *readcache.SessionResult) error {
+	_, err := fmt.Fprintf(w, "session %s · leaf %d\n", r.Session, r.Leaf)
+	return err
+}
+
+func Status(w io.Writer, st *readcache.Status) error {
+	fmt.Fprintf(w, "session %s · leaf %d · replay window %d entries from index %d\n",
+		st.Session, st.Leaf, st.Window.Entries, st.Window.StartIndex)
+	var modes []string
+	for m, n := range st.Modes {
+		modes = append(modes, fmt.Sprintf("%d %s", n, m))
+	}
+	fmt.Fprintf(w, "reads: %s · %d tokens served of %d (%d saved)\n", strings.Join(SortStrings(modes), ", "),
+		st.TokensServed, st.TokensPlain, st.TokensSaved)
+	for _, t := range st.Tracked {
+		var spans []string
+		for _, l := range t.Lines {
+			spans = append(spans, fmt.Sprintf("%d-%d", l[0], l[1]))
+		}
+		whole := ""
+		if t.Whole {
+			whole = " (whole)"
+		}
+		fmt.Fprintf(w, "  %s: lines %s%s\n", t.Path, strings.Join(spans, ", "), whole)
+	}
+	return nil
+}
+
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func Truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func SortStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}
+
+// ArtifactOutcome says why a looked-up artifact is stale, or that there is
+// none; nothing for a hit.
+func ArtifactOutcome(w io.Writer, r *fabric.GetResult) error {
+	if r.Outcome == fabric.Cold {
+		_, err := fmt.Fprintln(w, "freshctx: cold: no such artifact")
+		return err
+	}
+	for _, x := range r.Reasons {
+		if _, err := fmt.Fprintf(w, "freshctx: stale: %s: %s\n", x.Dimension, x.Detail); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ArtifactContent writes an artifact's content (a stale one's previous
+// content too), slice by slice for a sliced artifact.
+func ArtifactContent(w io.Writer, r *fabric.GetResult) error {
+	if _, err := io.WriteString(w, r.Content); err != nil {
+		return err
+	}
+	for _, s := range r.Slices {
+		state := "fresh"
+		if !s.Fresh {
+			state = "stale"
+		}
+		fmt.Fprintf(w, "=== slice %s (%s)\n%s", s.Name, state, s.Content)
+		if s.Content != "" && !strings.HasSuffix(s.Content, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+// ReadHeader names a read's mode, entry and reason in one line.
+func ReadHeader(w io.Writer, r *readcache.ReadResult) error {
+	_, err := fmt.Fprintf(w, "freshctx: %s · entry %d · %s\n", r.Mode, r.Entry, r.Reason)
+	return err
+}
+
+// ReadText writes what a read gives the model.
+func ReadText(w io.Writer, r *readcache.ReadResult) error {
+	_, err := io.WriteString(w, r.Text)
+	if err == nil && r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		_, err = io.WriteString(w, "\n")
+	}
+	return err
+}
