@@ -3,6 +3,7 @@ package readcache
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -204,5 +205,28 @@ func TestSensitiveBinaryAndOutside(t *testing.T) {
 	}
 	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "a.txt:5-2"}); err == nil {
 		t.Fatal("an inverted range was accepted")
+	}
+}
+
+func TestCompactLiveReachesRunningSessionsOnly(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(20, "v1"))
+	f.expect("served", "a.txt", ModeFull)
+	f.expect("gone", "a.txt", ModeFull)
+	ctx := context.Background()
+	if err := f.svc.Attach(ctx, "served", os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Attach(ctx, "gone", 1<<30); err != nil { // no such process
+		t.Fatal(err)
+	}
+	done, err := f.svc.CompactLive(ctx)
+	if err != nil || len(done) != 1 || done[0] != "served" {
+		t.Fatalf("CompactLive = %v, %v", done, err)
+	}
+	f.expect("served", "a.txt", ModeFull)
+	f.expect("gone", "a.txt", ModeUnchanged)
+	if done, _ := f.svc.CompactLive(ctx); len(done) != 1 {
+		t.Fatalf("a dead session is forgotten, the served one stays: %v", done)
 	}
 }

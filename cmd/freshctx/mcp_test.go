@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/tokens"
+)
+
+// mcpSession starts the real binary as an MCP server in dir and connects
+// the SDK's client to it over stdio.
+func mcpSession(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "freshctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		t.Fatalf("%s failed: %s", name, text)
+	}
+	var out map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &out)
+	return text, out
+}
+
+func TestMCPEndToEnd(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n")
+	r.Commit("init")
+	cs := mcpSession(t, r.Dir)
+	ctx := context.Background()
+
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 15 {
+		t.Fatalf("%d tools", len(list.Tools))
+	}
+
+	text, rec := call(t, cs, "run", map[string]any{"command": "echo 'calc.go:3: Add(1, 2) = -1, want 3'; exit 1"})
+	if rec["exit_code"].(float64) != 1 || !strings.Contains(text, "calc.go:3: Add(1, 2) = -1") || !strings.Contains(text, "freshctx: record 1") {
+		t.Fatalf("run: %s %v", text, rec)
+	}
+	_, hits := call(t, cs, "recall", map[string]any{"query": "Add want"})
+	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"] != "fresh" {
+		t.Fatalf("recall: %v", first)
+	}
+	r.Write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+	text, hits = call(t, cs, "recall", map[string]any{"query": "Add want"})
+	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"] != "stale_changed" || !strings.Contains(text, "stale_changed calc.go") {
+		t.Fatalf("recall after the edit: %s", text)
+	}
+
+	_, read := call(t, cs, "read", map[string]any{"path": "calc.go"})
+	if read["mode"] != "full" {
+		t.Fatalf("first read: %v", read)
+	}
+	text, read = call(t, cs, "read", map[string]any{"path": "calc.go"})
+	if read["mode"] != "unchanged" || !strings.HasPrefix(text, "[unchanged") {
+		t.Fatalf("second read: %s", text)
+	}
+	call(t, cs, "session_compact", nil)
+	if _, read = call(t, cs, "read", map[string]any{"path": "calc.go"}); read["mode"] != "full" {
+		t.Fatalf("read after compaction: %v", read)
+	}
+
+	if _, sync := call(t, cs, "registry_sync", nil); sync["action"] != "bootstrap" {
+		t.Fatalf("registry_sync: %v", sync)
+	}
+	call(t, cs, "artifact_put", map[string]any{"type": "file_summary", "key": "calc.go", "content": "Adds ints."})
+	if text, got := call(t, cs, "artifact_get", map[string]any{"type": "file_summary", "key": "calc.go"}); got["outcome"] != "hit" || !strings.Contains(text, "Adds ints.") {
+		t.Fatalf("artifact_get: %s", text)
+	}
+}
+
+func TestMCPErrorsKeepTheServerServing(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	cs := mcpSession(t, r.Dir)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "show", Arguments: map[string]any{"id": 99}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "freshctx: record 99: no such record") {
+		t.Fatalf("show 99: %+v, %v", res, err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "../outside"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "outside the workspace root") {
+		t.Fatalf("read outside: %+v, %v", res, err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"limit": "ten"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("bad argument types: %+v, %v", res, err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	// Still serving.
+	call(t, cs, "read", map[string]any{"path": "a.go"})
+}
+
+// TestToolListIsSmall measures what tools/list costs a model with the real
+// tokenizer: every tool together at most 2,500 tokens.
+func TestToolListIsSmall(t *testing.T) {
+	r := testgit.New(t)
+	cs := mcpSession(t, r.Dir)
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(list.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tokens.Count(string(b))
+	t.Logf("tools/list: %d tools, %d tokens", len(list.Tools), n)
+	if n > 2500 {
+		t.Fatalf("tools/list costs %d tokens, want at most 2,500", n)
+	}
+	sub := mcpSession(t, r.Dir, "--tools", "read,recall")
+	if l, _ := sub.ListTools(context.Background(), nil); len(l.Tools) != 2 {
+		t.Fatalf("--tools read,recall served %d tools", len(l.Tools))
+	}
+}
+
+// TestMCPSurvivesMalformedInput writes garbage to the server's stdin, then
+// a valid request, and expects an answer to it.
+func TestMCPSurvivesMalformedInput(t *testing.T) {
+	r := testgit.New(t)
+	bin := filepath.Join(t.TempDir(), "freshctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir = r.Dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, "this is not json\n{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"nonsense\"}\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	deadline := time.After(10 * time.Second)
+	lines := make(chan string)
+	go func() {
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the server stopped")
+			}
+			if strings.Contains(l, `"id":7`) && strings.Contains(l, `"serverInfo"`) {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no answer to a valid request after malformed input")
+		}
+	}
+}

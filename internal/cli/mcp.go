@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/integrate"
+	"github.com/freshctx/freshctx/internal/mcpserver"
+	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/registry"
+)
+
+// Version is the version reported to MCP clients.
+var Version = "dev"
+
+func newMCPCmd(a *app) *cobra.Command {
+	var session, tools string
+	cmd := &cobra.Command{
+		Use:   "mcp [--tools a,b,...] [--session S]",
+		Short: "Serve freshctx as MCP tools over stdio",
+		Long: `Serve run, recall, show, read, session_*, registry_* and artifact_* as MCP
+tools over stdin/stdout, for the workspace of the working directory (or
+--root, or $FRESHCTX_ROOT). Each tool answers with the text the CLI prints and,
+as structured content, the object the CLI prints with --json.
+
+The read tool's session is this connection's own unless --session names one.
+Tools: ` + strings.Join(mcpserver.Names(), ", "),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			st, err := a.store(ctx)
+			if err != nil {
+				return err
+			}
+			retention, err := config.Retention(ctx, st)
+			if err != nil {
+				return err
+			}
+			max, err := config.MaxFileSize(ctx, st)
+			if err != nil {
+				return err
+			}
+			var selected []string
+			if tools != "" {
+				selected = strings.Split(tools, ",")
+			}
+			srv, err := mcpserver.New(mcpserver.Options{WS: a.ws, Store: st, Session: session, Tools: selected,
+				Env: a.io.Env, Version: Version, Retention: retention, MaxFileSize: max})
+			if err != nil {
+				return usageError{err}
+			}
+			rc := &readcache.Service{WS: a.ws, Store: st}
+			if err := rc.Attach(ctx, srv.Session(), os.Getpid()); err != nil {
+				return err
+			}
+			defer rc.Detach(ctx, srv.Session())
+			return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
+		},
+	}
+	cmd.Flags().StringVar(&tools, "tools", "", "serve only these tools (comma-separated)")
+	cmd.Flags().StringVar(&session, "session", "", "the read cache session (default: one per connection)")
+	return cmd
+}
+
+func newInitCmd(a *app) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "init claude-code|cursor|codex [--dry-run]",
+		Short: "Wire freshctx into an agent's configuration",
+		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
+is dropped; a second run changes nothing):
+  claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart
+               and PreCompact hooks running "freshctx hook claude-code"),
+               CLAUDE.md (when to use run, recall and read)
+  cursor       .cursor/mcp.json
+  codex        ~/.codex/config.toml ([mcp_servers.freshctx])
+freshctx must be on PATH (go install ./cmd/freshctx).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("init takes one agent: claude-code, cursor or codex")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := a.workspace()
+			if err != nil {
+				return err
+			}
+			var changes []integrate.Change
+			switch args[0] {
+			case "claude-code":
+				changes, err = integrate.ClaudeCode(ws.Root)
+			case "cursor":
+				changes, err = integrate.Cursor(ws.Root)
+			case "codex":
+				home, herr := os.UserHomeDir()
+				if herr != nil {
+					return herr
+				}
+				changes, err = integrate.Codex(home)
+			default:
+				return usagef("unknown agent %q: want claude-code, cursor or codex", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			if !dryRun {
+				if err := integrate.Apply(changes); err != nil {
+					return err
+				}
+			}
+			return a.render(map[string]any{"changes": changes, "dry_run": dryRun}, func() error {
+				for _, c := range changes {
+					verb := c.Action
+					if dryRun && verb != "unchanged" {
+						verb = "would be " + verb
+					}
+					fmt.Fprintf(a.io.Out, "%s: %s\n", c.Path, verb)
+					if dryRun && c.Action != "unchanged" {
+						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
+					}
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
+	return cmd
+}
+
+func newHookCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook claude-code < HOOK_JSON",
+		Short: "Answer a Claude Code hook (SessionStart, PreCompact)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || args[0] != "claude-code" {
+				return usagef("hook takes one agent: claude-code")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := a.store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			svc := integrate.HookServices{
+				Registry:  &registry.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
+				ReadCache: &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
+			}
+			out, err := integrate.ClaudeHook(cmd.Context(), a.io.In, svc)
+			if errors.Is(err, registry.ErrNotGit) {
+				return nil // nothing to sync outside git
+			}
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(a.io.Out, out)
+			return err
+		},
+	}
+}

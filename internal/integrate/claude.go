@@ -1,0 +1,178 @@
+package integrate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// HookCommand is what the agents' hooks run.
+const HookCommand = "freshctx hook claude-code"
+
+// server is the MCP server entry every agent's configuration gets.
+func server() map[string]any {
+	return map[string]any{"command": "freshctx", "args": []any{"mcp"}}
+}
+
+// ClaudeCode plans the project's Claude Code configuration: the server in
+// .mcp.json, SessionStart and PreCompact hooks in .claude/settings.json, and
+// a short note in CLAUDE.md.
+func ClaudeCode(root string) ([]Change, error) {
+	var out []Change
+	mcp, err := mcpServers(filepath.Join(root, ".mcp.json"))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, mcp)
+	settings, err := claudeHooks(filepath.Join(root, ".claude", "settings.json"))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, settings)
+	note, err := claudeNote(filepath.Join(root, "CLAUDE.md"))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, note), nil
+}
+
+// mcpServers merges freshctx into a {"mcpServers": {...}} file, as
+// .mcp.json and Cursor's .cursor/mcp.json are.
+func mcpServers(path string) (Change, error) {
+	m, existed, err := loadJSON(path)
+	if err != nil {
+		return Change{}, err
+	}
+	servers, err := object(m, "mcpServers", path)
+	if err != nil {
+		return Change{}, err
+	}
+	if _, ok := servers["freshctx"]; !ok {
+		servers["freshctx"] = server()
+	}
+	b, err := marshal(m)
+	if err != nil {
+		return Change{}, err
+	}
+	return change(path, b, existed)
+}
+
+// claudeHooks adds the freshctx hook to SessionStart and PreCompact unless
+// a hook there already runs it.
+func claudeHooks(path string) (Change, error) {
+	m, existed, err := loadJSON(path)
+	if err != nil {
+		return Change{}, err
+	}
+	hooks, err := object(m, "hooks", path)
+	if err != nil {
+		return Change{}, err
+	}
+	for _, event := range []string{"SessionStart", "PreCompact"} {
+		groups, _ := hooks[event].([]any)
+		if hooks[event] != nil && groups == nil {
+			return Change{}, errors.New(path + ": hooks." + event + " is not a list")
+		}
+		if !runsHook(groups) {
+			groups = append(groups, map[string]any{
+				"matcher": "",
+				"hooks":   []any{map[string]any{"type": "command", "command": HookCommand}},
+			})
+		}
+		hooks[event] = groups
+	}
+	b, err := marshal(m)
+	if err != nil {
+		return Change{}, err
+	}
+	return change(path, b, existed)
+}
+
+func runsHook(groups []any) bool {
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		hs, _ := gm["hooks"].([]any)
+		for _, h := range hs {
+			hm, _ := h.(map[string]any)
+			if cmd, _ := hm["command"].(string); strings.Contains(cmd, HookCommand) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+const (
+	noteBegin = "<!-- freshctx:begin -->"
+	noteEnd   = "<!-- freshctx:end -->"
+)
+
+// Note is what CLAUDE.md (or AGENTS.md) is told.
+const Note = noteBegin + `
+## freshctx
+
+- Run tests, builds and linters through the ` + "`run`" + ` tool (or ` + "`freshctx run -- CMD`" + `): it keeps the whole
+  output and answers with a digest that keeps every failure and file:line; ` + "`show`" + ` gives the raw output.
+- Before re-running something to remember what it said, ` + "`recall`" + ` it: results say whether the files
+  they name changed since (fresh, stale_changed, stale_deleted).
+- Read files with the ` + "`read`" + ` tool: it answers "unchanged" or a diff when you have already seen the file.
+` + noteEnd + "\n"
+
+func claudeNote(path string) (Change, error) {
+	b, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Change{}, err
+	}
+	text := string(b)
+	if i, j := strings.Index(text, noteBegin), strings.Index(text, noteEnd); i >= 0 && j > i {
+		text = text[:i] + Note + strings.TrimPrefix(text[j+len(noteEnd):], "\n")
+	} else {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if text != "" {
+			text += "\n"
+		}
+		text += Note
+	}
+	return change(path, []byte(text), existed)
+}
+
+// Cursor plans the project's .cursor/mcp.json.
+func Cursor(root string) ([]Change, error) {
+	c, err := mcpServers(filepath.Join(root, ".cursor", "mcp.json"))
+	if err != nil {
+		return nil, err
+	}
+	return []Change{c}, nil
+}
+
+// Codex plans Codex's user configuration (~/.codex/config.toml): a
+// [mcp_servers.freshctx] table, appended when there is none. The file is
+// TOML; the table is added as text so nothing else in it is touched.
+func Codex(home string) ([]Change, error) {
+	path := filepath.Join(home, ".codex", "config.toml")
+	b, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	text := string(b)
+	if !strings.Contains(text, "[mcp_servers.freshctx]") {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if text != "" {
+			text += "\n"
+		}
+		text += "[mcp_servers.freshctx]\ncommand = \"freshctx\"\nargs = [\"mcp\"]\n"
+	}
+	c, err := change(path, []byte(text), existed)
+	if err != nil {
+		return nil, err
+	}
+	return []Change{c}, nil
+}

@@ -1,0 +1,158 @@
+// Package mcpserver serves freshctx's operations as MCP tools over stdio.
+// It is an adapter: each tool decodes its arguments, calls the same service
+// the CLI calls, and answers with the text the CLI prints (package render)
+// plus, as structured content, the object the CLI prints with --json.
+//
+// A tool's failure is a tool error carrying the CLI's message; a malformed
+// request is answered with an error and the server keeps serving. The read
+// tool's session is the connection's own unless Options.Session names one.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// Options configure the server.
+type Options struct {
+	WS    *workspace.Workspace
+	Store *store.Store
+	// Session is the read cache session; "" makes one per connection.
+	Session string
+	// Tools, when set, serves only these tools.
+	Tools []string
+	// Env is the environment commands run with.
+	Env []string
+	// Version is reported to clients.
+	Version string
+	// Retention and MaxFileSize are the store's settings (see config).
+	Retention   time.Duration
+	MaxFileSize int64
+}
+
+// Server holds the services the tools call.
+type Server struct {
+	opt       Options
+	records   *records.Service
+	registry  *registry.Service
+	fabric    *fabric.Service
+	readcache *readcache.Service
+	session   string
+	mcp       *mcp.Server
+}
+
+// tool is one MCP tool: its definition and its call.
+type tool struct {
+	name, desc, schema string
+	call               func(ctx context.Context, s *Server, args json.RawMessage) (text string, result any, err error)
+}
+
+// New builds a server with the selected tools (all when opt.Tools is empty).
+// An unknown tool name is an error.
+func New(opt Options) (*Server, error) {
+	s := &Server{opt: opt, session: opt.Session}
+	if s.session == "" {
+		b := make([]byte, 4)
+		rand.Read(b)
+		s.session = "mcp-" + hex.EncodeToString(b)
+	}
+	root := opt.WS.Root
+	s.records = &records.Service{WS: opt.WS, Store: opt.Store, Cwd: root, Retention: opt.Retention}
+	s.registry = &registry.Service{WS: opt.WS, Store: opt.Store, Cwd: root, MaxFileSize: opt.MaxFileSize}
+	s.fabric = &fabric.Service{WS: opt.WS, Store: opt.Store, Cwd: root}
+	s.readcache = &readcache.Service{WS: opt.WS, Store: opt.Store, Cwd: root}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "freshctx", Version: opt.Version}, nil)
+	selected, err := selectTools(opt.Tools)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range selected {
+		s.add(t)
+	}
+	return s, nil
+}
+
+// Names lists every tool the server can serve.
+func Names() []string {
+	var out []string
+	for _, t := range allTools() {
+		out = append(out, t.name)
+	}
+	return out
+}
+
+func selectTools(names []string) ([]tool, error) {
+	all := allTools()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []tool
+	for _, n := range names {
+		i := slices.IndexFunc(all, func(t tool) bool { return t.name == n })
+		if i < 0 {
+			known := Names()
+			sort.Strings(known)
+			return nil, fmt.Errorf("unknown tool %q: known are %s", n, strings.Join(known, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+func (s *Server) add(t tool) {
+	s.mcp.AddTool(&mcp.Tool{Name: t.name, Description: t.desc, InputSchema: json.RawMessage(t.schema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text, result, err := t.call(ctx, s, req.Params.Arguments)
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true,
+					Content: []mcp.Content{&mcp.TextContent{Text: "freshctx: " + err.Error()}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: result}, nil
+		})
+}
+
+// Session is the read cache session the read tool uses.
+func (s *Server) Session() string { return s.session }
+
+// Run serves until the client goes away.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// decode reads a tool's arguments; missing arguments are an empty object.
+func decode(args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("bad arguments: %w", err)
+	}
+	return nil
+}
+
+// text renders with one of package render's functions.
+func text(f func(io.Writer) error) string {
+	var b bytes.Buffer
+	if err := f(&b); err != nil {
+		return err.Error()
+	}
+	return b.String()
+}

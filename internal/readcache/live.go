@@ -1,0 +1,87 @@
+package readcache
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// A live session is one an MCP server is serving reads from. A hook that
+// learns of a compaction (which it cannot tie to a server) compacts every
+// live session of the store: more baseline reads than needed at worst,
+// never a wrong answer.
+const livePrefix = "readcache.live:"
+
+// Attach records that process pid serves reads from session.
+func (s *Service) Attach(ctx context.Context, session string, pid int) error {
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		if _, err := sessionLeaf(ctx, tx, session, s.WS.Root, true); err != nil {
+			return err
+		}
+		return tx.SetMeta(livePrefix+session, strconv.Itoa(pid))
+	})
+}
+
+// Detach records that no process serves session any more.
+func (s *Service) Detach(ctx context.Context, session string) error {
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, livePrefix+session)
+		return err
+	})
+}
+
+// CompactLive records a compaction in every session a running process
+// serves, forgetting those whose process is gone, and names the compacted.
+func (s *Service) CompactLive(ctx context.Context) ([]string, error) {
+	live := map[string]int{}
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT key, value FROM meta WHERE key >= ? AND key < ?`, livePrefix, livePrefix+"\xff")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			pid, _ := strconv.Atoi(v)
+			live[strings.TrimPrefix(k, livePrefix)] = pid
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for session, pid := range live {
+		if !alive(pid) {
+			if err := s.Detach(ctx, session); err != nil {
+				return done, err
+			}
+			continue
+		}
+		if _, err := s.Compact(ctx, session); err != nil {
+			return done, err
+		}
+		done = append(done, session)
+	}
+	return done, nil
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
