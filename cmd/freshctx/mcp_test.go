@@ -22,10 +22,7 @@ import (
 // the SDK's client to it over stdio.
 func mcpSession(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
@@ -158,10 +155,7 @@ func TestToolListIsSmall(t *testing.T) {
 // a valid request, and expects an answer to it.
 func TestMCPSurvivesMalformedInput(t *testing.T) {
 	r := testgit.New(t)
-	bin := filepath.Join(t.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	cmd := exec.Command(bin, "mcp")
 	cmd.Dir = r.Dir
 	stdin, _ := cmd.StdinPipe()
@@ -195,4 +189,14 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 			t.Fatal("no answer to a valid request after malformed input")
 		}
 	}
+}
+
+// buildBinary builds freshctx into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "freshctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
