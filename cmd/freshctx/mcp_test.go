@@ -160,10 +160,13 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 	cmd.Dir = r.Dir
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	defer stdin.Close() // keeps the pipe reachable: collected, it would close and end the server
 	io.WriteString(stdin, "this is not json\n{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"nonsense\"}\n")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
 	sc := bufio.NewScanner(stdout)
@@ -180,7 +183,7 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatal("the server stopped")
+				t.Fatalf("the server stopped: %s", stderr.String())
 			}
 			if strings.Contains(l, `"id":7`) && strings.Contains(l, `"serverInfo"`) {
 				return
