@@ -2,20 +2,17 @@ package config
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/teststore"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
 
 func TestSettings(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := teststore.Open(t, "", store.Options{})
 	if d, err := Retention(ctx, s); err != nil || d != 30*24*time.Hour {
 		t.Fatalf("default retention = %v, %v", d, err)
 	}

@@ -11,23 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 func benchService(b testing.TB, r *testgit.Repo) *Service {
 	b.Helper()
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), store.DefaultPath(r.Dir), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	ws := teststore.Workspace(b, r.Dir)
+	st := teststore.Open(b, store.DefaultPath(r.Dir), store.Options{})
 	if err := ws.ExcludeFromGit(store.DirName); err != nil {
 		b.Fatal(err)
 	}

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 type fixture struct {
@@ -35,15 +36,8 @@ func newFixture(t *testing.T) *fixture {
 func newFixtureAt(t *testing.T, r *testgit.Repo, db string) *fixture {
 	f := &fixture{t: t, r: r, clock: time.Now()}
 	now := func() time.Time { return f.clock }
-	st, err := store.Open(context.Background(), db, store.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := teststore.Open(t, db, store.Options{Now: now})
+	ws := teststore.Workspace(t, r.Dir)
 	f.svc = &Service{WS: ws, Store: st, Cwd: r.Dir, Now: now}
 	return f
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // benchRepo makes a committed repository of n files, a tenth of the
@@ -46,12 +46,8 @@ func BenchmarkCheck200Of5000(b *testing.B) {
 	}
 	r, paths := benchRepo(b, n, refs)
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	ws, _ := workspace.Discover(r.Dir)
+	s := teststore.Open(b, "", store.Options{})
+	ws := teststore.Workspace(b, r.Dir)
 	opt := Options{Cache: StoreCache{S: s}}
 	snap, err := NewSnapshot(ctx, ws, paths, opt)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,23 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 func benchService(b *testing.B) (*testgit.Repo, *Service) {
 	b.Helper()
 	r := testgit.Plain(b, b.TempDir())
-	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := teststore.Open(b, "", store.Options{})
+	ws := teststore.Workspace(b, r.Dir)
 	return r, &Service{WS: ws, Store: st, Cwd: r.Dir}
 }
 

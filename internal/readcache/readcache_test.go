@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 type fixture struct {
@@ -23,15 +23,8 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	r := testgit.Plain(t, t.TempDir())
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := teststore.Open(t, "", store.Options{})
+	ws := teststore.Workspace(t, r.Dir)
 	return &fixture{t: t, r: r, svc: &Service{WS: ws, Store: st, Cwd: r.Dir}}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -23,15 +25,8 @@ func newService(t testing.TB) (*Service, *testgit.Repo) {
 	r.Write("pkg/calc.go", "package pkg\n\nfunc Add(a, b int) int { return a - b }\n")
 	r.Write("pkg/calc_test.go", "package pkg\n")
 	r.Commit("init")
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	ws := teststore.Workspace(t, r.Dir)
+	st := teststore.Open(t, "", store.Options{})
 	return &Service{WS: ws, Store: st, Cwd: r.Dir}, r
 }
 
@@ -283,11 +278,7 @@ func TestRetentionPrunesOldRecords(t *testing.T) {
 
 func reopenWithClock(t *testing.T, old *store.Store, now func() time.Time) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), old.Path(), store.Options{Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := teststore.Open(t, old.Path(), store.Options{Now: now})
 	return s
 }
 

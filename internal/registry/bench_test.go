@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // benchRegistry makes a committed repository of n small files and a
@@ -32,15 +33,8 @@ func benchRegistry(b *testing.B, n int) (*testgit.Repo, *Service) {
 		}
 	}
 	r.Commit("init")
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	ws := teststore.Workspace(b, r.Dir)
+	st := teststore.Open(b, "", store.Options{})
 	// Hashing happens well after the files were written, as in real use:
 	// the stat cache may vouch for them.
 	now := func() time.Time { return time.Now().Add(time.Minute) }

@@ -3,16 +3,16 @@ package registry
 import (
 	"context"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/teststore"
+
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // countingFS counts the files the registry opens.
@@ -35,15 +35,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, r *testgit.Repo) *fixture {
 	t.Helper()
-	ws, err := workspace.Discover(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "freshctx.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	ws := teststore.Workspace(t, r.Dir)
+	st := teststore.Open(t, "", store.Options{})
 	fs := &countingFS{}
 	return &fixture{t: t, r: r, fs: fs, svc: &Service{WS: ws, Store: st, Cwd: r.Dir, FS: fs}}
 }
