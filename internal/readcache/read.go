@@ -3,6 +3,7 @@ package readcache
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,6 +28,9 @@ const (
 
 // maxStored bounds the files kept as diff bases and diffed.
 const maxStored = 8 << 20
+
+// maxReadable bounds the files read at all: a read holds the file in memory.
+const maxReadable = 64 << 20
 
 // ReadRequest is one read.
 type ReadRequest struct {
@@ -107,6 +111,11 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	case fi.IsDir():
 		return nil, fmt.Errorf("%s is a directory", rel)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%v)", rel, fi.Mode().Type())
+	case fi.Size() > maxReadable:
+		return nil, fmt.Errorf("%s is %d MiB, over the %d MiB the read cache handles; read a part of it with another tool",
+			rel, fi.Size()>>20, maxReadable>>20)
 	}
 	snap, err := freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
 		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, NoGit: true,
@@ -148,10 +157,10 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 func (s *Service) knownLines(ctx context.Context, version string) (int, bool, error) {
 	var lines int
 	err := s.Store.DB().QueryRowContext(ctx, `SELECT lines FROM rc_versions WHERE digest = ?`, version).Scan(&lines)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
 	if err != nil {
-		if strings.Contains(err.Error(), "no rows") {
-			return 0, false, nil
-		}
 		return 0, false, err
 	}
 	return lines, true, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,6 +199,22 @@ func TestSensitiveBinaryAndOutside(t *testing.T) {
 	}
 	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "a.txt:5-2"}); err == nil {
 		t.Fatal("an inverted range was accepted")
+	}
+	big, err := os.Create(f.r.Path("huge.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Truncate(maxReadable + 1) // sparse: no disk used
+	big.Close()
+	if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "huge.log"}); err == nil ||
+		!strings.Contains(err.Error(), "over the 64 MiB the read cache handles") {
+		t.Fatalf("a 64 MiB file: %v", err)
+	}
+	if err := syscall.Mkfifo(f.r.Path("pipe"), 0o600); err == nil {
+		if _, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: "pipe"}); err == nil ||
+			!strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("a fifo: %v", err)
+		}
 	}
 }
 
