@@ -77,16 +77,11 @@ digests given. --slice stores one named part; each slice has its own deps.`,
 		Args: typeKey("put"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Type, req.Key = args[0], args[1]
-			if ttl != "" {
-				d, err := config.ParseAge(ttl)
-				if err != nil {
-					return usagef("--ttl: %v", err)
-				}
-				req.TTL = d
-				if d == 0 {
-					req.TTL = -1 // "0": no TTL at all, not the type's default
-				}
+			d, err := fabric.ParseTTL(ttl)
+			if err != nil {
+				return usagef("--ttl: %v", err)
 			}
+			req.TTL = d
 			req.Content = a.io.In
 			if contentFile != "" {
 				f, err := a.open("--content-file", contentFile)

@@ -419,3 +419,14 @@ func TestLargeContentGoesToTheBlobArea(t *testing.T) {
 		t.Fatalf("%d blobs left after replacing the only large content", blobs)
 	}
 }
+
+func TestParseTTL(t *testing.T) {
+	for in, want := range map[string]time.Duration{"": 0, "0": -1, "12h": 12 * time.Hour, "7d": 7 * 24 * time.Hour} {
+		if got, err := ParseTTL(in); err != nil || got != want {
+			t.Errorf("ParseTTL(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseTTL("soon"); err == nil {
+		t.Error("a bad TTL was accepted")
+	}
+}

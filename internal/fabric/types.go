@@ -2,8 +2,11 @@ package fabric
 
 import (
 	"fmt"
+
 	"slices"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/config"
 )
 
 // Spec is what an artifact type depends on by default.
@@ -40,6 +43,22 @@ func SpecOf(name string) Spec {
 		return Types[i]
 	}
 	return Spec{Name: name}
+}
+
+// ParseTTL reads a TTL as a put takes it: "" keeps the type's default
+// (0), "0" means none at all (negative), else a duration like 12h or 7d.
+func ParseTTL(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := config.ParseAge(s)
+	if err != nil {
+		return 0, err
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }
 
 // Mode is how strictly a lookup judges an artifact.

@@ -289,16 +289,11 @@ func callArtifactPut(ctx context.Context, s *Server, raw json.RawMessage) (strin
 	}
 	req := fabric.PutRequest{Type: in.Type, Key: in.Key, Slice: in.Slice, Deps: in.Deps, Digests: in.digests(),
 		Content: strings.NewReader(in.Content), Producer: "mcp"}
-	if in.TTL != "" {
-		d, err := config.ParseAge(in.TTL)
-		if err != nil {
-			return "", nil, fmt.Errorf("ttl: %w", err)
-		}
-		req.TTL = d
-		if d == 0 {
-			req.TTL = -1
-		}
+	ttl, err := fabric.ParseTTL(in.TTL)
+	if err != nil {
+		return "", nil, fmt.Errorf("ttl: %w", err)
 	}
+	req.TTL = ttl
 	res, err := s.fabric.Put(ctx, req)
 	if err != nil {
 		return "", nil, err
