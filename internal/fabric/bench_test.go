@@ -41,7 +41,7 @@ func seed(b *testing.B, s *Service, n int, dep string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stamp, err := snap.Stamp(ctx, []string{dep})
+	stamp, err := snap.Stamp(ctx, []string{dep}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func putSlices(b *testing.B, s *Service, files []string) {
 	}
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		for _, f := range files {
-			stamp, err := snap.Stamp(ctx, []string{f})
+			stamp, err := snap.Stamp(ctx, []string{f}, time.Time{})
 			if err != nil {
 				return err
 			}

@@ -93,7 +93,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.placeOf(snap, repo)
+	at, err := s.here(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,20 +129,6 @@ func depPaths(sls []slice) []string {
 	return paths
 }
 
-// placeOf reads ref and commit from the snapshot's git status.
-func (s *Service) placeOf(snap *freshness.Snapshot, repo string) (place, error) {
-	at := place{repo: repo}
-	if s.WS.Git == nil {
-		return at, nil
-	}
-	st := snap.Status()
-	if st == nil {
-		return at, fmt.Errorf("git status: %w", snap.GitErr())
-	}
-	at.commit, at.ref = st.Head, refOf(st.Branch, st.Head)
-	return at, nil
-}
-
 // choose picks the slices on the current ref, or else (but in strict mode)
 // those of the most recent ref whose tree is the current tree.
 func (s *Service) choose(ctx context.Context, snap *freshness.Snapshot, at *place, mode Mode, found []slice) ([]slice, bool, error) {
@@ -155,11 +141,7 @@ func (s *Service) choose(ctx context.Context, snap *freshness.Snapshot, at *plac
 	if len(mine) > 0 || len(found) == 0 || mode == Strict || at.commit == "" {
 		return mine, false, nil
 	}
-	tree, err := snap.Tree(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	at.tree = tree
+	tree := at.tree
 	ref, newest := "", time.Time{}
 	for _, sl := range found {
 		if sl.tree == tree && sl.created.After(newest) {
@@ -211,13 +193,6 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 
 // evaluate judges every slice against the snapshot and sets the outcome.
 func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice, res *GetResult) error {
-	if req.Mode == Strict && at.tree == "" && at.commit != "" {
-		tree, err := snap.Tree(ctx)
-		if err != nil {
-			return err
-		}
-		at.tree = tree
-	}
 	pathSet := ""
 	var err error
 	if spec.PathSet {
@@ -272,7 +247,7 @@ func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place,
 		add(DimPathSet, "files were added, removed or moved")
 	}
 	if len(sl.deps) > 0 {
-		check, err := snap.Check(ctx, freshness.Stamp{At: sl.stamped, Git: freshness.GitStamp{Head: sl.commit, Tree: sl.tree}, Files: sl.deps})
+		check, err := snap.Check(ctx, freshness.Stamp{At: sl.stamped, Stamped: sl.stamped, Files: sl.deps})
 		if err != nil {
 			return nil, err
 		}

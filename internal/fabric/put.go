@@ -71,7 +71,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	stamp, err := snap.Stamp(ctx, deps)
+	stamp, err := snap.Stamp(ctx, deps, time.Time{})
 	if err != nil {
 		return nil, err
 	}

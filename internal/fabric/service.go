@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -85,8 +86,10 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
 }
 
-// pathSet digests the sorted list of the tree's files (tracked and
+// pathSet digests the sorted list of the work tree's files (tracked and
 // untracked, not ignored): it changes when a file is added, removed or moved.
+// git lists candidates from its index; only those present in the work tree
+// now count, so a file deleted but not staged is gone from the set.
 func (s *Service) pathSet(ctx context.Context) (string, error) {
 	if s.WS.Git == nil {
 		return "", nil
@@ -98,6 +101,9 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 	slices.Sort(files)
 	h := sha256.New()
 	for _, f := range files {
+		if _, err := os.Lstat(s.WS.Abs(f)); err != nil {
+			continue
+		}
 		h.Write([]byte(f))
 		h.Write([]byte{0})
 	}
@@ -106,7 +112,7 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 
 func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {
 	return freshness.NewSnapshot(ctx, s.WS, paths, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, WholeTree: wholeTree,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: wholeTree, WholeTree: wholeTree,
 	})
 }
 

@@ -53,7 +53,7 @@ func BenchmarkCheck200Of5000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := snap.Stamp(ctx, paths)
+	st, err := snap.Stamp(ctx, paths, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}

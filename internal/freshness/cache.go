@@ -7,25 +7,25 @@ import (
 	"github.com/freshctx/freshctx/internal/digest"
 )
 
-// RacyWindow is how close to its recording time a file's mtime may be before
-// the cache entry is distrusted. Two seconds covers filesystems with
-// one-second (and FAT's two-second) timestamps, as gopls does.
+// RacyWindow is how close to its recording time a file's mtime or ctime may
+// be before a fingerprint taken then is distrusted. Two seconds covers file
+// systems with one-second (and FAT's two-second) timestamps and the coarse
+// clock tick of nanosecond ones, as gopls does.
 const RacyWindow = 2 * time.Second
 
-// CacheEntry is the digest of a file as it was when stat said Info.
+// CacheEntry is the digest of a file as it was when its fingerprint was FP.
 type CacheEntry struct {
-	Info     FileInfo
+	FP       Fingerprint
 	Digest   digest.Digest
-	Recorded int64 // unix ns when the file was hashed
+	Recorded int64 // unix ns when the file was fingerprinted and hashed
 }
 
-// Trusted reports whether the entry's digest may stand for a file whose stat
-// now reads cur: the stat must be identical and the file must have been
-// modified well before it was hashed — otherwise a later write within the
-// same timestamp tick could have left the stat unchanged.
-func (e CacheEntry) Trusted(cur FileInfo) bool {
-	return e.Info == cur && e.Info.ModTime < e.Recorded-RacyWindow.Nanoseconds() &&
-		(e.Info.Ctime == 0 || e.Info.Ctime < e.Recorded-RacyWindow.Nanoseconds())
+// Trusted reports whether the entry's digest may stand for a path whose
+// fingerprint now reads cur: the fingerprint must be identical and must
+// have been settled when recorded — otherwise a later write within the same
+// timestamp tick could have left it unchanged.
+func (e CacheEntry) Trusted(cur Fingerprint, window time.Duration) bool {
+	return !e.Digest.IsZero() && e.FP == cur && e.FP.Settled(e.Recorded, window)
 }
 
 // StatCache persists cache entries per workspace root.

@@ -3,7 +3,6 @@ package freshness
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/digest"
@@ -42,7 +41,7 @@ func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, o
 	for _, p := range paths {
 		args = append(args, p)
 	}
-	q := `SELECT path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns
+	q := `SELECT path, fp, sha256, recorded_ns
 		FROM stat_cache WHERE root = ? AND path IN (?` + strings.Repeat(",?", len(paths)-1) + `)`
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -50,18 +49,17 @@ func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, o
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var p, h string
+		var p, fp, h string
 		var e CacheEntry
-		var mode uint32
-		var inode int64
-		if err := rows.Scan(&p, &e.Info.Size, &e.Info.ModTime, &e.Info.Ctime, &inode, &mode, &h, &e.Recorded); err != nil {
+		if err := rows.Scan(&p, &fp, &h, &e.Recorded); err != nil {
 			return err
 		}
-		d, err := digest.Parse(h)
-		if err != nil {
-			continue // a corrupt entry is a miss
+		d, derr := digest.Parse(h)
+		f, ferr := ParseFingerprint(fp)
+		if derr != nil || ferr != nil || f.IsZero() {
+			continue // a corrupt or old entry is a miss
 		}
-		e.Info.Inode, e.Info.Mode, e.Digest = uint64(inode), fs.FileMode(mode), d
+		e.FP, e.Digest = f, d
 		out[p] = e
 	}
 	return rows.Err()
@@ -74,18 +72,19 @@ func (c StoreCache) Save(ctx context.Context, root string, entries map[string]Ca
 	}
 	err := c.S.Update(ctx, func(tx *store.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO stat_cache
-			(root, path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(root, path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns, fp)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(root, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
 			ctime_ns = excluded.ctime_ns, inode = excluded.inode, mode = excluded.mode,
-			sha256 = excluded.sha256, recorded_ns = excluded.recorded_ns`)
+			sha256 = excluded.sha256, recorded_ns = excluded.recorded_ns, fp = excluded.fp`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for p, e := range entries {
-			_, err := stmt.ExecContext(ctx, root, p, e.Info.Size, e.Info.ModTime, e.Info.Ctime,
-				int64(e.Info.Inode), uint32(e.Info.Mode), e.Digest.String(), e.Recorded)
+			fi := e.FP.File
+			_, err := stmt.ExecContext(ctx, root, p, fi.Size, fi.ModTime, fi.Ctime,
+				int64(fi.Inode), uint32(fi.Mode), e.Digest.String(), e.Recorded, e.FP.String())
 			if err != nil {
 				return err
 			}

@@ -13,31 +13,26 @@ import (
 const MtimeTolerance = time.Second
 
 // Check labels every file of the stamp against the snapshot and aggregates
-// the worst label; a stamp with no files is no_refs. Files the git tier
-// decides cost nothing more; the stat cache of the rest is read in one query.
+// the worst label; a stamp with no files is no_refs. It runs no git: a file
+// whose fingerprint equals its settled stamp is fresh after one lstat, any
+// other file is hashed (through the stat cache) and compared.
 func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 	if len(st.Files) == 0 {
 		return Result{Label: NoRefs, Files: []FileResult{}}, nil
 	}
 	res := Result{Files: make([]FileResult, len(st.Files))}
-	if s.status != nil && st.Git.Tree != "" && st.Git.Head != s.status.Head {
-		if _, err := s.Tree(ctx); err != nil {
-			return Result{}, err
-		}
-	}
 	var rest []string
 	for i, f := range st.Files {
 		res.Files[i].Path = f.Path
-		switch {
-		case !s.rootExists:
+		if !s.rootExists {
 			res.Files[i].Label, res.Files[i].Reason = Unknown, "workspace root is gone"
-		default:
-			if l, reason, ok := s.gitTier(st, f); ok {
-				res.Files[i].Label, res.Files[i].Reason = l, reason
-			} else {
-				rest = append(rest, f.Path)
-			}
+			continue
 		}
+		if l, reason, ok := s.quick(st, f); ok {
+			res.Files[i].Label, res.Files[i].Reason = l, reason
+			continue
+		}
+		rest = append(rest, f.Path)
 	}
 	if err := s.loadCache(ctx, rest); err != nil {
 		return Result{}, err
@@ -53,69 +48,65 @@ func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 	return res, nil
 }
 
-// checkFile runs the content and mtime tiers on a file git could not decide.
-func (s *Snapshot) checkFile(st Stamp, f FileStamp) (Label, string) {
+// quick decides a file from its fingerprint alone, when that is evidence.
+func (s *Snapshot) quick(st Stamp, f FileStamp) (Label, string, bool) {
 	o := s.observe(f.Path, false)
 	if o.statErr != nil {
-		return s.statFailed(f, o.statErr)
+		l, why := s.statFailed(f, o.statErr)
+		return l, why, true
 	}
+	if f.Notes != 0 || !f.Existed || f.IsDir || o.fp.File.IsDir() {
+		return "", "", false
+	}
+	if f.FP == o.fp && f.FP.Settled(st.stampedNS(), s.opt.RacyWindow) {
+		return Fresh, "unchanged (same inode, size, mtime and ctime as at capture)", true
+	}
+	return "", "", false
+}
+
+// checkFile decides a file its fingerprint could not.
+func (s *Snapshot) checkFile(st Stamp, f FileStamp) (Label, string) {
+	o := s.observe(f.Path, false)
+	isDir := o.fp.File.IsDir()
 	switch {
-	case o.info.IsDir() && f.IsDir:
+	case isDir && f.IsDir:
 		return Fresh, "still a directory"
-	case o.info.IsDir() && f.Existed:
+	case isDir && f.Existed:
 		return StaleDeleted, "replaced by a directory"
 	case !f.Existed:
 		return StaleChanged, "created since capture"
 	case f.IsDir:
 		return StaleChanged, "directory replaced by a file"
+	case f.Notes&NoteOutsideRoot != 0:
+		return Unknown, "links outside the workspace root: not read"
+	case f.Notes&NoteChangedDuringRun != 0:
+		return Unknown, "changed while the command ran: which content the output saw is not known"
+	case f.Notes&NoteUnsettled != 0:
+		return Unknown, "was changing while it was stamped"
+	case f.Notes&NoteNotStamped != 0:
+		return Unknown, "not stamped (over the file limit)"
 	}
 	if !f.Digest.IsZero() {
-		if l, reason, ok := s.contentTier(f, o); ok {
-			return l, reason
+		if o.fp.File.Mode.IsRegular() && o.fp.File.Size != f.Size {
+			return StaleChanged, fmt.Sprintf("content changed (%d → %d bytes)", f.Size, o.fp.File.Size)
+		}
+		o = s.observe(f.Path, true)
+		if o.readErr == nil {
+			if o.digest != f.Digest {
+				return StaleChanged, "content changed"
+			}
+			if o.fp.File.ModTime != f.ModTime {
+				return Fresh, "content unchanged (touched)"
+			}
+			return Fresh, "content unchanged"
 		}
 	}
-	return s.mtimeTier(st, f, s.seen[f.Path])
+	return s.mtimeTier(st, f, o)
 }
 
-// gitTier answers from git alone when that is sound.
-func (s *Snapshot) gitTier(st Stamp, f FileStamp) (Label, string, bool) {
-	if s.status == nil {
-		return "", "", false
-	}
-	if f.Existed && s.status.Deleted(f.Path) {
-		return StaleDeleted, "deleted (git status)", true
-	}
-	if f.GitClean && st.Git.Head != "" && s.status.Head == st.Git.Head && s.status.Clean(f.Path) {
-		return Fresh, "clean in git, HEAD unchanged", true
-	}
-	// Another commit with the identical tree (a merge, an amended message):
-	// a file clean then and now has the same content.
-	if f.GitClean && st.Git.Tree != "" && s.tree == st.Git.Tree && s.status.Clean(f.Path) {
-		return Fresh, "clean in git, tree unchanged", true
-	}
-	return "", "", false
-}
-
-// contentTier compares digests; ok is false when the file cannot be read.
-func (s *Snapshot) contentTier(f FileStamp, o observation) (Label, string, bool) {
-	if o.info.Size != f.Size {
-		return StaleChanged, fmt.Sprintf("content changed (%d → %d bytes)", f.Size, o.info.Size), true
-	}
-	o = s.observe(f.Path, true)
-	if o.readErr != nil {
-		return "", "", false
-	}
-	if o.digest != f.Digest {
-		return StaleChanged, "content changed", true
-	}
-	if o.info.ModTime != f.ModTime {
-		return Fresh, "content unchanged (touched)", true
-	}
-	return Fresh, "content unchanged", true
-}
-
-// mtimeTier judges a file whose content cannot be compared.
-func (s *Snapshot) mtimeTier(st Stamp, f FileStamp, o observation) (Label, string) {
+// mtimeTier judges a file whose content cannot be compared: it can prove a
+// change, never the absence of one.
+func (s *Snapshot) mtimeTier(st Stamp, f FileStamp, o *observation) (Label, string) {
 	why := "content not compared"
 	if o.readErr != nil {
 		why = "unreadable: " + o.readErr.Error()
@@ -123,14 +114,12 @@ func (s *Snapshot) mtimeTier(st Stamp, f FileStamp, o observation) (Label, strin
 		why = "not hashed at capture"
 	}
 	switch {
-	case o.info.Size != f.Size:
-		return StaleChanged, fmt.Sprintf("size changed (%d → %d bytes); %s", f.Size, o.info.Size, why)
-	case o.info.ModTime > st.At.Add(MtimeTolerance).UnixNano():
+	case o.fp.File.Mode.IsRegular() && o.fp.File.Size != f.Size:
+		return StaleChanged, fmt.Sprintf("size changed (%d → %d bytes); %s", f.Size, o.fp.File.Size, why)
+	case o.fp.File.ModTime > st.At.Add(MtimeTolerance).UnixNano():
 		return StaleChanged, "modified after capture; " + why
-	case o.info.ModTime == f.ModTime:
-		return Fresh, "size and mtime unchanged; " + why
 	default:
-		return Unknown, "mtime differs but not newer than capture; " + why
+		return Unknown, "may have changed (stat differs); " + why
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -53,7 +54,7 @@ func (e *env) snapshot(paths []string) *Snapshot {
 func (e *env) capture(paths ...string) Stamp {
 	e.t.Helper()
 	s := e.snapshot(paths)
-	st, err := s.Stamp(context.Background(), paths)
+	st, err := s.Stamp(context.Background(), paths, time.Time{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -98,6 +99,10 @@ func (d *denyFS) Open(name string) (io.ReadCloser, error) {
 
 var hourLater = time.Now().Add(time.Hour)
 
+// hourFromNow is a clock an hour ahead: fingerprints taken with it are
+// settled.
+func hourFromNow() time.Time { return time.Now().Add(time.Hour) }
+
 func TestCheckTable(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -108,7 +113,8 @@ func TestCheckTable(t *testing.T) {
 		want   Label
 		reason string
 	}{
-		{name: "unchanged", paths: []string{"a.go"}, want: Fresh, reason: "clean in git"},
+		{name: "unchanged", paths: []string{"a.go"}, want: Fresh, reason: "content unchanged"},
+		{name: "unchanged, settled fingerprint", paths: []string{"a.go"}, setup: func(e *env) { e.now = hourFromNow }, want: Fresh, reason: "same inode"},
 		{name: "edited same size", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package B\n") }, want: StaleChanged},
 		{name: "edited other size", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package bb\n") }, want: StaleChanged},
 		{name: "touched only", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: Fresh},
@@ -140,7 +146,7 @@ func TestCheckTable(t *testing.T) {
 		}, want: Fresh},
 		{name: "new commit with the identical tree", paths: []string{"a.go"}, mutate: func(e *env) {
 			e.r.Git("commit", "-q", "--amend", "-m", "reworded")
-		}, want: Fresh, reason: "tree unchanged"},
+		}, want: Fresh},
 		{name: "branch switched to another version", paths: []string{"a.go"}, mutate: func(e *env) {
 			e.r.Git("checkout", "-q", "-b", "other")
 			e.r.Write("a.go", "package other\n")
@@ -151,14 +157,19 @@ func TestCheckTable(t *testing.T) {
 			e.r.Write("a.go", "package x\n")
 			e.r.Touch("a.go", hourLater)
 		}, want: StaleChanged, reason: "modified after capture"},
-		{name: "unreadable file, size and mtime unchanged", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
+		{name: "unreadable file, stat unchanged but not settled", noGit: true, paths: []string{"a.go"}, mutate: func(e *env) {
 			e.fs.deny[e.r.Path("a.go")] = true
-		}, want: Fresh, reason: "size and mtime unchanged"},
+		}, want: Unknown, reason: "may have changed"},
+		{name: "unreadable file, settled stat unchanged", noGit: true, paths: []string{"a.go"},
+			setup: func(e *env) { e.now = hourFromNow },
+			mutate: func(e *env) { e.fs.deny[e.r.Path("a.go")] = true }, want: Fresh, reason: "same inode"},
 		{name: "unreadable at capture, modified later", noGit: true, paths: []string{"a.go"},
 			setup:  func(e *env) { e.fs.deny[e.r.Path("a.go")] = true },
 			mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: StaleChanged},
 		{name: "over the hash limit, unchanged", noGit: true, paths: []string{"a.go"},
-			setup: func(e *env) { e.max = 2 }, want: Fresh},
+			setup: func(e *env) { e.max, e.now = 2, hourFromNow }, want: Fresh},
+		{name: "over the hash limit, stat not settled", noGit: true, paths: []string{"a.go"},
+			setup: func(e *env) { e.max = 2 }, want: Unknown},
 		{name: "over the hash limit, modified", noGit: true, paths: []string{"a.go"},
 			setup: func(e *env) { e.max = 2 }, mutate: func(e *env) { e.r.Touch("a.go", hourLater) }, want: StaleChanged},
 		{name: "root removed", paths: []string{"a.go"}, mutate: func(e *env) { os.RemoveAll(e.r.Dir) }, want: Unknown, reason: "root is gone"},
@@ -213,17 +224,18 @@ func TestCheckTable(t *testing.T) {
 	}
 }
 
-func TestGitTierReadsNoFile(t *testing.T) {
+func TestSettledFingerprintReadsNoFile(t *testing.T) {
 	e := newEnv(t, true)
 	e.r.Write("a.go", "package a\n")
 	e.r.Commit("init")
+	e.now = hourFromNow
 	st := e.capture("a.go")
 	e.fs.opens.Store(0)
 	if got := e.check(st); got.Label != Fresh {
 		t.Fatalf("label = %s", got.Label)
 	}
 	if e.fs.opens.Load() != 0 {
-		t.Fatalf("clean file with HEAD unchanged was read %d times, want 0", e.fs.opens.Load())
+		t.Fatalf("a file with its settled fingerprint was read %d times, want 0", e.fs.opens.Load())
 	}
 }
 
@@ -256,6 +268,12 @@ func (f frozenFS) Stat(name string) (FileInfo, error) {
 	return fi, err
 }
 
+func (f frozenFS) Lstat(name string) (FileInfo, error) {
+	fi, err := f.OSFS.Lstat(name)
+	fi.ModTime, fi.Ctime = f.at, f.at
+	return fi, err
+}
+
 func TestRacyEditSameSizeSameTick(t *testing.T) {
 	r := testgit.Plain(t, t.TempDir())
 	r.Write("a.go", "aaaa")
@@ -264,7 +282,7 @@ func TestRacyEditSameSizeSameTick(t *testing.T) {
 	opt := Options{FS: frozenFS{at: time.Now().UnixNano()}, Cache: cache}
 	ctx := context.Background()
 	s1, _ := NewSnapshot(ctx, ws, []string{"a.go"}, opt)
-	st, _ := s1.Stamp(ctx, []string{"a.go"})
+	st, _ := s1.Stamp(ctx, []string{"a.go"}, time.Time{})
 	s1.Flush(ctx)
 	r.Write("a.go", "bbbb") // same size, same (frozen) stat, same inode
 	s2, _ := NewSnapshot(ctx, ws, []string{"a.go"}, opt)
@@ -275,19 +293,24 @@ func TestRacyEditSameSizeSameTick(t *testing.T) {
 
 func TestCacheEntryTrusted(t *testing.T) {
 	now := time.Now().UnixNano()
-	info := FileInfo{Size: 1, ModTime: now - int64(time.Hour), Ctime: now - int64(time.Hour), Inode: 7}
+	info := FileInfo{Size: 1, ModTime: now - int64(time.Hour), Ctime: now - int64(time.Hour), Inode: 7, Dev: 1}
+	fp := Fingerprint{File: info}
+	d := digest.Bytes([]byte("x"))
+	moved := fp
+	moved.File.Ctime++
 	tests := []struct {
 		name string
 		e    CacheEntry
-		cur  FileInfo
+		cur  Fingerprint
 		want bool
 	}{
-		{"old and identical", CacheEntry{Info: info, Recorded: now}, info, true},
-		{"stat differs", CacheEntry{Info: info, Recorded: now}, FileInfo{Size: 2, ModTime: info.ModTime, Ctime: info.Ctime, Inode: 7}, false},
-		{"recorded within the racy window", CacheEntry{Info: info, Recorded: info.ModTime + int64(time.Second)}, info, false},
+		{"old and identical", CacheEntry{FP: fp, Digest: d, Recorded: now}, fp, true},
+		{"ctime differs", CacheEntry{FP: fp, Digest: d, Recorded: now}, moved, false},
+		{"recorded within the racy window", CacheEntry{FP: fp, Digest: d, Recorded: info.ModTime + int64(time.Second)}, fp, false},
+		{"no digest", CacheEntry{FP: fp, Recorded: now}, fp, false},
 	}
 	for _, tt := range tests {
-		if got := tt.e.Trusted(tt.cur); got != tt.want {
+		if got := tt.e.Trusted(tt.cur, RacyWindow); got != tt.want {
 			t.Errorf("%s: Trusted = %v, want %v", tt.name, got, tt.want)
 		}
 	}

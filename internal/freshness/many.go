@@ -19,19 +19,30 @@ const SniffSize = 8 << 10
 // ErrTooLarge is the error of a file over a size limit.
 var ErrTooLarge = errors.New("over the size limit")
 
+// ErrOutsideRoot is the error of a path that resolves outside the root.
+var ErrOutsideRoot = errors.New("resolves outside the workspace root")
+
 // FileDigest is one file as DigestMany saw it.
 type FileDigest struct {
-	Path   string
-	Info   FileInfo
-	Digest digest.Digest
+	Path string
+	// FP is the fingerprint the digest goes with: taken before hashing and
+	// found equal after it.
+	FP Fingerprint
+	// Recorded is when FP was taken (unix ns), for Fingerprint.Settled.
+	Recorded int64
+	Digest   digest.Digest
 	// Tag is what DigestOptions.Sniff said of the file's head.
 	Tag string
 	// Err is why the file has no digest: it is gone (os.ErrNotExist), not a
-	// regular file, over MaxSize (ErrTooLarge), or could not be read.
+	// regular file, over MaxSize (ErrTooLarge), outside the root
+	// (ErrOutsideRoot), kept changing, or could not be read.
 	Err error
 
 	entry *CacheEntry // a new stat-cache entry to keep
 }
+
+// Info is the stat of what the path reaches.
+func (d FileDigest) Info() FileInfo { return d.FP.File }
 
 // DigestOptions tune DigestMany.
 type DigestOptions struct {
@@ -47,9 +58,10 @@ type DigestOptions struct {
 	Done *atomic.Int64
 }
 
-// DigestMany stats and hashes many root-relative files in parallel, using
-// the stat cache (an unchanged file is not read) and recording new entries in
-// it for Flush. Results are in the order of rels.
+// DigestMany fingerprints and hashes many root-relative files in parallel,
+// using the stat cache (a file whose settled fingerprint is unchanged is not
+// read) and recording new entries in it for Flush. Results are in the order
+// of rels.
 func (s *Snapshot) DigestMany(ctx context.Context, rels []string, opt DigestOptions) ([]FileDigest, error) {
 	if err := s.loadCache(ctx, rels); err != nil {
 		return nil, err
@@ -98,51 +110,70 @@ func (s *Snapshot) DigestMany(ctx context.Context, rels []string, opt DigestOpti
 // nothing writes while workers run.
 func (s *Snapshot) digestOne(rel string, opt DigestOptions, buf []byte) FileDigest {
 	fd := FileDigest{Path: rel}
-	fd.Info, fd.Err = s.opt.FS.Stat(s.ws.Abs(rel))
-	switch {
-	case fd.Err != nil:
-		return fd
-	case !fd.Info.Mode.IsRegular():
-		fd.Err = fmt.Errorf("not a regular file (%v)", fd.Info.Mode.Type())
-		return fd
-	case fd.Info.Size > opt.MaxSize:
-		fd.Err = ErrTooLarge
-		return fd
+	for range hashTries {
+		fd.Recorded = s.opt.Now().UnixNano()
+		fd.FP, fd.Err = s.Fingerprint(rel)
+		info := fd.FP.File
+		switch {
+		case fd.Err != nil:
+			return fd
+		case !info.Mode.IsRegular():
+			fd.Err = fmt.Errorf("not a regular file (%v)", info.Mode.Type())
+			return fd
+		case info.Size > opt.MaxSize:
+			fd.Err = ErrTooLarge
+			return fd
+		case !s.inside(rel, fd.FP):
+			fd.Err = ErrOutsideRoot
+			return fd
+		}
+		cached, trusted := s.cache[rel]
+		trusted = trusted && cached.Trusted(fd.FP, s.opt.RacyWindow)
+		if trusted && opt.Sniff == nil {
+			fd.Digest = cached.Digest
+			return fd
+		}
+		settled, err := s.readOne(&fd, opt, buf, trusted, cached)
+		if err != nil || settled {
+			fd.Err = err
+			return fd
+		}
 	}
-	cached, trusted := s.cache[rel]
-	trusted = trusted && cached.Trusted(fd.Info)
-	if trusted && opt.Sniff == nil {
-		fd.Digest = cached.Digest
-		return fd
-	}
-	f, err := s.opt.FS.Open(s.ws.Abs(rel))
+	fd.Digest, fd.entry, fd.Err = digest.Digest{}, nil, errUnsettled
+	return fd
+}
+
+// readOne sniffs and (unless trusted) hashes the file, then fingerprints it
+// again; settled is false when the file moved meanwhile.
+func (s *Snapshot) readOne(fd *FileDigest, opt DigestOptions, buf []byte, trusted bool, cached CacheEntry) (bool, error) {
+	f, err := s.opt.FS.Open(s.ws.Abs(fd.Path))
 	if err != nil {
-		fd.Err = err
-		return fd
+		return true, err
 	}
 	defer f.Close()
 	n, err := io.ReadFull(f, buf[:min(SniffSize, len(buf))])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		fd.Err = err
-		return fd
+		return true, err
 	}
 	if opt.Sniff != nil {
 		fd.Tag = opt.Sniff(buf[:n])
 	}
 	if trusted {
 		fd.Digest = cached.Digest
-		return fd
+		return true, nil
 	}
 	d, size, err := digest.Reader(io.MultiReader(bytes.NewReader(buf[:n]), f))
 	if err != nil {
-		fd.Err = err
-		return fd
+		return true, err
 	}
-	if size != fd.Info.Size {
-		fd.Err = fmt.Errorf("changed while being read")
-		return fd
+	after, err := s.Fingerprint(fd.Path)
+	if err != nil {
+		return true, err
+	}
+	if size != fd.FP.File.Size || after != fd.FP {
+		return false, nil
 	}
 	fd.Digest = d
-	fd.entry = &CacheEntry{Info: fd.Info, Digest: d, Recorded: s.opt.Now().UnixNano()}
-	return fd
+	fd.entry = &CacheEntry{FP: fd.FP, Digest: d, Recorded: fd.Recorded}
+	return true, nil
 }

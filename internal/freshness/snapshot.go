@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/digest"
@@ -14,28 +18,36 @@ import (
 // DefaultMaxHashSize is the largest file hashed; larger ones fall to tier 3.
 const DefaultMaxHashSize = 256 << 20
 
+// hashTries bounds how often a file that moves while it is hashed is read
+// again before it is called unsettled.
+const hashTries = 3
+
 // Options configure a Snapshot. Zero values take the defaults.
 type Options struct {
 	FS          FS               // default OSFS
 	Cache       StatCache        // default: an empty in-memory cache
 	Now         func() time.Time // default time.Now
 	MaxHashSize int64            // default DefaultMaxHashSize
-	// WholeTree asks git for the whole work tree even when paths are given,
-	// so GitStamp.Dirty speaks for the whole repository (needed at capture).
+	// RacyWindow overrides the package's RacyWindow (tests on a file system
+	// with a known timestamp granularity use a shorter one).
+	RacyWindow time.Duration
+	// Git asks git for the repository state (one status): needed only to
+	// stamp GitStamp. Checking never needs git.
+	Git bool
+	// WholeTree makes that status cover the whole work tree even when paths
+	// are given, so GitStamp.Dirty speaks for the whole repository.
 	WholeTree bool
-	// NoGit skips git: for callers that only hash (DigestMany) and ask git
-	// themselves. Check then relies on content alone.
-	NoGit bool
 }
 
-// Snapshot is the workspace read once: git facts, and each file's stat and
-// digest memoised on first use.
+// Snapshot is the workspace read once: each path's fingerprint and digest
+// memoised on first use, and git facts when asked for.
 type Snapshot struct {
 	ws         *workspace.Workspace
+	realRoot   string // the root with symlinks resolved
 	opt        Options
 	now        time.Time
 	rootExists bool
-	status     *workspace.Status // nil outside git or when git failed
+	status     *workspace.Status // nil outside git, when not asked for, or when git failed
 	gitErr     error
 	tree       string // HEAD's tree, once asked for
 	treeRead   bool
@@ -44,20 +56,23 @@ type Snapshot struct {
 	cache      map[string]CacheEntry
 	loaded     map[string]bool       // paths whose cache entries were read
 	dirty      map[string]CacheEntry // entries to save
-	seen       map[string]observation
+	seen       map[string]*observation
+	dirs       sync.Map // directory → resolves inside the root
 }
 
-// observation is a file as this snapshot saw it.
+// observation is a path as this snapshot saw it.
 type observation struct {
-	info    FileInfo
+	fp      Fingerprint
 	statErr error
 	digest  digest.Digest
+	hashed  bool  // the digest was asked for
 	readErr error // why the content could not be hashed, if it could not
+	notes   Note
 }
 
-// NewSnapshot reads the workspace state relevant to paths (root-relative):
-// one git status, one stat-cache load. A failing git is not fatal: the
-// snapshot then relies on content alone, and GitErr says why.
+// NewSnapshot prepares to read the workspace. With Options.Git it runs one
+// git status (scoped to paths unless WholeTree); a failing git is not
+// fatal, and GitErr says why.
 func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, opt Options) (*Snapshot, error) {
 	if opt.FS == nil {
 		opt.FS = OSFS{}
@@ -71,27 +86,33 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 	if opt.MaxHashSize == 0 {
 		opt.MaxHashSize = DefaultMaxHashSize
 	}
-	s := &Snapshot{ws: ws, opt: opt, now: opt.Now(), dirty: map[string]CacheEntry{}, seen: map[string]observation{}}
+	if opt.RacyWindow == 0 {
+		opt.RacyWindow = RacyWindow
+	}
+	s := &Snapshot{ws: ws, opt: opt, now: opt.Now(), dirty: map[string]CacheEntry{}, seen: map[string]*observation{},
+		cache: map[string]CacheEntry{}, loaded: map[string]bool{}}
 	fi, err := opt.FS.Stat(ws.Root)
 	s.rootExists = err == nil && fi.IsDir()
 	if !s.rootExists {
 		return s, nil
 	}
-	if ws.Git != nil && !opt.NoGit {
+	if real, err := filepath.EvalSymlinks(ws.Root); err == nil {
+		s.realRoot = real
+	} else {
+		s.realRoot = ws.Root
+	}
+	if ws.Git != nil && opt.Git {
 		scope := paths
 		if opt.WholeTree {
 			scope = nil
 		}
 		s.status, s.gitErr = ws.Git.Status(ctx, scope)
 	}
-	s.cache = map[string]CacheEntry{}
-	s.loaded = map[string]bool{}
 	return s, nil
 }
 
 // loadCache reads the stat-cache entries of paths not read yet, in one
-// query. It is called only for files the git tier could not decide, so a
-// check of clean files touches no database.
+// query.
 func (s *Snapshot) loadCache(ctx context.Context, paths []string) error {
 	var need []string
 	for _, p := range paths {
@@ -117,6 +138,9 @@ func (s *Snapshot) loadCache(ctx context.Context, paths []string) error {
 
 // Now is the time the snapshot was taken.
 func (s *Snapshot) Now() time.Time { return s.now }
+
+// Window is the racy window this snapshot applies.
+func (s *Snapshot) Window() time.Duration { return s.opt.RacyWindow }
 
 // GitErr is why git could not be asked, if it could not.
 func (s *Snapshot) GitErr() error { return s.gitErr }
@@ -162,31 +186,125 @@ func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error)
 	return g, nil
 }
 
-// observe stats and, when needed, hashes a file once per snapshot.
-func (s *Snapshot) observe(rel string, wantDigest bool) observation {
-	if o, ok := s.seen[rel]; ok && (!wantDigest || !o.digest.IsZero() || o.readErr != nil || o.statErr != nil) {
-		return o
+// Fingerprint takes freshctx's own stat of a root-relative path: lstat,
+// and for a symlink its target string and a stat through it.
+func (s *Snapshot) Fingerprint(rel string) (Fingerprint, error) {
+	return fingerprint(s.opt.FS, s.ws.Abs(rel))
+}
+
+func fingerprint(fsys FS, abs string) (Fingerprint, error) {
+	l, err := fsys.Lstat(abs)
+	if err != nil {
+		return Fingerprint{}, err
 	}
-	var o observation
-	o.info, o.statErr = s.opt.FS.Stat(s.ws.Abs(rel))
-	if o.statErr == nil && wantDigest && !o.info.IsDir() {
-		o.digest, o.readErr = s.digestOf(rel, o.info)
+	if !l.IsLink() {
+		return Fingerprint{File: l}, nil
 	}
-	s.seen[rel] = o
+	fp := Fingerprint{Link: l}
+	if fp.Target, err = fsys.Readlink(abs); err != nil {
+		return Fingerprint{}, err
+	}
+	if fp.File, err = fsys.Stat(abs); err != nil {
+		return Fingerprint{}, err // dangling or looping: nothing to read
+	}
+	return fp, nil
+}
+
+// inside reports whether rel, with every symlink resolved, is still inside
+// the workspace root. Directories are resolved once per snapshot; the file
+// itself only when it is a symlink. Safe for concurrent use.
+func (s *Snapshot) inside(rel string, fp Fingerprint) bool {
+	dir := path.Dir(rel)
+	if !s.dirInside(dir) {
+		return false
+	}
+	if !fp.IsLink() {
+		return true
+	}
+	return s.within(s.ws.Abs(rel))
+}
+
+func (s *Snapshot) dirInside(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	if v, ok := s.dirs.Load(dir); ok {
+		return v.(bool)
+	}
+	ok := s.within(s.ws.Abs(dir))
+	s.dirs.Store(dir, ok)
+	return ok
+}
+
+func (s *Snapshot) within(abs string) bool {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.Rel(s.realRoot, real)
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../") && !filepath.IsAbs(r)
+}
+
+// observe fingerprints and, when wantDigest, hashes a path once per
+// snapshot.
+func (s *Snapshot) observe(rel string, wantDigest bool) *observation {
+	o, ok := s.seen[rel]
+	if !ok {
+		o = &observation{}
+		o.fp, o.statErr = s.Fingerprint(rel)
+		s.seen[rel] = o
+	}
+	if wantDigest && !o.hashed && o.statErr == nil && !o.fp.File.IsDir() {
+		o.hashed = true
+		if !s.inside(rel, o.fp) {
+			o.notes |= NoteOutsideRoot
+			o.readErr = errors.New("resolves outside the workspace root")
+			return o
+		}
+		o.fp, o.digest, o.readErr = s.digestOf(rel, o.fp)
+		if errors.Is(o.readErr, errUnsettled) {
+			o.notes |= NoteUnsettled
+		}
+	}
 	return o
 }
 
-// digestOf returns the file's SHA-256, from the stat cache when its entry is
-// trusted, else by reading the file (and queueing a new cache entry).
-func (s *Snapshot) digestOf(rel string, info FileInfo) (digest.Digest, error) {
-	if e, ok := s.cache[rel]; ok && e.Trusted(info) {
-		return e.Digest, nil
+var errUnsettled = errors.New("kept changing while being read")
+
+// digestOf returns the file's SHA-256 and the fingerprint it goes with:
+// from the stat cache when its entry vouches for fp, else by reading the
+// file and stat'ing it again — a file that moved meanwhile is read again,
+// up to hashTries times.
+func (s *Snapshot) digestOf(rel string, fp Fingerprint) (Fingerprint, digest.Digest, error) {
+	for range hashTries {
+		if e, ok := s.cache[rel]; ok && e.Trusted(fp, s.opt.RacyWindow) {
+			return fp, e.Digest, nil
+		}
+		d, err := s.hash(rel, fp.File)
+		if err != nil {
+			return fp, digest.Digest{}, err
+		}
+		after, err := s.Fingerprint(rel)
+		if err != nil {
+			return fp, digest.Digest{}, err
+		}
+		if after == fp {
+			e := CacheEntry{FP: fp, Digest: d, Recorded: s.opt.Now().UnixNano()}
+			s.cache[rel], s.dirty[rel] = e, e
+			return fp, d, nil
+		}
+		fp = after
+	}
+	return fp, digest.Digest{}, errUnsettled
+}
+
+// hash reads a regular file within the size limit.
+func (s *Snapshot) hash(rel string, info FileInfo) (digest.Digest, error) {
+	if !info.Mode.IsRegular() {
+		return digest.Digest{}, fmt.Errorf("not a regular file (%v)", info.Mode.Type())
 	}
 	if info.Size > s.opt.MaxHashSize {
 		return digest.Digest{}, ErrTooLarge
-	}
-	if !info.Mode.IsRegular() {
-		return digest.Digest{}, fmt.Errorf("not a regular file (%v)", info.Mode.Type())
 	}
 	f, err := s.opt.FS.Open(s.ws.Abs(rel))
 	if err != nil {
@@ -198,18 +316,16 @@ func (s *Snapshot) digestOf(rel string, info FileInfo) (digest.Digest, error) {
 		return digest.Digest{}, err
 	}
 	if n != info.Size {
-		// Changed while we read it: the digest stands for no stable state.
-		return digest.Digest{}, fmt.Errorf("changed while being read")
+		return digest.Digest{}, errUnsettled
 	}
-	e := CacheEntry{Info: info, Digest: d, Recorded: s.opt.Now().UnixNano()}
-	s.cache[rel] = e
-	s.dirty[rel] = e
 	return d, nil
 }
 
-// Stamp records the current state of paths (root-relative) at the snapshot's
-// time, git facts included.
-func (s *Snapshot) Stamp(ctx context.Context, paths []string) (Stamp, error) {
+// Stamp records the current state of paths (root-relative), git facts
+// included when the snapshot asked git. since is when the item's
+// production started: a file modified at or after it is noted
+// NoteChangedDuringRun. A zero since checks nothing.
+func (s *Snapshot) Stamp(ctx context.Context, paths []string, since time.Time) (Stamp, error) {
 	g, err := s.Git(ctx, true)
 	if err != nil {
 		return Stamp{}, err
@@ -217,23 +333,29 @@ func (s *Snapshot) Stamp(ctx context.Context, paths []string) (Stamp, error) {
 	if err := s.loadCache(ctx, paths); err != nil {
 		return Stamp{}, err
 	}
-	st := Stamp{At: s.now, Git: g, Files: make([]FileStamp, 0, len(paths))}
+	at := since
+	if at.IsZero() {
+		at = s.now
+	}
+	st := Stamp{At: at, Stamped: s.now, Git: g, Files: make([]FileStamp, 0, len(paths))}
 	for _, p := range paths {
-		st.Files = append(st.Files, s.stampFile(p))
+		st.Files = append(st.Files, s.stampFile(p, since))
 	}
 	return st, nil
 }
 
-func (s *Snapshot) stampFile(rel string) FileStamp {
+func (s *Snapshot) stampFile(rel string, since time.Time) FileStamp {
 	out := FileStamp{Path: rel}
 	o := s.observe(rel, true)
 	if o.statErr != nil {
 		return out // absent or unreachable: recorded as not existing
 	}
-	out.Existed, out.IsDir = true, o.info.IsDir()
-	out.Size, out.ModTime = o.info.Size, o.info.ModTime
-	out.Digest = o.digest
-	out.GitClean = s.status != nil && s.status.Head != "" && !out.IsDir && s.status.Clean(rel)
+	out.Existed, out.IsDir = true, o.fp.File.IsDir()
+	out.Size, out.ModTime = o.fp.File.Size, o.fp.File.ModTime
+	out.Digest, out.FP, out.Notes = o.digest, o.fp, o.notes
+	if !since.IsZero() && o.fp.ChangedSince(since) {
+		out.Notes |= NoteChangedDuringRun
+	}
 	return out
 }
 

@@ -6,6 +6,25 @@ import (
 	"github.com/freshctx/freshctx/internal/digest"
 )
 
+// Note is what a stamp knows about a file beyond its fingerprint and digest:
+// reasons its content cannot be vouched for.
+type Note uint8
+
+// Notes, stored as a bit set.
+const (
+	// NoteChangedDuringRun: the file's mtime or ctime is after the command
+	// started, so nobody knows which content its output saw.
+	NoteChangedDuringRun Note = 1 << iota
+	// NoteOutsideRoot: the path resolves (through a symlink) outside the
+	// workspace root; it is not read.
+	NoteOutsideRoot
+	// NoteUnsettled: the file kept changing while it was being hashed.
+	NoteUnsettled
+	// NoteNotStamped: the item named more files than are stamped; this one
+	// was not.
+	NoteNotStamped
+)
+
 // FileStamp is what one file looked like when an item was captured.
 type FileStamp struct {
 	// Path is root-relative and slash-separated.
@@ -17,8 +36,10 @@ type FileStamp struct {
 	// Digest is the SHA-256 of the content; zero when the file could not be
 	// read or was over the hash size limit.
 	Digest digest.Digest
-	// GitClean is true when the file was tracked and unmodified at capture.
-	GitClean bool
+	// FP is freshctx's fingerprint of the path, taken with the digest (the
+	// file was stat'ed again after hashing and had not moved).
+	FP    Fingerprint
+	Notes Note
 }
 
 // GitStamp is the repository state at capture. IsRepo is false outside git.
@@ -33,9 +54,21 @@ type GitStamp struct {
 
 // Stamp is everything an item depended on.
 type Stamp struct {
-	At    time.Time
-	Git   GitStamp
-	Files []FileStamp
+	// At is when the item's production started (a command's start); a file
+	// modified after it is stamped NoteChangedDuringRun.
+	At time.Time
+	// Stamped is when the fingerprints were taken, for Fingerprint.Settled;
+	// zero means At.
+	Stamped time.Time
+	Git     GitStamp
+	Files   []FileStamp
+}
+
+func (st Stamp) stampedNS() int64 {
+	if st.Stamped.IsZero() {
+		return st.At.UnixNano()
+	}
+	return st.Stamped.UnixNano()
 }
 
 // FileResult is the verdict on one file.

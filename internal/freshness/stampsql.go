@@ -10,7 +10,8 @@ import (
 )
 
 // Stamp files are stored in tables with the same columns: an owner id, then
-// path, existed, is_dir, size, mtime_ns, sha256 and git_clean.
+// path, existed, is_dir, size, mtime_ns, sha256, git_clean (no longer
+// read: git never vouches for a file), fp and notes.
 
 // InsertFiles writes the file stamps of one owner into table.
 func InsertFiles(ctx context.Context, tx *store.Tx, table, ownerCol string, owner int64, files []FileStamp) error {
@@ -18,14 +19,14 @@ func InsertFiles(ctx context.Context, tx *store.Tx, table, ownerCol string, owne
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, fmt.Sprintf(`INSERT INTO %s (%s, path, existed, is_dir, size, mtime_ns,
-		sha256, git_clean) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, table, ownerCol))
+		sha256, git_clean, fp, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`, table, ownerCol))
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, f := range files {
 		if _, err := stmt.ExecContext(ctx, owner, f.Path, f.Existed, f.IsDir, f.Size, f.ModTime,
-			f.Digest.String(), f.GitClean); err != nil {
+			f.Digest.String(), f.FP.String(), f.Notes); err != nil {
 			return fmt.Errorf("store stamp of %s: %w", f.Path, err)
 		}
 	}
@@ -42,7 +43,7 @@ func LoadFiles(ctx context.Context, tx *store.Tx, table, ownerCol string, owners
 		for j, id := range part {
 			args[j] = id
 		}
-		rows, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT %s, path, existed, is_dir, size, mtime_ns, sha256, git_clean
+		rows, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT %s, path, existed, is_dir, size, mtime_ns, sha256, fp, notes
 			FROM %s WHERE %s IN (?%s) ORDER BY rowid`, ownerCol, table, ownerCol, strings.Repeat(",?", len(part)-1)), args...)
 		if err != nil {
 			return nil, fmt.Errorf("load stamps: %w", err)
@@ -50,14 +51,17 @@ func LoadFiles(ctx context.Context, tx *store.Tx, table, ownerCol string, owners
 		for rows.Next() {
 			var id int64
 			var f FileStamp
-			var h string
-			if err := rows.Scan(&id, &f.Path, &f.Existed, &f.IsDir, &f.Size, &f.ModTime, &h, &f.GitClean); err != nil {
+			var h, fp string
+			if err := rows.Scan(&id, &f.Path, &f.Existed, &f.IsDir, &f.Size, &f.ModTime, &h, &fp, &f.Notes); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			if f.Digest, err = digest.Parse(h); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("stamp of %s: %w", f.Path, err)
+			}
+			if f.FP, err = ParseFingerprint(fp); err != nil {
+				f.FP = Fingerprint{} // no evidence: the file is hashed
 			}
 			out[id] = append(out[id], f)
 		}

@@ -12,6 +12,7 @@ func fromOS(fi fs.FileInfo) FileInfo {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		out.Ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
 		out.Inode = st.Ino
+		out.Dev = uint64(st.Dev)
 	}
 	return out
 }

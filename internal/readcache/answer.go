@@ -25,6 +25,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	if f.binary != "" {
 		res.Mode, res.Reason = ModeFull, f.binary+" file: content not shown, nothing cached"
 		res.Text = fmt.Sprintf("[%s is a %s file of %d bytes; its content is not shown]", f.rel, f.binary, len(f.content))
+		e.shown = showNotice
 		return s.record(ctx, tx, e, res, nil, Span{})
 	}
 	pic, err := picture(ctx, tx, session, f.rel)
@@ -74,7 +75,10 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		res.Text += fmt.Sprintf("\n[truncated: lines %d-%d of %d shown; continue with %s:%d-]", start, shown, f.lines, f.rel, shown+1)
 		res.Reason += fmt.Sprintf("; output limit reached at line %d", shown)
 	}
-	if res.Mode == ModeDiff {
+	if whole {
+		// The model now holds the whole version (as content or as a diff
+		// against what it held): line count and deleted lines included.
+		e.shown = showWhole
 		span = Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines}
 	}
 	if err := s.keepVersion(ctx, tx, f, content); err != nil {
@@ -127,6 +131,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
 	res.Text = fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
+	e.shown = showWhole
 	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines})
 	return true, err
 }
@@ -270,7 +275,11 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span) (*ReadResult, error) {
 	res.Tokens = countTokens(res.Text)
 	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens
-	if span.Version != "" && span.End >= span.Start && span.Start > 0 {
+	switch {
+	case e.shown == showWhole:
+		e.start, e.end, e.version, e.lines = 1, span.Lines, span.Version, span.Lines
+	case e.shown == showNotice:
+	case span.Version != "" && span.End >= span.Start && span.Start > 0:
 		e.start, e.end, e.version, e.lines = span.Start, span.End, span.Version, span.Lines
 	}
 	if err := appendEntry(ctx, tx, e); err != nil {
@@ -287,17 +296,14 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		var e entry
 		var leaf sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT e.session, e.path, e.range_start, e.range_end, e.version, e.lines, s.leaf
+		err := tx.QueryRowContext(ctx, `SELECT e.id, e.session, e.path, e.range_start, e.range_end, e.version, e.lines, e.shown, s.leaf
 			FROM rc_entries e JOIN rc_sessions s ON s.name = e.session WHERE e.id = ? AND e.kind = 'read'`, res.Entry).
-			Scan(&e.session, &e.path, &e.start, &e.end, &e.version, &e.lines, &leaf)
+			Scan(&e.id, &e.session, &e.path, &e.start, &e.end, &e.version, &e.lines, &e.shown, &leaf)
 		if err != nil {
 			return fmt.Errorf("deliver entry %d: %w", res.Entry, err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE rc_entries SET delivered = 1 WHERE id = ?`, res.Entry); err != nil {
 			return err
-		}
-		if e.version == "" {
-			return nil
 		}
 		if leaf.Int64 != res.Entry {
 			return rebuild(ctx, tx, e.session, leaf.Int64) // the leaf moved on: replay it
@@ -306,7 +312,7 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 		if err != nil {
 			return err
 		}
-		pic = pic.Paint(Span{Start: e.start, End: e.end, Version: e.version, Lines: e.lines, Entry: res.Entry})
+		pic = shownBy(pic, e)
 		return savePicture(ctx, tx, e.session, e.path, pic)
 	})
 }

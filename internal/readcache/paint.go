@@ -48,8 +48,9 @@ func (p Picture) Erase(start, end int) Picture {
 }
 
 // Whole reports whether the model believes it knows the whole file as one
-// version: every line of the version its latest complete picture names is
-// shown by a span of that version. It returns that version's span data.
+// version: every line of the version is shown by a span of that version,
+// and no line past its end is in the picture (the model would believe the
+// file longer). It returns that version's span data.
 func (p Picture) Whole() (Span, bool) {
 	if len(p) == 0 {
 		return Span{}, false
@@ -61,7 +62,7 @@ func (p Picture) Whole() (Span, bool) {
 	next := 1
 	for _, x := range p {
 		if x.Start > v.Lines {
-			break // lines past the version's end do not matter
+			return Span{}, false // the model holds lines past this version's end
 		}
 		if x.Version != v.Version || x.Start != next {
 			return Span{}, false

@@ -6,13 +6,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/freshctx/freshctx/internal/digest"
-	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
@@ -62,7 +62,8 @@ type ReadResult struct {
 // file is the target as it is now.
 type file struct {
 	rel     string
-	content []byte // nil when known from the stat cache alone
+	abs     string // resolved, inside the root
+	content []byte // the bytes just read
 	version string
 	lines   int
 	binary  string // why the content is not served, if it is not
@@ -99,14 +100,18 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 	return res, err
 }
 
-// load reads the file's version: from the stat cache when it vouches for
-// it, else by reading the file.
+// load reads the file's bytes now. Every answer is decided from these
+// bytes, never from a stat: a write that kept size and mtime cannot fool it.
 func (s *Service) load(ctx context.Context, rel string) (*file, error) {
-	abs := s.WS.Abs(rel)
+	abs, err := s.WS.Resolve(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file", rel)
+		}
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
 	fi, err := os.Stat(abs)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file", rel)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	case fi.IsDir():
@@ -117,41 +122,34 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 		return nil, fmt.Errorf("%s is %d MiB, over the %d MiB the read cache handles; read a part of it with another tool",
 			rel, fi.Size()>>20, maxReadable>>20)
 	}
-	snap, err := freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, NoGit: true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	ds, err := snap.DigestMany(ctx, []string{rel}, freshness.DigestOptions{Workers: 1, MaxSize: maxStored})
-	if err != nil {
-		return nil, err
-	}
-	f := &file{rel: rel}
-	if d := ds[0]; d.Err == nil {
-		f.version = d.Digest.String()
-		if lines, ok, err := s.knownLines(ctx, f.version); err != nil {
-			return nil, err
-		} else if ok {
-			f.lines = lines
-			return f, snap.Flush(ctx) // known version: its content is only read when needed
-		}
-	}
-	if err := snap.Flush(ctx); err != nil {
-		return nil, err
-	}
-	content, err := os.ReadFile(abs)
+	content, err := readAtMost(abs, maxReadable)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	f.content, f.version = content, digest.Bytes(content).String()
-	f.lines = countLines(content)
+	f := &file{rel: rel, abs: abs, content: content, version: digest.Bytes(content).String(), lines: countLines(content)}
 	if bytes.IndexByte(content[:min(len(content), 8192)], 0) >= 0 {
 		f.binary = "binary"
 	} else if !utf8.Valid(content) {
 		f.binary = "not UTF-8 text"
 	}
 	return f, nil
+}
+
+// readAtMost reads a file, refusing one that grew past limit meanwhile.
+func readAtMost(abs string, limit int64) ([]byte, error) {
+	fh, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("grew past %d MiB while being read", limit>>20)
+	}
+	return b, nil
 }
 
 func (s *Service) knownLines(ctx context.Context, version string) (int, bool, error) {
@@ -176,21 +174,8 @@ func countLines(b []byte) int {
 	return n
 }
 
-// content returns the file's bytes now, reading them if they were skipped.
-func (s *Service) content(f *file) ([]byte, error) {
-	if f.content != nil {
-		return f.content, nil
-	}
-	b, err := os.ReadFile(s.WS.Abs(f.rel))
-	if err != nil {
-		return nil, err
-	}
-	if digest.Bytes(b).String() != f.version {
-		return nil, fmt.Errorf("%s changed while being read; read it again", f.rel)
-	}
-	f.content = b
-	return b, nil
-}
+// content returns the bytes the answer is decided from.
+func (s *Service) content(f *file) ([]byte, error) { return f.content, nil }
 
 // splitLines returns the lines of b, each with its newline.
 func splitLines(b []byte) []string {

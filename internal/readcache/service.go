@@ -1,6 +1,7 @@
 package readcache
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -68,6 +69,28 @@ type entry struct {
 	version, mode       string
 	tokensFull, served  int
 	delivered           bool
+	shown               string // showRange, showWhole or showNotice
+}
+
+// What a read entry showed the model, and so how it changes the picture.
+const (
+	showRange  = "range"  // lines start..end of version: painted over the picture
+	showWhole  = "whole"  // the whole version: the picture becomes exactly it
+	showNotice = "notice" // no content (binary, not text): the picture is erased
+)
+
+// shownBy applies a delivered read entry to the picture of its path.
+func shownBy(p Picture, e entry) Picture {
+	switch e.shown {
+	case showWhole:
+		return Picture{{Start: 1, End: e.lines, Version: e.version, Lines: e.lines, Entry: e.id}}
+	case showNotice:
+		return nil
+	}
+	if e.version == "" || e.start <= 0 || e.end < e.start {
+		return p
+	}
+	return p.Paint(Span{Start: e.start, End: e.end, Version: e.version, Lines: e.lines, Entry: e.id})
 }
 
 // sessionLeaf returns a session's current leaf (0 when empty), creating the
@@ -99,9 +122,10 @@ func appendEntry(ctx context.Context, tx *store.Tx, e *entry) error {
 		parent = e.parent
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO rc_entries (session, parent, depth, kind, path, range_start, range_end,
-		version, lines, mode, tokens_full, tokens_served, delivered, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		version, lines, mode, tokens_full, tokens_served, delivered, created_at, shown)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.session, parent, e.depth, e.kind, e.path, e.start, e.end, e.version, e.lines, e.mode, e.tokensFull, e.served,
-		e.kind != "read", tx.Now.UnixNano())
+		e.kind != "read", tx.Now.UnixNano(), cmp.Or(e.shown, showRange))
 	if err != nil {
 		return fmt.Errorf("append entry: %w", err)
 	}

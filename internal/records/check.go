@@ -8,7 +8,8 @@ import (
 )
 
 // CheckAll sets the Freshness of every record, reading each workspace once:
-// one snapshot (one git status) per distinct root among the records.
+// one snapshot per distinct root among the records. It runs no git: each
+// file is lstat'ed, and hashed only when its fingerprint moved.
 func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 	byRoot := map[string][]*Record{}
 	for _, r := range recs {
@@ -41,7 +42,7 @@ func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) er
 		}
 	}
 	snap, err := freshness.NewSnapshot(ctx, ws, paths, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, RacyWindow: s.RacyWindow,
 	})
 	if err != nil {
 		return err

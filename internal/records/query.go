@@ -41,7 +41,7 @@ func scanRecord(row scanner) (*Record, error) {
 		r.ExitCode = &code
 	}
 	r.CreatedAt = time.Unix(0, started)
-	r.stamp.At = time.Unix(0, stamped)
+	r.stamp.At, r.stamp.Stamped = r.CreatedAt, time.Unix(0, stamped)
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
 	r.Git = Git{Branch: g.Branch, Head: g.Head, Dirty: g.Dirty}
 	return &r, nil

@@ -8,8 +8,9 @@ import (
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-// maxFiles bounds the files one record keeps.
-const maxFiles = 500
+// maxStamped bounds the files one record stamps; the ones past it are kept
+// with NoteNotStamped, so the record says it cannot vouch for them.
+const maxStamped = 5000
 
 // candidates turns references into root-relative paths to consider, in
 // order of appearance: relative paths against the command's directory and
@@ -42,7 +43,7 @@ func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref) [][]string {
 }
 
 // pick keeps, for each reference, the first alternative that is a regular
-// file, or else one git reports deleted; deduplicated, at most maxFiles.
+// file, or else one git reports deleted; deduplicated.
 func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -57,9 +58,6 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) [
 				out = append(out, rel)
 				break
 			}
-		}
-		if len(out) >= maxFiles {
-			break
 		}
 	}
 	return out

@@ -29,6 +29,9 @@ type Service struct {
 	// Retention: run and capture delete records older than this, at most
 	// once an hour; 0 keeps everything.
 	Retention time.Duration
+	// RacyWindow overrides freshness.RacyWindow (tests on a file system with
+	// a known timestamp granularity); 0 keeps the default.
+	RacyWindow time.Duration
 }
 
 func (s *Service) now() time.Time {

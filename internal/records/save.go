@@ -40,7 +40,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		alts = append([][]string{{f}}, alts...)
 	}
 	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, WholeTree: true,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, WholeTree: true, RacyWindow: s.RacyWindow,
 	})
 	if err != nil {
 		return nil, err
@@ -48,9 +48,9 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
 	paths := pick(s.WS, alts, deleted)
 	paths = keepExplicit(paths, m.files)
-	stamp, err := snap.Stamp(ctx, paths)
+	stamp, err := s.stamp(ctx, snap, paths, m.start)
 	if err != nil {
-		return nil, fmt.Errorf("stamp files: %w", err)
+		return nil, err
 	}
 	if err := snap.Flush(ctx); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
 			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
 			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
-			r.stamp.Git.IsRepo, r.stamp.At.UnixNano(), r.Redactions)
+			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions)
 		if err != nil {
 			return fmt.Errorf("insert record: %w", err)
 		}
@@ -212,14 +212,15 @@ func insertFiles(ctx context.Context, tx *store.Tx, id int64, files []freshness.
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO record_files
-		(record_id, path, base, existed, is_dir, size, mtime_ns, sha256, git_clean) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(record_id, path, base, existed, is_dir, size, mtime_ns, sha256, git_clean, fp, notes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, f := range files {
 		if _, err := stmt.ExecContext(ctx, id, f.Path, path.Base(f.Path), f.Existed, f.IsDir, f.Size, f.ModTime,
-			f.Digest.String(), f.GitClean); err != nil {
+			f.Digest.String(), f.FP.String(), f.Notes); err != nil {
 			return fmt.Errorf("insert record file %s: %w", f.Path, err)
 		}
 	}

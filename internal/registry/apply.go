@@ -14,6 +14,9 @@ func (s *Service) apply(ctx context.Context, ex *examination) error {
 	drifts := s.drifts(ex)
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		root := s.WS.Root
+		if err := carryRenames(ctx, tx, root, ex); err != nil {
+			return err
+		}
 		for _, v := range ex.verdicts {
 			if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
 				return err
@@ -61,17 +64,25 @@ func (s *Service) applyOne(ctx context.Context, tx *store.Tx, ex *examination, v
 	switch v.Verdict {
 	case Missing:
 		_, err = tx.ExecContext(ctx, `DELETE FROM registry_files WHERE root = ? AND path = ?`, root, p)
-	case New:
-		_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, worktree)
-			VALUES (?, ?, ?, ?, ?, ?)`, root, p, f.digest, f.size, language(p), f.worktree)
-	case Mismatch:
-		_, err = tx.ExecContext(ctx, `UPDATE registry_files SET digest = ?, size = ?, worktree = ?,
-			summary_stale = ?, lines_added = ?, lines_removed = ? WHERE root = ? AND path = ?`,
-			f.digest, f.size, f.worktree, d.stale, d.added, d.removed, root, p)
-	case Match:
-		if ex.rows[p].worktree != f.worktree {
-			_, err = tx.ExecContext(ctx, `UPDATE registry_files SET worktree = ? WHERE root = ? AND path = ?`, f.worktree, root, p)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `INSERT INTO registry_gone (root, path) VALUES (?, ?) ON CONFLICT DO NOTHING`, root, p)
 		}
+	case New:
+		if v.carried {
+			break
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, worktree, fp, fp_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, root, p, f.digest, f.size, language(p), f.worktree, f.fp, f.fpAt)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `DELETE FROM registry_gone WHERE root = ? AND path = ?`, root, p)
+		}
+	case Mismatch:
+		_, err = tx.ExecContext(ctx, `UPDATE registry_files SET digest = ?, size = ?, worktree = ?, fp = ?, fp_at = ?,
+			summary_stale = ?, lines_added = ?, lines_removed = ? WHERE root = ? AND path = ?`,
+			f.digest, f.size, f.worktree, f.fp, f.fpAt, d.stale, d.added, d.removed, root, p)
+	case Match:
+		_, err = tx.ExecContext(ctx, `UPDATE registry_files SET worktree = ?, fp = ?, fp_at = ? WHERE root = ? AND path = ?`,
+			f.worktree, f.fp, f.fpAt, root, p)
 	}
 	if err != nil {
 		return fmt.Errorf("registry %s %s: %w", v.Verdict, p, err)

@@ -38,6 +38,9 @@ type Service struct {
 	Progress io.Writer
 	// FS is the file system files are read from; nil is the real one.
 	FS freshness.FS
+	// RacyWindow overrides freshness.RacyWindow (tests on a file system with
+	// a known timestamp granularity); 0 keeps the default.
+	RacyWindow time.Duration
 }
 
 func (s *Service) now() time.Time {
@@ -63,7 +66,7 @@ func (s *Service) git() (*workspace.Git, error) {
 
 func (s *Service) snapshot(ctx context.Context) (*freshness.Snapshot, error) {
 	return freshness.NewSnapshot(ctx, s.WS, nil, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, FS: s.FS, NoGit: true,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, FS: s.FS, RacyWindow: s.RacyWindow,
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/teststore"
 
@@ -38,7 +39,10 @@ func newFixture(t *testing.T, r *testgit.Repo) *fixture {
 	ws := teststore.Workspace(t, r.Dir)
 	st := teststore.Open(t, "", store.Options{})
 	fs := &countingFS{}
-	return &fixture{t: t, r: r, fs: fs, svc: &Service{WS: ws, Store: st, Cwd: r.Dir, FS: fs}}
+	// The clock runs an hour ahead so fingerprints are settled when taken:
+	// the tests' writes are milliseconds apart, far more than one tick.
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	return &fixture{t: t, r: r, fs: fs, svc: &Service{WS: ws, Store: st, Cwd: r.Dir, FS: fs, Now: ahead}}
 }
 
 func (f *fixture) sync() *SyncResult {

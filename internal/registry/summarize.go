@@ -90,14 +90,15 @@ func (s *Service) storeSummary(ctx context.Context, tx *store.Tx, it Summary, d 
 		return fmt.Errorf("summarize %s: the file changed while it was read; try again", it.Path)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, summary,
-		summary_stale, summary_updated_at, digest_at_summary, summary_blob, lines_added, lines_removed)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0)
+		summary_stale, summary_updated_at, digest_at_summary, summary_blob, lines_added, lines_removed, fp, fp_at)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, ?, ?)
 		ON CONFLICT(root, path) DO UPDATE SET digest = excluded.digest, size = excluded.size,
+		fp = excluded.fp, fp_at = excluded.fp_at,
 		summary = excluded.summary, summary_stale = 0, summary_updated_at = excluded.summary_updated_at,
 		digest_at_summary = excluded.digest_at_summary, summary_blob = excluded.summary_blob,
 		lines_added = 0, lines_removed = 0`,
-		s.WS.Root, it.Path, d.Digest.String(), d.Info.Size, language(it.Path), it.Summary,
-		tx.Now.UnixNano(), d.Digest.String(), blob.Digest.String())
+		s.WS.Root, it.Path, d.Digest.String(), d.Info().Size, language(it.Path), it.Summary,
+		tx.Now.UnixNano(), d.Digest.String(), blob.Digest.String(), d.FP.String(), d.Recorded)
 	if err != nil {
 		return fmt.Errorf("summarize %s: %w", it.Path, err)
 	}
@@ -149,9 +150,16 @@ func (s *Service) Close(ctx context.Context, rev string) (*CloseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex, err := s.examinePaths(ctx, changes)
+	// The commit's paths, and every row whose file may have changed (its
+	// fingerprint moved): the verified commit only advances when every row
+	// is known to match the work tree.
+	ex, err := s.examineClose(ctx, changes)
 	if err != nil {
 		return nil, err
+	}
+	touched := map[string]bool{}
+	for _, c := range changes {
+		touched[c.Path] = true
 	}
 	res := &CloseResult{Commit: commit, Updated: []string{}, NeedsSummary: []string{}, LastVerifiedSHA: st.lastSHA}
 	if ok, err := s.advances(ctx, st, commit, ex.head); err != nil {
@@ -161,9 +169,15 @@ func (s *Service) Close(ctx context.Context, rev string) (*CloseResult, error) {
 	}
 	drifts := s.drifts(ex)
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := carryRenames(ctx, tx, s.WS.Root, ex); err != nil {
+			return err
+		}
 		for _, v := range ex.verdicts {
 			if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
 				return err
+			}
+			if !touched[v.Path] && v.Verdict == Match {
+				continue
 			}
 			res.Updated = append(res.Updated, v.Path)
 			if r := ex.rows[v.Path]; v.Verdict == New || (v.Verdict != Missing && (!r.summary.Valid || drifts[v.Path].stale || r.stale)) {

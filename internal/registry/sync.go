@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Sync actions.
@@ -63,13 +64,11 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	if rows == 0 {
 		res, err = s.bootstrap(ctx)
 	} else {
-		status, serr := g.StatusFiles(ctx)
-		if serr != nil {
-			return nil, serr
-		}
-		if st.exists && st.clean && !status.Dirty() && status.Behind == 0 && status.Head != "" && status.Head == st.lastSHA {
-			res = &SyncResult{Action: ActionTrust, Head: status.Head, Files: rows}
-		} else {
+		var trusted bool
+		var head string
+		if trusted, head, err = s.trusted(ctx, g, st); err == nil && trusted {
+			res = &SyncResult{Action: ActionTrust, Head: head, Files: rows}
+		} else if err == nil {
 			res, err = s.syncVerify(ctx, st)
 		}
 	}
@@ -78,6 +77,38 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	}
 	res.ElapsedMS = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// trusted reports whether the registry can be trusted without reading a
+// file: git says the tree is clean, not behind its upstream and at the
+// commit last verified, and freshctx's own fingerprint of every row is the
+// one stored with it (and was settled). The status and the lstat of every
+// row run at once.
+func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool, string, error) {
+	if !st.exists || !st.clean {
+		return false, "", nil
+	}
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	var moved []string
+	var movedErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		moved, movedErr = s.moved(ctx, snap)
+	}()
+	status, err := g.StatusFiles(ctx)
+	<-done
+	if err != nil {
+		return false, "", err
+	}
+	if movedErr != nil {
+		return false, "", movedErr
+	}
+	ok := !status.Dirty() && status.Behind == 0 && status.Head != "" && status.Head == st.lastSHA && len(moved) == 0
+	return ok, status.Head, nil
 }
 
 func (s *Service) syncVerify(ctx context.Context, st state) (*SyncResult, error) {

@@ -22,6 +22,8 @@ const (
 type Verdict struct {
 	Path    string `json:"path"`
 	Verdict string `json:"verdict"`
+
+	carried bool // a new path that took over a moved file's summary
 }
 
 // Counts are the verdicts counted.
@@ -58,6 +60,7 @@ type examination struct {
 	seen       map[string]found // what is on disk now, for present candidates
 	skips      map[string]string
 	status     *workspace.Status
+	leftGit    map[string]bool // deleted by the commits since the last verification
 }
 
 // found is a candidate file as it is now.
@@ -65,6 +68,8 @@ type found struct {
 	digest   string
 	size     int64
 	worktree bool
+	fp       string // the fingerprint the digest goes with
+	fpAt     int64  // when it was taken
 }
 
 // examine decides the candidates and classifies them. It reads files but
@@ -91,19 +96,38 @@ func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examinat
 		return nil, nil, err
 	}
 	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status,
-		seen: map[string]found{}, skips: map[string]string{}}, nil
+		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{}}, nil
 }
 
-// examinePaths classifies the paths a commit changed, with one status for
-// the work-tree flags.
-func (s *Service) examinePaths(ctx context.Context, changes []workspace.Change) (*examination, error) {
+// examineClose classifies the paths a commit changed and every row whose
+// fingerprint moved, with one status for the work-tree flags.
+func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) (*examination, error) {
 	_, ex, err := s.newExamination(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range changes {
-		ex.cands = append(ex.cands, c.Path)
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, err
 	}
+	moved, err := s.moved(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, c := range changes {
+		set[c.Path] = true
+		if c.Status == 'D' {
+			ex.leftGit[c.Path] = true
+		}
+	}
+	for _, p := range moved {
+		set[p] = true
+	}
+	for p := range set {
+		ex.cands = append(ex.cands, p)
+	}
+	slices.Sort(ex.cands)
 	return ex, s.classify(ctx, ex)
 }
 
@@ -145,6 +169,17 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 		}
 		incremental = ok
 	}
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	moved, err := s.moved(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range moved {
+		add(p) // rows whose file may have changed, whatever git says; gone files that are back
+	}
 	if incremental {
 		if st.lastSHA != ex.head {
 			changes, err := g.DiffTrees(ctx, st.lastSHA, ex.head)
@@ -153,6 +188,9 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 			}
 			for _, c := range changes {
 				add(c.Path)
+				if c.Status == 'D' {
+					ex.leftGit[c.Path] = true
+				}
 			}
 		}
 		for _, e := range ex.status.Entries() {
@@ -227,12 +265,27 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 			// Gone, a directory now, or unreadable: not a registry file.
 		case d.Tag != "":
 			ex.skips[d.Path] = d.Tag
+		case ex.ignored(d.Path):
+			// Left the index and is ignored now: no longer a file of the tree.
 		default:
 			e, listed := ex.status.Entry(d.Path)
-			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info.Size, worktree: listed && e.Kind != '!'}
+			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info().Size, worktree: listed && e.Kind != '!',
+				fp: d.FP.String(), fpAt: d.Recorded}
 		}
 	}
 	return snap.Flush(ctx)
+}
+
+// ignored reports whether a file on disk has left git's index (deleted by a
+// commit, or by a staged `git rm --cached`) and is not listed as untracked:
+// git ignores it, so the registry drops it.
+func (ex *examination) ignored(p string) bool {
+	e, listed := ex.status.Entry(p)
+	stagedRemoval := listed && len(e.XY) == 2 && e.XY[0] == 'D'
+	if !stagedRemoval && !(ex.leftGit[p] && !listed) {
+		return false
+	}
+	return !listed || e.Kind != '?'
 }
 
 // digest hashes files in parallel, with progress when it is long.

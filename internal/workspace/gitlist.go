@@ -49,9 +49,11 @@ func (g *Git) DiffTrees(ctx context.Context, from, to string) ([]Change, error) 
 }
 
 // CommitChanges lists the paths a commit changed against its first parent
-// (against nothing for a root commit).
+// (against nothing for a root commit); for a merge, what it brought into the
+// first parent's line.
 func (g *Git) CommitChanges(ctx context.Context, rev string) ([]Change, error) {
-	out, err := g.Run(ctx, g.Top, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "--no-renames", "--root", rev, "--")
+	out, err := g.Run(ctx, g.Top, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "--no-renames", "--root",
+		"--diff-merges=first-parent", rev, "--")
 	if err != nil {
 		return nil, fmt.Errorf("git diff-tree: %w", err)
 	}

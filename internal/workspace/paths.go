@@ -93,3 +93,20 @@ func resolvePrefix(abs string) (string, error) {
 		d = parent
 	}
 }
+
+// Resolve returns the absolute path a root-relative path reaches with every
+// symlink resolved, refusing (ErrOutsideRoot) one that leaves the root.
+func (w *Workspace) Resolve(rel string) (string, error) {
+	real, err := filepath.EvalSymlinks(w.Abs(rel))
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.EvalSymlinks(w.Root)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := within(root, real); !ok {
+		return "", &PathError{Path: rel, Root: w.Root, Err: fmt.Errorf("%w (it links to %s)", ErrOutsideRoot, real)}
+	}
+	return real, nil
+}

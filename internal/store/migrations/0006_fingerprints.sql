@@ -1,0 +1,30 @@
+-- Freshness evidence is freshctx's own fingerprint of a path (device,
+-- inode, size, mtime ns, ctime ns, mode, and a symlink's own stat and
+-- target), taken with the digest. Stamps and stat-cache entries written
+-- before it have none: they are hashed again, never trusted.
+ALTER TABLE stat_cache ADD COLUMN fp TEXT NOT NULL DEFAULT '';
+DELETE FROM stat_cache;
+
+ALTER TABLE record_files ADD COLUMN fp TEXT NOT NULL DEFAULT '';
+ALTER TABLE record_files ADD COLUMN notes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE artifact_deps ADD COLUMN fp TEXT NOT NULL DEFAULT '';
+ALTER TABLE artifact_deps ADD COLUMN notes INTEGER NOT NULL DEFAULT 0;
+
+-- Registry rows carry the fingerprint their digest was taken with, so a
+-- row is re-examined whenever its file may have changed, whatever git says.
+ALTER TABLE registry_files ADD COLUMN fp TEXT NOT NULL DEFAULT '';
+ALTER TABLE registry_files ADD COLUMN fp_at INTEGER NOT NULL DEFAULT 0;
+
+-- What a read entry showed: 'range' paints its lines over the picture,
+-- 'whole' replaces the picture with the whole version (line count
+-- included, an empty file too), 'notice' erases it (the model was told
+-- something other than content).
+ALTER TABLE rc_entries ADD COLUMN shown TEXT NOT NULL DEFAULT 'range';
+
+-- Paths whose row was removed because the file was gone: they are
+-- re-examined while they stay absent, so a restored file gets its row back.
+CREATE TABLE registry_gone (
+  root TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY (root, path)
+) STRICT, WITHOUT ROWID;
