@@ -161,7 +161,7 @@ func TestCheckTable(t *testing.T) {
 			e.fs.deny[e.r.Path("a.go")] = true
 		}, want: Unknown, reason: "may have changed"},
 		{name: "unreadable file, settled stat unchanged", noGit: true, paths: []string{"a.go"},
-			setup: func(e *env) { e.now = hourFromNow },
+			setup:  func(e *env) { e.now = hourFromNow },
 			mutate: func(e *env) { e.fs.deny[e.r.Path("a.go")] = true }, want: Fresh, reason: "same inode"},
 		{name: "unreadable at capture, modified later", noGit: true, paths: []string{"a.go"},
 			setup:  func(e *env) { e.fs.deny[e.r.Path("a.go")] = true },
