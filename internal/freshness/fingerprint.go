@@ -37,9 +37,14 @@ func (f Fingerprint) Settled(recorded int64, window time.Duration) bool {
 	return !f.IsZero() && ok(f.File) && (!f.IsLink() || ok(f.Link))
 }
 
+// fileClockSlack is how far a file's timestamp may lag time.Now where the
+// kernel's own clock cannot be read: up to one scheduler tick (at most
+// 10 ms), with a margin.
+const fileClockSlack = 50 * time.Millisecond
+
 // ChangedSince reports whether the path was modified (mtime or ctime) at or
-// after t. On a file system with whole-second timestamps a write in the
-// second t falls in counts too.
+// after t, a time read with FileClock. On a file system with whole-second
+// timestamps a write in the second t falls in counts too.
 func (f Fingerprint) ChangedSince(t time.Time) bool {
 	ns, sec := t.UnixNano(), t.Truncate(time.Second).UnixNano()
 	after := func(ts int64) bool { return ts >= ns || (ts%1e9 == 0 && ts >= sec) }

@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"fmt"
+	"github.com/freshctx/freshctx/internal/freshness"
 	"io"
 )
 
@@ -29,11 +30,11 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 		return nil, err
 	}
 	defer c.discard()
-	start := s.now()
+	start, since := s.now(), freshness.FileClock()
 	_, copyErr := io.Copy(c.sinks[Stdout], req.Input)
 	if copyErr != nil {
 		c.wait()
 		return nil, fmt.Errorf("read input: %w", copyErr)
 	}
-	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, duration: s.now().Sub(start), files: explicit})
+	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: s.now().Sub(start), files: explicit})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freshctx/freshctx/internal/freshness"
 	"io"
 	"os"
 	"os/exec"
@@ -95,7 +96,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	cmd.Dir, cmd.Env, cmd.Stdin = s.Cwd, req.Env, req.Stdin
 	cmd.Stdout, cmd.Stderr = c.sinks[Stdout], c.sinks[Stderr]
 	cmd.WaitDelay = waitDelay
-	start := s.now()
+	start, since := s.now(), freshness.FileClock()
 	if err := cmd.Start(); err != nil {
 		c.wait()
 		return nil, startError(req.Argv[0], err)
@@ -108,7 +109,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 		return nil, fmt.Errorf("run %s: %w", req.Argv[0], err)
 	}
 	return s.finish(ctx, c, recordMeta{
-		kind: "run", argv: req.Argv, exitCode: &code, start: start, duration: s.now().Sub(start),
+		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: s.now().Sub(start),
 	})
 }
 

@@ -21,6 +21,7 @@ type recordMeta struct {
 	argv     []string
 	exitCode *int
 	start    time.Time
+	since    time.Time // start by the file clock: a file modified after it changed during the run
 	duration time.Duration
 	files    []string // explicit, root-relative
 }
@@ -48,7 +49,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
 	paths := pick(s.WS, alts, deleted)
 	paths = keepExplicit(paths, m.files)
-	stamp, err := s.stamp(ctx, snap, paths, m.start)
+	stamp, err := s.stamp(ctx, snap, paths, m.start, m.since)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,228 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/teststore"
+)
+
+// The cases below each made freshctx call a changed file fresh. They run
+// with a 1 ns racy window, so every fingerprint is taken as settled: the
+// fingerprint tier, not only hashing, must see each change. The tests'
+// writes are milliseconds apart (git and sh run between them), far more
+// than one timestamp tick.
+
+func soundService(t *testing.T, setup func(r *testgit.Repo)) (*Service, *testgit.Repo) {
+	t.Helper()
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n\nvar A = 1\n")
+	if setup != nil {
+		setup(r)
+	}
+	r.Commit("init")
+	tick()
+	ws := teststore.Workspace(t, r.Dir)
+	st := teststore.Open(t, "", store.Options{})
+	return &Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: time.Nanosecond}, r
+}
+
+// tick lets one timestamp tick pass, so a file written just before a
+// command is not taken as written while it ran.
+func tick() { time.Sleep(15 * time.Millisecond) }
+
+// label shows a record and returns its label and the reason of path.
+func label(t *testing.T, s *Service, id int64, path string) (freshness.Label, string) {
+	t.Helper()
+	rec, err := s.Show(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rec.Freshness.Files {
+		if f.Path == path {
+			return rec.Freshness.Label, f.Reason
+		}
+	}
+	t.Fatalf("record %d does not reference %s: %+v", id, path, rec.Freshness.Files)
+	return "", ""
+}
+
+func wantLabel(t *testing.T, s *Service, id int64, path string, want ...freshness.Label) {
+	t.Helper()
+	got, why := label(t, s, id, path)
+	for _, w := range want {
+		if got == w {
+			return
+		}
+	}
+	t.Fatalf("record %d is %s (%s), want %v", id, got, why, want)
+}
+
+func TestSoundAssumeUnchanged(t *testing.T) {
+	for _, flag := range []string{"--assume-unchanged", "--skip-worktree"} {
+		t.Run(flag, func(t *testing.T) {
+			s, r := soundService(t, nil)
+			rec := run(t, s, `echo "a.go:3: boom"`)
+			wantLabel(t, s, rec.ID, "a.go", freshness.Fresh)
+			r.Git("update-index", flag, "a.go")
+			r.Write("a.go", "package a\n\nvar A = 2\n") // same size
+			if out := r.Git("status", "--porcelain"); out != "" {
+				t.Fatalf("git should call the tree clean here: %q", out)
+			}
+			wantLabel(t, s, rec.ID, "a.go", freshness.StaleChanged)
+		})
+	}
+}
+
+func TestSoundCRLFStagedUnderTextAuto(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) { r.Write(".gitattributes", "* text=auto\n") })
+	rec := run(t, s, `echo "a.go:1: here"`)
+	r.Write("a.go", "package a\r\n\r\nvar A = 1\r\n")
+	r.Git("add", "a.go")
+	if out := r.Git("status", "--porcelain"); out != "" {
+		t.Fatalf("git should call the tree clean here: %q", out)
+	}
+	wantLabel(t, s, rec.ID, "a.go", freshness.StaleChanged)
+}
+
+func TestSoundTrackedSymlinkTargetEdited(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		r.Write("AGENTS.md", "# agents\n")
+		if err := os.Symlink("AGENTS.md", r.Path("CLAUDE.md")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	rec := run(t, s, `echo "CLAUDE.md:1: heading"`)
+	wantLabel(t, s, rec.ID, "CLAUDE.md", freshness.Fresh)
+	r.Write("AGENTS.md", "# AGENTS\n")
+	wantLabel(t, s, rec.ID, "CLAUDE.md", freshness.StaleChanged)
+}
+
+func TestSoundPathThroughLinkedDirectory(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		r.Write("real/a.go", "package real\n")
+		if err := os.Symlink("real", r.Path("link")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	rec := run(t, s, `echo "link/a.go:1:1: here"`)
+	wantLabel(t, s, rec.ID, "link/a.go", freshness.Fresh)
+	r.Write("real/a.go", "package REAL\n")
+	wantLabel(t, s, rec.ID, "link/a.go", freshness.StaleChanged)
+}
+
+func TestSoundFileInEmbeddedRepository(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		if err := os.MkdirAll(r.Path("inner"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		inner := testgit.Init(t, r.Path("inner"))
+		inner.Write("x.go", "package x\n")
+		inner.Commit("inner")
+		r.Git("add", "-A")
+	})
+	rec := run(t, s, `echo "inner/x.go:1: here"`)
+	wantLabel(t, s, rec.ID, "inner/x.go", freshness.Fresh)
+	r.Write("inner/x.go", "package y\n")
+	wantLabel(t, s, rec.ID, "inner/x.go", freshness.StaleChanged)
+}
+
+func TestSoundSameSizeEditWithOldMtime(t *testing.T) {
+	s, r := soundService(t, nil)
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	r.Touch("a.go", old)
+	tick()
+	rec := run(t, s, `echo "a.go:3: boom"`)
+	wantLabel(t, s, rec.ID, "a.go", freshness.Fresh)
+	r.Write("a.go", "package a\n\nvar A = 9\n")
+	r.Touch("a.go", old) // as cp -p and rsync -t do
+	wantLabel(t, s, rec.ID, "a.go", freshness.StaleChanged)
+}
+
+func TestSoundLargeFileEditedInPlaceWithMtimeKept(t *testing.T) {
+	s, r := soundService(t, nil)
+	big := r.Path("big.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 300<<20); err != nil { // sparse: over the hash limit, cheap to make
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	r.Touch("big.bin", old)
+	tick()
+	rec := run(t, s, `echo "big.bin:1: here"`)
+	wantLabel(t, s, rec.ID, "big.bin", freshness.Fresh)
+	f, err := os.OpenFile(big, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("x"), 100<<20)
+	f.Close()
+	r.Touch("big.bin", old)
+	wantLabel(t, s, rec.ID, "big.bin", freshness.StaleChanged, freshness.Unknown)
+}
+
+func TestSoundEveryReferencedFileStamped(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		for i := range 520 {
+			r.Write(fmt.Sprintf("f/%03d.go", i), "package f\n")
+		}
+	})
+	rec := run(t, s, `for i in $(seq -w 0 519); do echo "f/$i.go:1: x"; done`)
+	if len(rec.Files) != 520 {
+		t.Fatalf("record names %d files, want 520", len(rec.Files))
+	}
+	r.Write("f/519.go", "package g\n")
+	wantLabel(t, s, rec.ID, "f/519.go", freshness.StaleChanged)
+}
+
+func TestSoundFileRewrittenByTheCommand(t *testing.T) {
+	s, _ := soundService(t, nil)
+	rec := run(t, s, `echo "a.go:2: here"; printf 'package a\n\nvar A = 7\n' > a.go`)
+	got, why := label(t, s, rec.ID, "a.go")
+	if got != freshness.Unknown || !strings.Contains(why, "changed while the command ran") {
+		t.Fatalf("label = %s (%s), want unknown: changed while the command ran", got, why)
+	}
+}
+
+func TestSoundFileFlippingDuringCapture(t *testing.T) {
+	s, r := soundService(t, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // a writer flipping between two same-size contents
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			os.WriteFile(r.Path("a.go"), []byte(fmt.Sprintf("package a\n\nvar A = %d\n", i%2)), 0o644)
+		}
+	}()
+	time.Sleep(5 * time.Millisecond)
+	var ids []int64
+	for range 5 {
+		rec, err := s.Capture(context.Background(), CaptureRequest{Input: bytes.NewBufferString("a.go:3: x\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, rec.ID)
+	}
+	stop()
+	wg.Wait()
+	for _, c := range []string{"package a\n\nvar A = 0\n", "package a\n\nvar A = 1\n"} {
+		r.Write("a.go", c)
+		for _, id := range ids {
+			if got, why := label(t, s, id, "a.go"); got == freshness.Fresh {
+				t.Fatalf("record %d is fresh (%s) for content %q written while it was stamped", id, why, c)
+			}
+		}
+	}
+}
