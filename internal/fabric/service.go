@@ -22,6 +22,9 @@ type Service struct {
 	Cwd string
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// RacyWindow overrides freshness.RacyWindow (tests on a file system with
+	// a known timestamp granularity); 0 keeps the default.
+	RacyWindow time.Duration
 }
 
 func (s *Service) now() time.Time {
@@ -113,6 +116,7 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {
 	return freshness.NewSnapshot(ctx, s.WS, paths, freshness.Options{
 		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: wholeTree, WholeTree: wholeTree,
+		RacyWindow: s.RacyWindow,
 	})
 }
 
