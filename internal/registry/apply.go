@@ -25,6 +25,9 @@ func (s *Service) apply(ctx context.Context, ex *examination) error {
 		if err := writeSkips(ctx, tx, root, ex); err != nil {
 			return err
 		}
+		if err := writeGone(ctx, tx, root, ex); err != nil {
+			return err
+		}
 		return saveState(ctx, tx, root, ex.head, ex.clean)
 	})
 }
@@ -64,18 +67,12 @@ func (s *Service) applyOne(ctx context.Context, tx *store.Tx, ex *examination, v
 	switch v.Verdict {
 	case Missing:
 		_, err = tx.ExecContext(ctx, `DELETE FROM registry_files WHERE root = ? AND path = ?`, root, p)
-		if err == nil {
-			_, err = tx.ExecContext(ctx, `INSERT INTO registry_gone (root, path) VALUES (?, ?) ON CONFLICT DO NOTHING`, root, p)
-		}
 	case New:
 		if v.carried {
 			break
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, worktree, fp, fp_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, root, p, f.digest, f.size, language(p), f.worktree, f.fp, f.fpAt)
-		if err == nil {
-			_, err = tx.ExecContext(ctx, `DELETE FROM registry_gone WHERE root = ? AND path = ?`, root, p)
-		}
 	case Mismatch:
 		_, err = tx.ExecContext(ctx, `UPDATE registry_files SET digest = ?, size = ?, worktree = ?, fp = ?, fp_at = ?,
 			summary_stale = ?, lines_added = ?, lines_removed = ? WHERE root = ? AND path = ?`,
@@ -111,6 +108,34 @@ func writeSkips(ctx context.Context, tx *store.Tx, root string, ex *examination)
 		}
 		if err != nil {
 			return fmt.Errorf("registry skip %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// writeGone keeps the fingerprint of every candidate that has no row, so a
+// file appearing or changing there is examined again, and forgets the
+// paths that now have one.
+func writeGone(ctx context.Context, tx *store.Tx, root string, ex *examination) error {
+	for p, f := range ex.norow {
+		_, err := tx.ExecContext(ctx, `INSERT INTO registry_gone (root, path, fp, fp_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT(root, path) DO UPDATE SET fp = excluded.fp, fp_at = excluded.fp_at`, root, p, f.fp, f.fpAt)
+		if err != nil {
+			return fmt.Errorf("registry watch %s: %w", p, err)
+		}
+	}
+	if len(ex.seen) == 0 {
+		return nil
+	}
+	gone, err := loadFingerprints(ctx, tx, `SELECT path, fp, fp_at FROM registry_gone WHERE root = ?`, root)
+	if err != nil {
+		return err
+	}
+	for _, g := range gone {
+		if _, ok := ex.seen[g.path]; ok {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM registry_gone WHERE root = ? AND path = ?`, root, g.path); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

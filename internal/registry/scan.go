@@ -18,48 +18,42 @@ type stored struct {
 // moved lists the rows whose file may have changed since their digest was
 // taken: the fingerprint now differs from the one stored with the row, or
 // the stored one was not settled (taken within the racy window of a write),
-// or there is none. It also lists gone paths that exist again. It reads no
+// or there is none. It also lists the paths examined without a row (see
+// registry_gone) whose fingerprint moved: one that appeared or changed. It reads no
 // file content — one lstat per row, in parallel — and is the evidence behind
 // trust: git's "clean" alone never is.
 func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string, error) {
-	var rows []stored
-	var gone []string
+	var rows, gone []stored
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		if rows, err = loadFingerprints(ctx, tx, s.WS.Root); err != nil {
+		if rows, err = loadFingerprints(ctx, tx, `SELECT path, fp, fp_at FROM registry_files WHERE root = ?`, s.WS.Root); err != nil {
 			return err
 		}
-		gone, err = gonePaths(ctx, tx, s.WS.Root)
+		gone, err = loadFingerprints(ctx, tx, `SELECT path, fp, fp_at FROM registry_gone WHERE root = ?`, s.WS.Root)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	window := snap.Window()
-	flag := make([]bool, len(rows)+len(gone))
-	parallel(len(rows)+len(gone), func(i int) {
-		if i >= len(rows) {
-			_, err := snap.Fingerprint(gone[i-len(rows)])
-			flag[i] = err == nil
-			return
-		}
-		r := rows[i]
+	all := append(rows, gone...)
+	flag := make([]bool, len(all))
+	parallel(len(all), func(i int) {
+		r := all[i]
 		now, err := snap.Fingerprint(r.path)
-		if err != nil || r.fp == "" || now.String() != r.fp {
+		switch {
+		case i >= len(rows) && err != nil:
+			flag[i] = r.fp != "" // a gone path: still absent is no news
+		case err != nil || r.fp == "" || now.String() != r.fp:
 			flag[i] = true
-			return
+		default:
+			flag[i] = !now.Settled(r.at, window)
 		}
-		flag[i] = !now.Settled(r.at, window)
 	})
 	var out []string
 	for i, f := range flag {
-		if !f {
-			continue
-		}
-		if i < len(rows) {
-			out = append(out, rows[i].path)
-		} else {
-			out = append(out, gone[i-len(rows)])
+		if f {
+			out = append(out, all[i].path)
 		}
 	}
 	return out, ctx.Err()
@@ -87,8 +81,8 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-func loadFingerprints(ctx context.Context, tx *store.Tx, root string) ([]stored, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT path, fp, fp_at FROM registry_files WHERE root = ?`, root)
+func loadFingerprints(ctx context.Context, tx *store.Tx, q, root string) ([]stored, error) {
+	rows, err := tx.QueryContext(ctx, q, root)
 	if err != nil {
 		return nil, err
 	}
@@ -100,23 +94,6 @@ func loadFingerprints(ctx context.Context, tx *store.Tx, root string) ([]stored,
 			return nil, err
 		}
 		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-func gonePaths(ctx context.Context, tx *store.Tx, root string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_gone WHERE root = ?`, root)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
 	}
 	return out, rows.Err()
 }

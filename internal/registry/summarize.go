@@ -187,6 +187,9 @@ func (s *Service) Close(ctx context.Context, rev string) (*CloseResult, error) {
 		if err := writeSkips(ctx, tx, s.WS.Root, ex); err != nil {
 			return err
 		}
+		if err := writeGone(ctx, tx, s.WS.Root, ex); err != nil {
+			return err
+		}
 		if res.Advanced {
 			return saveState(ctx, tx, s.WS.Root, commit, ex.clean)
 		}

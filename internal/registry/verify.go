@@ -60,7 +60,8 @@ type examination struct {
 	seen       map[string]found // what is on disk now, for present candidates
 	skips      map[string]string
 	status     *workspace.Status
-	leftGit    map[string]bool // deleted by the commits since the last verification
+	leftGit    map[string]bool  // deleted by the commits since the last verification
+	norow      map[string]found // examined, with no row to be: absent, not a regular file, skipped for content
 }
 
 // found is a candidate file as it is now.
@@ -96,7 +97,8 @@ func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examinat
 		return nil, nil, err
 	}
 	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status,
-		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{}}, nil
+		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{},
+		norow: map[string]found{}}, nil
 }
 
 // examineClose classifies the paths a commit changed and every row whose
@@ -258,13 +260,18 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 		return err
 	}
 	for _, d := range digests {
+		noRow := found{fp: d.FP.String(), fpAt: d.Recorded}
 		switch {
 		case errors.Is(d.Err, freshness.ErrTooLarge):
 			ex.skips[d.Path] = SkipTooLarge
+			ex.norow[d.Path] = noRow
 		case d.Err != nil:
-			// Gone, a directory now, or unreadable: not a registry file.
+			// Gone, a directory now, or unreadable: not a registry file,
+			// but watched in case it becomes one.
+			ex.norow[d.Path] = noRow
 		case d.Tag != "":
 			ex.skips[d.Path] = d.Tag
+			ex.norow[d.Path] = noRow
 		case ex.ignored(d.Path):
 			// Left the index and is ignored now: no longer a file of the tree.
 		default:

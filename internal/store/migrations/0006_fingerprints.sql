@@ -21,10 +21,15 @@ ALTER TABLE registry_files ADD COLUMN fp_at INTEGER NOT NULL DEFAULT 0;
 -- something other than content).
 ALTER TABLE rc_entries ADD COLUMN shown TEXT NOT NULL DEFAULT 'range';
 
--- Paths whose row was removed because the file was gone: they are
--- re-examined while they stay absent, so a restored file gets its row back.
+-- Paths examined that have no row: absent, not a regular file (a link to a
+-- directory), unreadable, or skipped for their content. Each keeps the
+-- fingerprint it had ('' when absent), so a file that appears or changes
+-- there is examined again even when git does not list it (a restored file,
+-- a skip-worktree path, a link whose target came back).
 CREATE TABLE registry_gone (
-  root TEXT NOT NULL,
-  path TEXT NOT NULL,
+  root  TEXT NOT NULL,
+  path  TEXT NOT NULL,
+  fp    TEXT NOT NULL DEFAULT '',
+  fp_at INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (root, path)
 ) STRICT, WITHOUT ROWID;
