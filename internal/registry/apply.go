@@ -124,6 +124,11 @@ func writeGone(ctx context.Context, tx *store.Tx, root string, ex *examination) 
 			return fmt.Errorf("registry watch %s: %w", p, err)
 		}
 	}
+	for p := range ex.forget {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_gone WHERE root = ? AND path = ?`, root, p); err != nil {
+			return err
+		}
+	}
 	if len(ex.seen) == 0 {
 		return nil
 	}

@@ -144,3 +144,20 @@ func TestSoundPureRenameKeepsSummary(t *testing.T) {
 		t.Fatalf("renamed file = %+v, want the summary carried, not stale", got)
 	}
 }
+
+func TestSoundUntrackedIgnoredThenResetGetsItsRowBack(t *testing.T) {
+	r := project(t)
+	r.Write("cfg.txt", "port = 1\n")
+	r.Commit("cfg")
+	f := newFixture(t, r)
+	f.sync()
+	r.Git("rm", "-q", "--cached", "cfg.txt")
+	r.Write(".gitignore", "cfg.txt\n")
+	if f.sync(); f.has("cfg.txt") {
+		t.Fatal("an untracked, ignored file kept its row")
+	}
+	r.Git("reset", "-q", "--hard") // back in the index, the file untouched
+	if f.sync(); !f.has("cfg.txt") {
+		t.Fatal("a file tracked again after a reset has no row")
+	}
+}

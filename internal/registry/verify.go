@@ -62,6 +62,7 @@ type examination struct {
 	status     *workspace.Status
 	leftGit    map[string]bool  // deleted by the commits since the last verification
 	norow      map[string]found // examined, with no row to be: absent, not a regular file, skipped for content
+	forget     map[string]bool  // examined and no longer watched (left git for good)
 }
 
 // found is a candidate file as it is now.
@@ -98,7 +99,7 @@ func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examinat
 	}
 	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status,
 		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{},
-		norow: map[string]found{}}, nil
+		norow: map[string]found{}, forget: map[string]bool{}}, nil
 }
 
 // examineClose classifies the paths a commit changed and every row whose
@@ -273,7 +274,14 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 			ex.skips[d.Path] = d.Tag
 			ex.norow[d.Path] = noRow
 		case ex.ignored(d.Path):
-			// Left the index and is ignored now: no longer a file of the tree.
+			// Left the index and is ignored now: no longer a file of the
+			// tree. While HEAD still has it, a reset or checkout can bring
+			// it back without touching the file: it is examined every time.
+			if ex.stagedRemoval(d.Path) {
+				ex.norow[d.Path] = found{fp: alwaysExamine}
+			} else {
+				ex.forget[d.Path] = true
+			}
 		default:
 			e, listed := ex.status.Entry(d.Path)
 			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info().Size, worktree: listed && e.Kind != '!',
@@ -288,12 +296,21 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 // git ignores it, so the registry drops it.
 func (ex *examination) ignored(p string) bool {
 	e, listed := ex.status.Entry(p)
-	stagedRemoval := listed && len(e.XY) == 2 && e.XY[0] == 'D'
-	if !stagedRemoval && !(ex.leftGit[p] && !listed) {
+	if !ex.stagedRemoval(p) && !(ex.leftGit[p] && !listed) {
 		return false
 	}
 	return !listed || e.Kind != '?'
 }
+
+// stagedRemoval reports a removal from the index not yet committed.
+func (ex *examination) stagedRemoval(p string) bool {
+	e, listed := ex.status.Entry(p)
+	return listed && len(e.XY) == 2 && e.XY[0] == 'D'
+}
+
+// alwaysExamine is a fingerprint no file has: a watched path stored with it
+// is a candidate on every examination.
+const alwaysExamine = "!"
 
 // digest hashes files in parallel, with progress when it is long.
 func (s *Service) digest(ctx context.Context, snap *freshness.Snapshot, paths []string) ([]freshness.FileDigest, error) {
