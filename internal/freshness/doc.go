@@ -2,24 +2,35 @@
 // engine records, the registry, the artifact cache and the read cache share.
 //
 // A Stamp records what an item depended on: per file whether it existed, its
-// size, mtime and SHA-256, and whether git saw it clean; plus the git branch,
-// HEAD and tree. A Snapshot reads the workspace once per command — one git
-// status and a stat cache — and Check(stamp) labels every file and the stamp
-// as a whole, with a reason per file.
+// SHA-256 and freshctx's own Fingerprint of the path (device, inode, size,
+// mtime and ctime in ns, mode, and for a symlink its own stat and target),
+// taken together — the file is fingerprinted again after hashing and hashed
+// again if it moved. A file modified at or after the item's production
+// started (by FileClock, the clock the kernel stamps files with) is noted
+// NoteChangedDuringRun.
 //
-// Three tiers, cheapest first:
-//  1. git: a deleted file is stale_deleted; a file clean at capture, with
-//     HEAD unchanged and still clean, is fresh without being read.
-//  2. content (the authority): SHA-256 against the stamp. A stat cache
-//     (size, mtime, ctime, inode, mode) skips hashing an unchanged file, but
-//     an entry recorded within RacyWindow of the file's mtime is never
-//     trusted (git's racy-git problem): such a file is hashed again.
-//  3. mtime, only when content cannot be read: modified after capture + 1 s
-//     is stale_changed; identical size and mtime is fresh; else unknown.
+// Check(stamp) labels every file and the stamp as a whole, with a reason,
+// on evidence freshctx gathered itself, cheapest first:
+//  1. the fingerprint: equal to the stamp's, which was settled (taken at
+//     least the racy window after the file's mtime and ctime), is fresh
+//     after one lstat;
+//  2. the bytes: SHA-256 against the stamp, through a stat cache whose
+//     entries vouch for a digest only under the same settled rule;
+//  3. where the bytes cannot be read: modified after capture + 1 s is
+//     stale_changed, anything else unknown — never fresh.
 //
-// Soundness: a file whose content differs from its stamp is never fresh.
-// Precision: a file whose content equals its stamp is fresh, however it was
-// touched, committed, reverted or dirty at capture.
+// Check runs no git. git may prove a change and list candidates (callers
+// use it for that) but never proves a file unchanged: its "clean" is blind
+// to assume-unchanged, skip-worktree, eol conversion, symlink targets,
+// nested repositories and same-second edits.
 //
-// A Snapshot is used by one goroutine; Stamp and Result are plain values.
+// Soundness: a file whose bytes differ from its stamp is never fresh; a
+// file changed while its command ran, linking outside the root, or never
+// stamped is unknown. Precision: a file whose bytes equal its stamp is
+// fresh, however it was touched, committed, reverted or dirty at capture.
+// The one blind spot is a write that keeps size, mtime and ctime (a shared
+// mmap on some file systems): it is seen when the file is hashed.
+//
+// A Snapshot is used by one goroutine, except DigestMany and Fingerprint,
+// which are safe to call from several; Stamp and Result are plain values.
 package freshness

@@ -4,15 +4,19 @@
 // Sync runs the entry-state matrix: a work tree with no files is "empty" and
 // nothing is written; files with an empty registry are a "bootstrap" (every
 // tracked or untracked, non-ignored file listed with its digest, summaries
-// null); a populated registry whose tree is clean, not behind its upstream and
-// at the commit it was last verified at is a "trust" (no file is read);
-// anything else is a "verify".
+// null); a populated registry whose tree git calls clean, not behind its
+// upstream and at the commit it was last verified at, and whose every row
+// still has the settled fingerprint stored with its digest, is a "trust" (an
+// lstat per row, no file read); anything else is a "verify".
 //
 // Verification looks only at candidates: the paths that differ between the
 // last verified commit and HEAD (a tree-to-tree diff, no file read), the
-// paths one git status lists (modified, deleted, untracked), and the rows
-// whose digest was taken from a work-tree change. Candidates are hashed
-// through the freshness stat cache, so an unchanged one is not even read.
+// paths one git status lists (modified, deleted, untracked), the rows whose
+// digest was taken from a work-tree change, every row whose fingerprint
+// moved, and the paths examined earlier without a row (absent, a link to a
+// directory, skipped for their content) whose fingerprint moved. Candidates
+// are hashed through the freshness stat cache, so an unchanged one is not
+// even read. git lists candidates; it never vouches for a row.
 // When the last verified commit is no longer an ancestor of HEAD (rebased
 // away, collected, or another branch), it falls back to a full pass and says
 // so.
