@@ -161,3 +161,25 @@ func TestSoundUntrackedIgnoredThenResetGetsItsRowBack(t *testing.T) {
 		t.Fatal("a file tracked again after a reset has no row")
 	}
 }
+
+func TestSoundNewUntrackedFileIsNotTrusted(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("sync = %+v, want trust", res)
+	}
+	f.r.Write("lib/new.go", "package lib\n")
+	if res := f.sync(); res.Action == ActionTrust || res.New != 1 {
+		t.Fatalf("sync = %+v, want a verify finding the new file", res)
+	}
+	f.r.Git("add", "lib/new.go")
+	f.r.Commit("new")
+	f.sync()
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("sync = %+v, want trust after the commit", res)
+	}
+	f.r.Git("rm", "-q", "--cached", "main.go") // staged, the file untouched
+	if res := f.sync(); res.Action == ActionTrust {
+		t.Fatalf("sync = %+v, want verify with a staged change", res)
+	}
+}

@@ -2,7 +2,10 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/store"
@@ -80,10 +83,13 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 }
 
 // trusted reports whether the registry can be trusted without reading a
-// file: git says the tree is clean, not behind its upstream and at the
-// commit last verified, and freshctx's own fingerprint of every row is the
-// one stored with it (and was settled). The status and the lstat of every
-// row run at once.
+// file: it was verified on a clean tree at HEAD, HEAD has not moved and is
+// not behind its upstream, nothing is staged, every untracked file git
+// lists is one the registry already knows, and freshctx's own fingerprint of
+// every row (and of every watched path) is the settled one stored with it.
+// git is asked only what it can answer without touching the tracked files
+// (the fingerprints cover those, and better); the lstat of every row runs
+// alongside it.
 func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool, string, error) {
 	if !st.exists || !st.clean {
 		return false, "", nil
@@ -92,23 +98,60 @@ func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool
 	if err != nil {
 		return false, "", err
 	}
-	var moved []string
-	var movedErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		moved, movedErr = s.moved(ctx, snap)
-	}()
-	status, err := g.StatusFiles(ctx)
-	<-done
-	if err != nil {
+	var moved, untracked []string
+	var head string
+	var behind int
+	var staged bool
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	wg.Go(func() { moved, errs[0] = s.moved(ctx, snap) })
+	wg.Go(func() { untracked, errs[1] = g.Untracked(ctx) })
+	wg.Go(func() { staged, errs[2] = g.Staged(ctx) })
+	head, behind, errs[3] = g.HeadBehind(ctx)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return false, "", err
 	}
-	if movedErr != nil {
-		return false, "", movedErr
+	if head == "" || head != st.lastSHA || behind > 0 || staged || len(moved) > 0 {
+		return false, head, nil
 	}
-	ok := !status.Dirty() && status.Behind == 0 && status.Head != "" && status.Head == st.lastSHA && len(moved) == 0
-	return ok, status.Head, nil
+	known, err := s.known(ctx, untracked)
+	return known, head, err
+}
+
+// known reports whether every path is a row or a watched path: an untracked
+// file the registry has not seen makes the tree changed.
+func (s *Service) known(ctx context.Context, paths []string) (bool, error) {
+	var files []string
+	for _, p := range paths {
+		if !strings.HasSuffix(p, "/") {
+			files = append(files, p)
+		}
+	}
+	if len(files) == 0 {
+		return true, nil
+	}
+	n := 0
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		for i := 0; i < len(files); i += 500 {
+			part := files[i:min(i+500, len(files))]
+			args := []any{s.WS.Root}
+			for _, p := range part {
+				args = append(args, p)
+			}
+			args = append(args, args...) // once per table
+			in := "(?" + strings.Repeat(",?", len(part)-1) + ")"
+			var c int
+			q := `SELECT (SELECT count(*) FROM registry_files WHERE root = ? AND path IN ` + in + `)
+				+ (SELECT count(*) FROM registry_gone WHERE root = ? AND path IN ` + in + `)`
+			if err := tx.QueryRowContext(ctx, q, args...).Scan(&c); err != nil {
+				return err
+			}
+			n += c
+		}
+		return nil
+	})
+	return n >= len(files), err
 }
 
 func (s *Service) syncVerify(ctx context.Context, st state) (*SyncResult, error) {

@@ -63,6 +63,7 @@ type examination struct {
 	leftGit    map[string]bool  // deleted by the commits since the last verification
 	norow      map[string]found // examined, with no row to be: absent, not a regular file, skipped for content
 	forget     map[string]bool  // examined and no longer watched (left git for good)
+	moved      []string         // rows and watched paths whose fingerprint moved
 }
 
 // found is a candidate file as it is now.
@@ -87,17 +88,33 @@ func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
 	return ex, s.classify(ctx, ex)
 }
 
-// newExamination starts an examination with one file-by-file git status.
+// newExamination starts an examination with one file-by-file git status
+// and, alongside it, the fingerprint scan of every row.
 func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examination, error) {
 	g, err := s.git()
 	if err != nil {
 		return nil, nil, err
 	}
-	status, err := g.StatusFiles(ctx)
+	snap, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status,
+	var moved []string
+	var movedErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		moved, movedErr = s.moved(ctx, snap)
+	}()
+	status, err := g.StatusFiles(ctx)
+	<-done
+	if err != nil {
+		return nil, nil, err
+	}
+	if movedErr != nil {
+		return nil, nil, movedErr
+	}
+	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status, moved: moved,
 		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{},
 		norow: map[string]found{}, forget: map[string]bool{}}, nil
 }
@@ -109,14 +126,6 @@ func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) 
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	moved, err := s.moved(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
 	set := map[string]bool{}
 	for _, c := range changes {
 		set[c.Path] = true
@@ -124,7 +133,7 @@ func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) 
 			ex.leftGit[c.Path] = true
 		}
 	}
-	for _, p := range moved {
+	for _, p := range ex.moved {
 		set[p] = true
 	}
 	for p := range set {
@@ -172,15 +181,7 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 		}
 		incremental = ok
 	}
-	snap, err := s.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	moved, err := s.moved(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range moved {
+	for _, p := range ex.moved {
 		add(p) // rows whose file may have changed, whatever git says; gone files that are back
 	}
 	if incremental {

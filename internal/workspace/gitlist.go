@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -143,4 +144,67 @@ func (g *Git) ReadHead(ctx context.Context) (Head, error) {
 		h.Branch = ""
 	}
 	return h, nil
+}
+
+// Untracked lists the untracked files that are not ignored, one by one, in
+// one `git ls-files --others`: a walk of the directories, no lstat of the
+// tracked files. An untracked directory git will not enter (a nested
+// repository) is listed with a trailing "/".
+func (g *Git) Untracked(ctx context.Context) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard"}
+	if g.prefix != "" {
+		args = append(args, "--", g.prefix)
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files --others: %w", err)
+	}
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if rel, ok := g.fromGit(string(f)); ok && len(f) > 0 {
+			paths = append(paths, rel)
+		}
+	}
+	return paths, nil
+}
+
+// Staged reports whether the index differs from HEAD (a staged change), in
+// one `git diff-index --cached`, which reads no work-tree file.
+func (g *Git) Staged(ctx context.Context) (bool, error) {
+	args := []string{"diff-index", "--cached", "--quiet", "--no-ext-diff", "HEAD", "--"}
+	if g.prefix != "" {
+		args = append(args, g.prefix)
+	}
+	_, err := g.Run(ctx, g.Top, args...)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return true, nil
+	default:
+		return false, fmt.Errorf("git diff-index: %w", err)
+	}
+}
+
+// HeadBehind returns HEAD's commit ("" with none) and how many commits its
+// upstream has that HEAD lacks (0 without an upstream).
+func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
+	head, err := g.ResolveCommit(ctx, "HEAD")
+	if err != nil || head == "" {
+		return head, 0, err
+	}
+	out, err := g.Run(ctx, g.Top, "rev-list", "--count", "HEAD..@{upstream}", "--")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return head, 0, nil // no upstream
+		}
+		return head, 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return head, 0, fmt.Errorf("git rev-list --count: %q", out)
+	}
+	return head, n, nil
 }
