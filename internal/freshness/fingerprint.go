@@ -53,15 +53,22 @@ func (f Fingerprint) ChangedSince(t time.Time) bool {
 }
 
 // String encodes the fingerprint for storage; "" for the zero one.
-func (f Fingerprint) String() string {
+func (f Fingerprint) String() string { return string(f.AppendTo(nil)) }
+
+// AppendTo appends String's encoding to b: a scan of many paths compares
+// encodings without allocating.
+func (f Fingerprint) AppendTo(b []byte) []byte {
 	if f.IsZero() {
-		return ""
+		return b
 	}
-	s := encodeInfo(f.File)
+	b = appendInfo(b, f.File)
 	if f.IsLink() {
-		s += "|" + encodeInfo(f.Link) + "|" + f.Target
+		b = append(b, '|')
+		b = appendInfo(b, f.Link)
+		b = append(b, '|')
+		b = append(b, f.Target...)
 	}
-	return s
+	return b
 }
 
 // ParseFingerprint reads what String wrote; "" is the zero fingerprint.
@@ -86,8 +93,18 @@ func ParseFingerprint(s string) (Fingerprint, error) {
 	return f, nil
 }
 
-func encodeInfo(fi FileInfo) string {
-	return fmt.Sprintf("%d:%d:%d:%d:%d:%d", fi.Dev, fi.Inode, fi.Size, fi.ModTime, fi.Ctime, uint32(fi.Mode))
+func appendInfo(b []byte, fi FileInfo) []byte {
+	b = strconv.AppendUint(b, fi.Dev, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, fi.Inode, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.Size, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.ModTime, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, fi.Ctime, 10)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(uint32(fi.Mode)), 10)
 }
 
 func decodeInfo(s string) (FileInfo, error) {

@@ -37,22 +37,10 @@ type FS interface {
 type OSFS struct{}
 
 // Stat implements FS.
-func (OSFS) Stat(name string) (FileInfo, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return FileInfo{}, err
-	}
-	return fromOS(fi), nil
-}
+func (OSFS) Stat(name string) (FileInfo, error) { return stat(name) }
 
 // Lstat implements FS.
-func (OSFS) Lstat(name string) (FileInfo, error) {
-	fi, err := os.Lstat(name)
-	if err != nil {
-		return FileInfo{}, err
-	}
-	return fromOS(fi), nil
-}
+func (OSFS) Lstat(name string) (FileInfo, error) { return lstat(name) }
 
 // Readlink implements FS.
 func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }

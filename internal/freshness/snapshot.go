@@ -44,6 +44,7 @@ type Options struct {
 type Snapshot struct {
 	ws         *workspace.Workspace
 	realRoot   string // the root with symlinks resolved
+	rootSlash  string // the root and a separator, where paths join by concatenation
 	opt        Options
 	now        time.Time
 	rootExists bool
@@ -91,6 +92,9 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 	}
 	s := &Snapshot{ws: ws, opt: opt, now: opt.Now(), dirty: map[string]CacheEntry{}, seen: map[string]*observation{},
 		cache: map[string]CacheEntry{}, loaded: map[string]bool{}}
+	if filepath.Separator == '/' {
+		s.rootSlash = strings.TrimSuffix(ws.Root, "/") + "/"
+	}
 	fi, err := opt.FS.Stat(ws.Root)
 	s.rootExists = err == nil && fi.IsDir()
 	if !s.rootExists {
@@ -189,6 +193,9 @@ func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error)
 // Fingerprint takes freshctx's own stat of a root-relative path: lstat,
 // and for a symlink its target string and a stat through it.
 func (s *Snapshot) Fingerprint(rel string) (Fingerprint, error) {
+	if s.rootSlash != "" && rel != "" && rel != "." {
+		return fingerprint(s.opt.FS, s.rootSlash+rel) // rel is clean: no Join needed
+	}
 	return fingerprint(s.opt.FS, s.ws.Abs(rel))
 }
 

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"fmt"
+	"time"
 	"runtime"
 	"sync"
 
@@ -13,6 +15,7 @@ import (
 type stored struct {
 	path, fp string
 	at       int64
+	watched  bool // a path examined without a row (registry_gone)
 }
 
 // moved lists the rows whose file may have changed since their digest was
@@ -23,62 +26,113 @@ type stored struct {
 // file content — one lstat per row, in parallel — and is the evidence behind
 // trust: git's "clean" alone never is.
 func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string, error) {
-	var rows, gone []stored
+	window := snap.Window()
+	chunks := make(chan []stored, 8)
+	var mu sync.Mutex
+	var out []string
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0)*2, 2) {
+		wg.Go(func() {
+			var mine []string
+			buf := make([]byte, 0, 128)
+			var rels []string
+			var fps []freshness.Fingerprint
+			var errs []error
+			for chunk := range chunks {
+				rels, fps, errs = rels[:0], fps[:0], errs[:0]
+				for _, r := range chunk {
+					rels = append(rels, r.path)
+				}
+				fps, errs = append(fps, make([]freshness.Fingerprint, len(rels))...), append(errs, make([]error, len(rels))...)
+				snap.FingerprintMany(rels, fps, errs)
+				for i, r := range chunk {
+					if rowMoved(r, fps[i], errs[i], window, &buf) {
+						mine = append(mine, r.path)
+					}
+				}
+			}
+			mu.Lock()
+			out = append(out, mine...)
+			mu.Unlock()
+		})
+	}
+	// From the scan index when it is current; else rows stream to the
+	// workers as they are read (the store's reading and the system calls
+	// overlap) and the index is built for next time.
+	var all []stored
+	var gen int64
+	var fromIndex bool
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		if rows, err = loadFingerprints(ctx, tx, `SELECT path, fp, fp_at FROM registry_files WHERE root = ?`, s.WS.Root); err != nil {
+		if all, gen, fromIndex, err = loadScan(ctx, tx, s.WS.Root); err != nil || fromIndex {
 			return err
 		}
-		gone, err = loadFingerprints(ctx, tx, `SELECT path, fp, fp_at FROM registry_gone WHERE root = ?`, s.WS.Root)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	window := snap.Window()
-	all := append(rows, gone...)
-	flag := make([]bool, len(all))
-	parallel(len(all), func(i int) {
-		r := all[i]
-		now, err := snap.Fingerprint(r.path)
-		switch {
-		case i >= len(rows) && err != nil:
-			flag[i] = r.fp != "" // a gone path: still absent is no news
-		case err != nil || r.fp == "" || now.String() != r.fp:
-			flag[i] = true
-		default:
-			flag[i] = !now.Settled(r.at, window)
+		for _, q := range []string{
+			`SELECT path, fp, fp_at, 0 FROM registry_files WHERE root = ?`,
+			`SELECT path, fp, fp_at, 1 FROM registry_gone WHERE root = ?`,
+		} {
+			if err := streamFingerprints(ctx, tx, q, s.WS.Root, chunks, &all); err != nil {
+				return err
+			}
 		}
+		return nil
 	})
-	var out []string
-	for i, f := range flag {
-		if f {
-			out = append(out, all[i].path)
+	if err == nil && fromIndex {
+		for i := 0; i < len(all); i += 512 {
+			chunks <- all[i:min(i+512, len(all))]
+		}
+	}
+	close(chunks)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("scan the registry: %w", err)
+	}
+	if !fromIndex && gen > 0 {
+		if err := s.saveScan(ctx, gen, all); err != nil {
+			return nil, err
 		}
 	}
 	return out, ctx.Err()
 }
 
-// parallel runs f(0..n-1) on a few goroutines: lstat is a system call, and
-// several in flight keep the kernel busy on every core.
-func parallel(n int, f func(i int)) {
-	workers := min(max(runtime.GOMAXPROCS(0)*2, 2), max(n/256, 1))
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*per, min((w+1)*per, n)
-		if lo >= hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				f(i)
-			}
-		}()
+// rowMoved reports whether a row's (or watched path's) file may have
+// changed since its fingerprint was stored.
+func rowMoved(r stored, now freshness.Fingerprint, err error, window time.Duration, buf *[]byte) bool {
+	if err == nil {
+		*buf = now.AppendTo((*buf)[:0])
 	}
-	wg.Wait()
+	switch {
+	case r.watched && err != nil:
+		return r.fp != "" // a watched path still absent is no news
+	case err != nil || r.fp == "" || string(*buf) != r.fp:
+		return true
+	default:
+		return !now.Settled(r.at, window)
+	}
+}
+
+func streamFingerprints(ctx context.Context, tx *store.Tx, q, root string, to chan<- []stored, all *[]stored) error {
+	rows, err := tx.QueryContext(ctx, q, root)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	chunk := make([]stored, 0, 512)
+	for rows.Next() {
+		var r stored
+		if err := rows.Scan(&r.path, &r.fp, &r.at, &r.watched); err != nil {
+			return err
+		}
+		*all = append(*all, r)
+		if chunk = append(chunk, r); len(chunk) == cap(chunk) {
+			to <- chunk
+			chunk = make([]stored, 0, 512)
+		}
+	}
+	if len(chunk) > 0 {
+		to <- chunk
+	}
+	return rows.Err()
 }
 
 func loadFingerprints(ctx context.Context, tx *store.Tx, q, root string) ([]stored, error) {

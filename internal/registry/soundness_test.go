@@ -183,3 +183,26 @@ func TestSoundNewUntrackedFileIsNotTrusted(t *testing.T) {
 		t.Fatalf("sync = %+v, want verify with a staged change", res)
 	}
 }
+
+func TestScanIndexIsUsedOnlyWhileCurrent(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.sync() // a scan builds the index
+	current := func() bool {
+		var n int
+		f.svc.Store.DB().QueryRow(`SELECT count(*) FROM registry_scan s JOIN registry_gen g USING (root)
+			WHERE s.gen = g.gen`).Scan(&n)
+		return n == 1
+	}
+	if !current() {
+		t.Fatal("no current scan index after a scan")
+	}
+	f.summarize("main.go", "The entry point.")
+	if current() {
+		t.Fatal("the scan index survived a change to the rows")
+	}
+	f.r.Write("main.go", "package main\n\nfunc main() { println() }\n")
+	if res := f.sync(); res.Mismatch != 1 {
+		t.Fatalf("sync = %+v, want the edit found", res)
+	}
+}

@@ -33,3 +33,35 @@ CREATE TABLE registry_gone (
   fp_at INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (root, path)
 ) STRICT, WITHOUT ROWID;
+
+-- The fingerprints of a root's rows and watched paths in one compressed
+-- value, so trust reads them in one go instead of row by row. gen counts
+-- every change to those tables (kept by the triggers below); a scan is used
+-- only while its gen is the current one, so it can never be stale.
+CREATE TABLE registry_gen (
+  root TEXT PRIMARY KEY,
+  gen  INTEGER NOT NULL
+) STRICT;
+CREATE TABLE registry_scan (
+  root TEXT PRIMARY KEY,
+  gen  INTEGER NOT NULL,
+  data BLOB NOT NULL
+) STRICT;
+CREATE TRIGGER registry_files_gen_ins AFTER INSERT ON registry_files BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (NEW.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER registry_files_gen_upd AFTER UPDATE ON registry_files BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (NEW.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER registry_files_gen_del AFTER DELETE ON registry_files BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (OLD.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER registry_gone_gen_ins AFTER INSERT ON registry_gone BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (NEW.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER registry_gone_gen_upd AFTER UPDATE ON registry_gone BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (NEW.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER registry_gone_gen_del AFTER DELETE ON registry_gone BEGIN
+  INSERT INTO registry_gen (root, gen) VALUES (OLD.root, 1) ON CONFLICT(root) DO UPDATE SET gen = gen + 1;
+END;
