@@ -1,7 +1,5 @@
 package freshness
 
-
-
 // FingerprintMany fingerprints root-relative paths into out and errs (of
 // the same length), as Fingerprint does one by one but faster for many
 // paths in few directories. Safe to call from several goroutines.
@@ -23,4 +21,3 @@ type pathErr struct {
 
 func (e *pathErr) Error() string { return "lstat " + e.rel + ": " + e.err.Error() }
 func (e *pathErr) Unwrap() error { return e.err }
-

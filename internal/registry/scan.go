@@ -3,9 +3,9 @@ package registry
 import (
 	"context"
 	"fmt"
-	"time"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
