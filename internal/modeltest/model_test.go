@@ -32,12 +32,15 @@ const fixedSeed = 20261122
 // exactly what the model was shown.
 //
 // It runs FRESHCTX_MODEL_STEPS steps in all (3,000 by default, 600 with
-// -short) from a fixed seed, then a quarter as many from a random seed that
+// -short, 300 under the race detector) from a fixed seed, then a quarter as many from a random seed that
 // it prints. A failure prints the seed and rapid's shrunk list of steps;
 // -rapid.seed=N reproduces one run.
 func TestModelNeverWrong(t *testing.T) {
 	total := 3000
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		total = 300
+	case testing.Short():
 		total = 600
 	}
 	if v, err := strconv.Atoi(os.Getenv("FRESHCTX_MODEL_STEPS")); err == nil && v > 0 {
@@ -52,7 +55,11 @@ func TestModelNeverWrong(t *testing.T) {
 	seed := uint64(fixedSeed)
 	for done.Load() < int64(total) {
 		runs := max(1, (total-int(done.Load()))/stepsPerRun+1)
-		done.Add(runModel(t, runs, seed))
+		n := runModel(t, runs, seed)
+		if n == 0 {
+			t.Fatalf("model: %d runs from seed %d executed no step", runs, seed)
+		}
+		done.Add(n)
 		seed += uint64(runs)
 	}
 	t.Logf("model: %d steps from fixed seeds %d..%d", done.Load(), fixedSeed, seed-1)
@@ -65,8 +72,12 @@ func TestModelNeverWrong(t *testing.T) {
 // runModel runs rapid with the given number of runs from seed (0: the
 // -rapid.seed flag) and returns the steps it executed.
 func runModel(t *testing.T, runs int, seed uint64) int64 {
-	setFlag(t, "rapid.checks", strconv.Itoa(runs))
-	setFlag(t, "rapid.steps", strconv.Itoa(stepsPerRun))
+	checks, perRun := runs, stepsPerRun
+	if testing.Short() { // rapid runs a fifth of the checks and half the steps
+		checks, perRun = runs*5, stepsPerRun*2
+	}
+	setFlag(t, "rapid.checks", strconv.Itoa(checks))
+	setFlag(t, "rapid.steps", strconv.Itoa(perRun))
 	setFlag(t, "rapid.nofailfile", "true") // the seed it prints reproduces a failure
 	if seed != 0 {
 		setFlag(t, "rapid.seed", strconv.FormatUint(seed, 10))

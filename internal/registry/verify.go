@@ -64,6 +64,18 @@ type examination struct {
 	norow      map[string]found // examined, with no row to be: absent, not a regular file, skipped for content
 	forget     map[string]bool  // examined and no longer watched (left git for good)
 	moved      []string         // rows and watched paths whose fingerprint moved
+	view       gitView
+}
+
+// setStatus settles what git would list for the candidates, and whether
+// the tree is clean.
+func (s *Service) setStatus(ctx context.Context, g *workspace.Git, ex *examination) error {
+	st, err := s.status(ctx, g, ex.view, ex.cands)
+	if err != nil {
+		return err
+	}
+	ex.status, ex.clean = st, ex.head != "" && !st.Dirty()
+	return nil
 }
 
 // found is a candidate file as it is now.
@@ -85,36 +97,28 @@ func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
 	if ex.cands, err = s.candidates(ctx, g, st, ex); err != nil {
 		return nil, err
 	}
+	if ex.status == nil {
+		if err := s.setStatus(ctx, g, ex); err != nil {
+			return nil, err
+		}
+	}
 	return ex, s.classify(ctx, ex)
 }
 
-// newExamination starts an examination with one file-by-file git status
-// and, alongside it, the fingerprint scan of every row.
+// newExamination starts an examination with git's narrow view (HEAD, the
+// staged changes, the untracked files) and, alongside it, the fingerprint
+// scan of every row. The status of the candidates is built once they are
+// known (setStatus).
 func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examination, error) {
 	g, err := s.git()
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := s.snapshot(ctx)
+	view, moved, err := s.look(ctx, g)
 	if err != nil {
 		return nil, nil, err
 	}
-	var moved []string
-	var movedErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		moved, movedErr = s.moved(ctx, snap)
-	}()
-	status, err := g.StatusFiles(ctx)
-	<-done
-	if err != nil {
-		return nil, nil, err
-	}
-	if movedErr != nil {
-		return nil, nil, movedErr
-	}
-	return g, &examination{head: status.Head, clean: !status.Dirty(), status: status, moved: moved,
+	return g, &examination{head: view.head, view: view, moved: moved,
 		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{},
 		norow: map[string]found{}, forget: map[string]bool{}}, nil
 }
@@ -122,11 +126,21 @@ func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examinat
 // examineClose classifies the paths a commit changed and every row whose
 // fingerprint moved, with one status for the work-tree flags.
 func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) (*examination, error) {
-	_, ex, err := s.newExamination(ctx)
+	g, ex, err := s.newExamination(ctx)
 	if err != nil {
 		return nil, err
 	}
 	set := map[string]bool{}
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
+		wt, err := worktreePaths(ctx, tx, s.WS.Root) // changed in the work tree when last seen
+		for _, p := range wt {
+			set[p] = true
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range changes {
 		set[c.Path] = true
 		if c.Status == 'D' {
@@ -140,6 +154,9 @@ func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) 
 		ex.cands = append(ex.cands, p)
 	}
 	slices.Sort(ex.cands)
+	if err := s.setStatus(ctx, g, ex); err != nil {
+		return nil, err
+	}
 	return ex, s.classify(ctx, ex)
 }
 
@@ -197,10 +214,11 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 				}
 			}
 		}
-		for _, e := range ex.status.Entries() {
-			if e.Kind != '!' {
-				add(e.Path)
-			}
+		for _, p := range ex.view.untracked {
+			add(p)
+		}
+		for _, c := range ex.view.staged {
+			add(c.Path)
 		}
 		err := s.Store.View(ctx, func(tx *store.Tx) error {
 			wt, err := worktreePaths(ctx, tx, s.WS.Root)
@@ -214,6 +232,12 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 		}
 	} else {
 		ex.fallback = "full"
+		// Every file is a candidate: one whole status costs no more.
+		status, err := g.StatusFiles(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ex.status, ex.clean = status, !status.Dirty()
 		files, err := g.LsFiles(ctx)
 		if err != nil {
 			return nil, err

@@ -208,3 +208,55 @@ func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
 	}
 	return head, n, nil
 }
+
+// StagedChanges lists what the index changes against HEAD (git's status
+// letter and path) in one `git diff-index --cached`, which reads no
+// work-tree file.
+func (g *Git) StagedChanges(ctx context.Context) ([]Change, error) {
+	args := []string{"diff-index", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "HEAD", "--"}
+	if g.prefix != "" {
+		args = append(args, g.prefix)
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git diff-index: %w", err)
+	}
+	return g.parseNameStatus(out)
+}
+
+// IndexEntry is a path's object id and mode in the index.
+type IndexEntry struct {
+	OID  string
+	Mode string // "100644", "100755", "120000" (a symlink), "160000" (a gitlink)
+}
+
+// Index returns the index entries of paths (all of them when there are
+// more than a few), in one `git ls-files --stage`.
+func (g *Git) Index(ctx context.Context, paths []string) (map[string]IndexEntry, error) {
+	args := []string{"--literal-pathspecs", "ls-files", "--stage", "-z"}
+	if len(paths) > 0 && len(paths) <= maxPathspecs {
+		args = append(args, "--")
+		for _, p := range paths {
+			args = append(args, g.toGit(p))
+		}
+	} else if g.prefix != "" {
+		args = append(args, "--", g.prefix)
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files --stage: %w", err)
+	}
+	entries := map[string]IndexEntry{}
+	for _, line := range bytes.Split(out, []byte{0}) {
+		// "<mode> <oid> <stage>\t<path>"
+		meta, p, ok := bytes.Cut(line, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			continue
+		}
+		if rel, ok := g.fromGit(string(p)); ok {
+			entries[rel] = IndexEntry{OID: f[1], Mode: f[0]}
+		}
+	}
+	return entries, nil
+}

@@ -179,3 +179,17 @@ func (st *Status) header(line string) error {
 	}
 	return nil
 }
+
+// NewStatus builds a Status from entries gathered without `git status`
+// (callers that ask git narrower questions); directories end in "/".
+func NewStatus(head, branch string, behind int, entries []Entry) *Status {
+	st := &Status{Head: head, Branch: branch, Behind: behind, entries: map[string]Entry{}}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Path, "/") {
+			st.dirs = append(st.dirs, e)
+		} else {
+			st.entries[e.Path] = e
+		}
+	}
+	return st
+}

@@ -1,0 +1,158 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+	"sync"
+
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// gitView is what an incremental examination asks git, none of which makes
+// git lstat the tracked files (freshctx's fingerprints cover those): HEAD
+// and its upstream, what the index stages against HEAD, and the untracked
+// files. A full status is run only for a full pass.
+type gitView struct {
+	head      string
+	behind    int
+	staged    []workspace.Change
+	untracked []string
+}
+
+// look asks git for the view and, at the same time, scans the fingerprint
+// of every row.
+func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string, error) {
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return gitView{}, nil, err
+	}
+	var v gitView
+	var moved []string
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	wg.Go(func() { moved, errs[0] = s.moved(ctx, snap) })
+	wg.Go(func() { v.untracked, errs[1] = g.Untracked(ctx) })
+	v.head, v.behind, errs[2] = g.HeadBehind(ctx)
+	if errs[2] == nil && v.head != "" {
+		v.staged, errs[3] = g.StagedChanges(ctx)
+	}
+	wg.Wait()
+	return v, moved, errors.Join(errs...)
+}
+
+// status builds what `git status` would list for the candidates: untracked
+// files, staged changes, and work-tree changes — a candidate whose bytes (a
+// symlink's target) do not hash to its index entry, or that is gone. A file
+// git would call unchanged through an eol or clean filter is listed as
+// changed: the tree is then not "clean", which costs a trust, never a wrong
+// answer.
+func (s *Service) status(ctx context.Context, g *workspace.Git, v gitView, cands []string) (*workspace.Status, error) {
+	var entries []workspace.Entry
+	untracked := map[string]bool{}
+	for _, p := range v.untracked {
+		untracked[p] = true
+		entries = append(entries, workspace.Entry{Kind: '?', Path: p})
+	}
+	staged := map[string]byte{}
+	for _, c := range v.staged {
+		staged[c.Path] = c.Status
+	}
+	var tracked []string
+	for _, p := range cands {
+		if !untracked[p] {
+			tracked = append(tracked, p)
+		}
+	}
+	for p := range staged {
+		if !untracked[p] && !contains(tracked, p) {
+			tracked = append(tracked, p)
+		}
+	}
+	index := map[string]workspace.IndexEntry{}
+	if len(tracked) > 0 {
+		var err error
+		if index, err = g.Index(ctx, tracked); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range tracked {
+		x, y := byte('.'), byte('.')
+		if c, ok := staged[p]; ok {
+			x = c
+		}
+		if e, ok := index[p]; ok {
+			y = s.worktreeLetter(p, e)
+		}
+		if x != '.' || y != '.' {
+			entries = append(entries, workspace.Entry{Kind: '1', XY: string([]byte{x, y}), Path: p})
+		}
+	}
+	return workspace.NewStatus(v.head, "", v.behind, entries), nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// worktreeLetter compares a tracked file with its index entry: '.' the
+// same, 'M' modified, 'D' gone.
+func (s *Service) worktreeLetter(p string, e workspace.IndexEntry) byte {
+	abs := s.WS.Abs(p)
+	var data []byte
+	switch e.Mode {
+	case "160000":
+		return '.' // a nested repository's commit: not a file of this tree
+	case "120000":
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return missingOr(err)
+		}
+		data = []byte(target)
+	default:
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			return missingOr(err)
+		}
+		if !fi.Mode().IsRegular() {
+			return 'M'
+		}
+		if data, err = os.ReadFile(abs); err != nil {
+			return 'M'
+		}
+	}
+	if blobID(data, len(e.OID)) != e.OID {
+		return 'M'
+	}
+	return '.'
+}
+
+func missingOr(err error) byte {
+	if errors.Is(err, os.ErrNotExist) {
+		return 'D'
+	}
+	return 'M'
+}
+
+// blobID is git's object id of a blob: SHA-1, or SHA-256 in a repository
+// whose ids have 64 hex digits.
+func blobID(data []byte, idLen int) string {
+	var h hash.Hash = sha1.New()
+	if idLen == 64 {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
