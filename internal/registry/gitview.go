@@ -155,4 +155,3 @@ func blobID(data []byte, idLen int) string {
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
 }
-
