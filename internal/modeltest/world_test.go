@@ -109,9 +109,13 @@ func newWorld(t *rapid.T, dir string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The registry answers from one whole status or from git's narrow
+	// questions by its size; a run takes one way or the other.
+	statusUnder := rapid.SampledFrom([]int{0, -1}).Draw(t, "registry git view")
 	return &world{t: t, ctx: ctx, r: r, st: st,
-		rec:       &records.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
-		reg:       &registry.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
+		rec: &records.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
+		reg: &registry.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window,
+			WholeStatusUnder: statusUnder},
 		fab:       &fabric.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
 		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},

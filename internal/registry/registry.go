@@ -41,6 +41,10 @@ type Service struct {
 	// RacyWindow overrides freshness.RacyWindow (tests on a file system with
 	// a known timestamp granularity); 0 keeps the default.
 	RacyWindow time.Duration
+	// WholeStatusUnder: a registry with fewer rows asks git for one whole
+	// status, a larger one only narrow questions; 0 means 2,000, negative
+	// never (tests of the narrow way).
+	WholeStatusUnder int
 }
 
 func (s *Service) now() time.Time {
