@@ -21,16 +21,18 @@ func (g *Git) LsFiles(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files: %w", err)
 	}
+	return g.paths(out), nil
+}
+
+// paths reads NUL-separated paths git printed as root-relative ones.
+func (g *Git) paths(out []byte) []string {
 	var paths []string
 	for _, f := range bytes.Split(out, []byte{0}) {
-		if len(f) == 0 {
-			continue
-		}
-		if rel, ok := g.fromGit(string(f)); ok {
+		if rel, ok := g.fromGit(string(f)); ok && len(f) > 0 {
 			paths = append(paths, rel)
 		}
 	}
-	return paths, nil
+	return paths
 }
 
 // Change is one path a diff names, with git's status letter (A, M, D, T…).
@@ -159,13 +161,7 @@ func (g *Git) Untracked(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files --others: %w", err)
 	}
-	var paths []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if rel, ok := g.fromGit(string(f)); ok && len(f) > 0 {
-			paths = append(paths, rel)
-		}
-	}
-	return paths, nil
+	return g.paths(out), nil
 }
 
 // Staged reports whether the index differs from HEAD (a staged change), in
