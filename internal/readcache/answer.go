@@ -39,10 +39,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 			}
 		}
 	}
-	content, err := s.content(f)
-	if err != nil {
-		return nil, err
-	}
+	content := f.content
 	lines := splitLines(content)
 	start, end := 1, len(lines)
 	if rng.start != 0 {

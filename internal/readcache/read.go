@@ -3,7 +3,6 @@ package readcache
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -152,18 +151,6 @@ func readAtMost(abs string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-func (s *Service) knownLines(ctx context.Context, version string) (int, bool, error) {
-	var lines int
-	err := s.Store.DB().QueryRowContext(ctx, `SELECT lines FROM rc_versions WHERE digest = ?`, version).Scan(&lines)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	return lines, true, nil
-}
-
 // countLines counts lines as an editor shows them: a last line without a
 // newline still counts.
 func countLines(b []byte) int {
@@ -173,9 +160,6 @@ func countLines(b []byte) int {
 	}
 	return n
 }
-
-// content returns the bytes the answer is decided from.
-func (s *Service) content(f *file) ([]byte, error) { return f.content, nil }
 
 // splitLines returns the lines of b, each with its newline.
 func splitLines(b []byte) []string {

@@ -27,8 +27,8 @@ func TestSoundEmptyAnswerIsPartOfThePicture(t *testing.T) {
 	f.r.Write("a.txt", "hello\n")
 	f.expect("s", "a.txt", ModeFull)
 	f.r.Write("a.txt", "")
-	if res := f.read("s", "a.txt"); res.Text != "" && res.Mode == ModeUnchanged {
-		t.Fatalf("empty file answered %s %q", res.Mode, res.Text)
+	if res := f.read("s", "a.txt"); res.Text != "" || res.Mode == ModeUnchanged {
+		t.Fatalf("the emptied file answered %s %q, want its (empty) content", res.Mode, res.Text)
 	}
 	f.r.Write("a.txt", "hello\n")
 	if res := f.read("s", "a.txt"); res.Mode == ModeUnchanged {

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/freshctx/freshctx/internal/store"
@@ -101,13 +103,10 @@ func (s *Service) status(ctx context.Context, g *workspace.Git, v gitView, cands
 		staged[c.Path] = c.Status
 	}
 	var tracked []string
-	for _, p := range cands {
-		if !untracked[p] {
-			tracked = append(tracked, p)
-		}
-	}
-	for p := range staged {
-		if !untracked[p] && !contains(tracked, p) {
+	seen := map[string]bool{}
+	for _, p := range append(slices.Clone(cands), slices.Collect(maps.Keys(staged))...) {
+		if !untracked[p] && !seen[p] {
+			seen[p] = true
 			tracked = append(tracked, p)
 		}
 	}
@@ -131,15 +130,6 @@ func (s *Service) status(ctx context.Context, g *workspace.Git, v gitView, cands
 		}
 	}
 	return workspace.NewStatus(v.head, "", v.behind, entries), nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // worktreeLetter compares a tracked file with its index entry: '.' the

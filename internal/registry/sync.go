@@ -101,18 +101,20 @@ func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool
 	var moved, untracked []string
 	var head string
 	var behind int
-	var staged bool
+	var staged []workspace.Change
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
 	wg.Go(func() { moved, errs[0] = s.moved(ctx, snap) })
 	wg.Go(func() { untracked, errs[1] = g.Untracked(ctx) })
-	wg.Go(func() { staged, errs[2] = g.Staged(ctx) })
 	head, behind, errs[3] = g.HeadBehind(ctx)
+	if errs[3] == nil && head != "" {
+		staged, errs[2] = g.StagedChanges(ctx)
+	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return false, "", err
 	}
-	if head == "" || head != st.lastSHA || behind > 0 || staged || len(moved) > 0 {
+	if head == "" || head != st.lastSHA || behind > 0 || len(staged) > 0 || len(moved) > 0 {
 		return false, head, nil
 	}
 	known, err := s.known(ctx, untracked)

@@ -164,25 +164,6 @@ func (g *Git) Untracked(ctx context.Context) ([]string, error) {
 	return g.paths(out), nil
 }
 
-// Staged reports whether the index differs from HEAD (a staged change), in
-// one `git diff-index --cached`, which reads no work-tree file.
-func (g *Git) Staged(ctx context.Context) (bool, error) {
-	args := []string{"diff-index", "--cached", "--quiet", "--no-ext-diff", "HEAD", "--"}
-	if g.prefix != "" {
-		args = append(args, g.prefix)
-	}
-	_, err := g.Run(ctx, g.Top, args...)
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return false, nil
-	case errors.As(err, &ee) && ee.ExitCode() == 1:
-		return true, nil
-	default:
-		return false, fmt.Errorf("git diff-index: %w", err)
-	}
-}
-
 // HeadBehind returns HEAD's commit ("" with none) and how many commits its
 // upstream has that HEAD lacks (0 without an upstream).
 func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
