@@ -107,7 +107,7 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file", rel)
 		}
-		return nil, fmt.Errorf("%s: %w", rel, err)
+		return nil, err // names the path and where it links
 	}
 	fi, err := os.Stat(abs)
 	switch {
