@@ -31,7 +31,8 @@ type outLine struct {
 }
 
 // maxPending bounds how much of an unfinished line a sink holds before it
-// passes it on (a secret split across that boundary is not recognised).
+// passes a piece of it on; the piece ends where redact.SafeCut says no
+// secret is split.
 const maxPending = 64 << 10
 
 // sink receives one stream. It redacts secrets line by line, writes what is
@@ -60,8 +61,9 @@ func (k *sink) Write(p []byte) (int, error) {
 		if i < 0 {
 			k.pending = append(k.pending, p...)
 			if len(k.pending) >= maxPending {
-				k.emit(k.pending, false)
-				k.pending = k.pending[:0]
+				cut := redact.SafeCut(k.pending)
+				k.emit(k.pending[:cut], false)
+				k.pending = append(k.pending[:0], k.pending[cut:]...)
 			}
 			break
 		}

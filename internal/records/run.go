@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -173,6 +174,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	if opt.Intent == "" {
 		opt.Intent = compress.Summary
 	}
+	redact.Warm() // the ruleset compiles while the command starts
 	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
 	for i := range c.sinks {
 		b, err := s.Store.CreateBlob()

@@ -72,6 +72,9 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
 	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
+	var n int
+	r.Label, n = redact.String(r.Label)
+	r.Redactions += n
 	r.Files = filesOf(stamp)
 	if err := s.save(ctx, c, r, argv); err != nil {
 		return nil, err
@@ -83,14 +86,22 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 }
 
 // redactArgs removes secrets from the command line as from its output: the
-// display form and every argument, adding to the redaction count.
+// display form and every argument, adding to the redaction count. An
+// argument is also redacted whole when it is the value of the flag before
+// it (`--password S3cret`), which only the pair shows.
 func redactArgs(argv []string, display *string, count *int) []string {
-	var shown, args redact.Redactor
-	*display = string(shown.Line([]byte(*display)))
-	*count += shown.Count()
-	var out []string
-	for _, a := range argv {
-		out = append(out, string(args.Line([]byte(a))))
+	var n int
+	*display, n = redact.String(*display)
+	*count += n
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i], _ = redact.String(a)
+		if i > 0 && out[i] == a {
+			pair, _ := redact.String(argv[i-1] + " " + a)
+			if !strings.HasSuffix(pair, " "+a) {
+				out[i] = redact.Mark
+			}
+		}
 	}
 	return out
 }

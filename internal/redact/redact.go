@@ -1,146 +1,206 @@
-// Package redact removes secrets from output before freshctx stores any of
-// it: private key blocks, cloud and VCS tokens, API keys, JWTs, bearer and
-// basic authorization headers, credentials in URLs, and `password=` /
-// `token: …` style assignments.
+// Package redact removes secrets from text before freshctx stores or shows
+// any of it.
+//
+// The ruleset is the field's standard one, gitleaks' default configuration
+// (its rules, keywords, entropy limits and allowlists), plus freshctx's own
+// rules for what gitleaks leaves out: credentials in URLs, `--password X`
+// style flags, `*_PASSWORD=` / `*_KEY=` / `*_TOKEN=` assignments whose value
+// has the shape of a secret, authorization headers, Azure storage keys and
+// SAS signatures, and private key blocks spanning many lines.
+//
+// The contract:
+//   - A secret is replaced by Mark; nothing else on the line changes.
+//   - A path or a file reference (`dir/file.go`, `file.go:12:5`) is never
+//     redacted, whatever words it contains.
+//   - Lines are scanned only when they hold one of the rules' keywords
+//     (an Aho-Corasick prefilter), so benign output costs little.
 //
 // A Redactor works line by line and keeps state across lines (a private key
-// block spans many); it is used by one goroutine. Each replaced secret
-// counts once in Count. What replaces a secret says what kind it was, so a
-// reader knows something was there.
+// block spans many); it is used by one goroutine. The rules themselves are
+// built once per process and shared.
 package redact
 
 import (
 	"bytes"
 	"regexp"
+	"sort"
 )
 
 // Mark is what a redacted value is replaced with.
 const Mark = "[REDACTED]"
 
-type rule struct {
-	kind string
-	re   *regexp.Regexp
-	// group is the submatch replaced (0: the whole match).
-	group int
-}
-
-var rules = []rule{
-	{kind: "aws-access-key", re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{kind: "github-token", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}`)},
-	{kind: "gitlab-token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{kind: "slack-token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{kind: "google-api-key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{kind: "stripe-key", re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{20,}`)},
-	{kind: "api-key", re: regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}`)},
-	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{kind: "authorization", re: regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*(?:bearer|basic|token|digest)?\s*([^\s"',;]+)`), group: 1},
-	{kind: "bearer", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
-	{kind: "url-credentials", re: regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), group: 1},
-	{kind: "assignment", re: regexp.MustCompile(`(?i)\b[\w.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)[\w.-]*["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"']+)`), group: 1},
-}
-
-// hints are lowercase substrings one of which every secret above contains;
-// lines without any are not searched.
-var hints = [][]byte{
-	[]byte("akia"), []byte("asia"), []byte("gh"), []byte("glpat-"), []byte("xox"), []byte("aiza"),
-	[]byte("k_live_"), []byte("k_test_"), []byte("sk-"), []byte("eyj"), []byte("auth"), []byte("bearer"),
-	[]byte("://"), []byte("pass"), []byte("pwd"), []byte("secret"), []byte("token"), []byte("key"), []byte("credential"),
-}
+// KindPrivateKey is the kind of a private key block.
+const KindPrivateKey = "private-key"
 
 var (
-	keyBegin = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
-	keyEnd   = regexp.MustCompile(`-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
+	keyBegin = regexp.MustCompile(`-----BEGIN[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
+	keyEnd   = regexp.MustCompile(`-----END[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
 )
 
 // Redactor redacts a stream of lines.
 type Redactor struct {
 	inKey bool
 	count int
+	kinds map[string]int
+	scan  scratch
 }
 
 // Count is the number of secrets redacted so far.
 func (r *Redactor) Count() int { return r.count }
 
-// Line returns line with its secrets replaced; line must not contain its
-// newline. The result may share memory with line.
-func (r *Redactor) Line(line []byte) []byte {
-	if r.inKey {
-		if loc := keyEnd.FindIndex(line); loc != nil {
-			r.inKey = false
-			return line[loc[0]:]
-		}
-		return nil // a line of key material: dropped
+// Kinds lists the kinds of secret redacted so far (gitleaks rule ids or
+// freshctx's own kind names), sorted.
+func (r *Redactor) Kinds() []string {
+	out := make([]string, 0, len(r.kinds))
+	for k := range r.kinds {
+		out = append(out, k)
 	}
-	if loc := keyBegin.FindIndex(line); loc != nil {
-		r.count++
-		if end := keyEnd.FindIndex(line[loc[1]:]); end != nil {
-			out := append([]byte{}, line[:loc[1]]...)
-			out = append(out, " "+Mark+" "...)
-			return append(out, line[loc[1]+end[0]:]...)
-		}
-		r.inKey = true
-		return append(append([]byte{}, line[:loc[1]]...), " "+Mark...)
-	}
-	if !hinted(line) {
-		return line
-	}
-	for _, ru := range rules {
-		line = r.apply(ru, line)
-	}
-	return line
+	sort.Strings(out)
+	return out
 }
 
 // InKey reports whether the stream is inside a private key block.
 func (r *Redactor) InKey() bool { return r.inKey }
 
-func (r *Redactor) apply(ru rule, line []byte) []byte {
-	locs := ru.re.FindAllSubmatchIndex(line, -1)
-	if locs == nil {
+// String redacts one string that is not part of a stream (a label, a
+// command line, an argument).
+func String(s string) (string, int) {
+	var r Redactor
+	out := r.Line([]byte(s))
+	return string(out), r.count
+}
+
+// Line returns line with its secrets replaced; line must not contain its
+// newline. The result may share memory with line. A line inside a private
+// key block yields nil: the key material is dropped whole.
+func (r *Redactor) Line(line []byte) []byte {
+	if r.inKey {
+		if loc := keyEnd.FindIndex(line); loc != nil {
+			r.inKey = false
+			return r.Line(line[loc[0]:])
+		}
+		return nil
+	}
+	if !bytes.Contains(line, []byte("-----BEGIN")) {
+		return r.secrets(line)
+	}
+	if loc := keyBegin.FindIndex(line); loc != nil {
+		r.found(KindPrivateKey)
+		head := append([]byte{}, line[:loc[1]]...)
+		if end := keyEnd.FindIndex(line[loc[1]:]); end != nil {
+			head = append(head, " "+Mark+" "...)
+			return append(head, line[loc[1]+end[0]:]...)
+		}
+		r.inKey = true
+		return append(head, " "+Mark...)
+	}
+	return r.secrets(line)
+}
+
+func (r *Redactor) found(kind string) {
+	r.count++
+	if r.kinds == nil {
+		r.kinds = map[string]int{}
+	}
+	r.kinds[kind]++
+}
+
+// secrets applies every rule whose keyword the line holds: each finds its
+// secrets in the line as it came, overlapping finds merge, and a find that
+// lies inside a file reference is dropped.
+func (r *Redactor) secrets(line []byte) []byte {
+	e := rules()
+	hit := r.scan.hits(e, line)
+	if hit == nil {
 		return line
 	}
-	var out []byte
+	var finds []find
+	for _, i := range hit.gitleaks {
+		finds = e.gitleaks[i].find(line, finds)
+	}
+	for _, i := range hit.own {
+		finds = e.own[i].find(line, finds)
+	}
+	if len(finds) == 0 {
+		return line
+	}
+	protect := fileRefs(line)
+	kept := finds[:0]
+	for _, f := range finds {
+		if !within(protect, f.start, f.end) {
+			kept = append(kept, f)
+		}
+	}
+	return r.replace(line, merge(kept))
+}
+
+// find is one secret a rule found: where, what kind, and how specific the
+// rule is (lower wins when finds overlap).
+type find struct {
+	start, end int
+	kind       string
+	rank       int
+}
+
+const (
+	rankSpecific   = iota // a gitleaks rule for one service's tokens
+	rankOwn               // one of freshctx's rules
+	rankAssignment        // freshctx's `KEY=value` rule
+	rankGeneric           // gitleaks' generic key rule
+)
+
+// merge sorts finds and joins overlapping ones; the joined find takes the
+// kind of its most specific part.
+func merge(fs []find) []find {
+	sort.Slice(fs, func(a, b int) bool {
+		if fs[a].start != fs[b].start {
+			return fs[a].start < fs[b].start
+		}
+		return fs[a].rank < fs[b].rank
+	})
+	var out []find
+	for _, f := range fs {
+		if n := len(out); n > 0 && f.start < out[n-1].end {
+			last := &out[n-1]
+			if f.rank < last.rank || f.rank == last.rank && f.end-f.start > last.end-last.start {
+				last.kind, last.rank = f.kind, f.rank
+			}
+			last.end = max(last.end, f.end)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// replace puts Mark in place of each find, counting each.
+func (r *Redactor) replace(line []byte, fs []find) []byte {
+	if len(fs) == 0 {
+		return line
+	}
+	out := make([]byte, 0, len(line))
 	last := 0
-	for _, loc := range locs {
-		s, e := loc[2*ru.group], loc[2*ru.group+1]
-		if s < 0 || e <= s {
-			continue
-		}
-		val := line[s:e]
-		if bytes.Contains(val, []byte(Mark)) || isPlaceholder(val) {
-			continue
-		}
-		out = append(out, line[last:s]...)
+	for _, f := range fs {
+		out = append(out, line[last:f.start]...)
 		out = append(out, Mark...)
-		last = e
-		r.count++
-	}
-	if out == nil {
-		return line
+		last = f.end
+		r.found(f.kind)
 	}
 	return append(out, line[last:]...)
 }
 
-// isPlaceholder skips values that are clearly not secrets: empty quotes,
-// references to variables, or a second '=' of an '==' comparison.
-func isPlaceholder(v []byte) bool {
-	t := bytes.Trim(v, `"'`)
-	return len(t) == 0 || t[0] == '=' || t[0] == '$' || bytes.Equal(t, []byte("null")) ||
-		bytes.Equal(t, []byte("none")) || bytes.Equal(t, []byte("None")) || bytes.HasPrefix(t, []byte("<"))
-}
+// pieceWindow is how far back from the end of an unfinished line a piece
+// may be cut: a secret is a run of bytes without spaces, far shorter.
+const pieceWindow = 4 << 10
 
-func hinted(line []byte) bool {
-	lower := line
-	for i, c := range line {
-		if c >= 'A' && c <= 'Z' {
-			lower = bytes.ToLower(line[i:])
-			lower = append(bytes.Clone(line[:i]), lower...)
-			break
-		}
+// SafeCut says how much of an unfinished line (one too long to wait for
+// its newline) can be redacted as a piece of its own without splitting a
+// secret: up to and including the last space, tab, comma, semicolon or
+// quote in its final 4 KiB, or all of it if that stretch has none.
+func SafeCut(b []byte) int {
+	from := max(0, len(b)-pieceWindow)
+	if i := bytes.LastIndexAny(b[from:], " \t,;\"'"); i >= 0 {
+		return from + i + 1
 	}
-	for _, h := range hints {
-		if bytes.Contains(lower, h) {
-			return true
-		}
-	}
-	return false
+	return len(b)
 }

@@ -1,0 +1,347 @@
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+)
+
+// engine is the compiled ruleset: gitleaks' default rules, freshctx's own,
+// and one keyword trie that says which of them a line can match.
+type engine struct {
+	keywords *keywordIndex
+	targets  [][]target // by keyword id
+	gitleaks []leakRule
+	own      []ownRule
+}
+
+type target struct {
+	own bool
+	i   int
+	// gate, if set, is a cheap test of one keyword occurrence (line[s:e])
+	// that must pass for the rule to run: it admits every line the rule
+	// can match and turns away most of the rest.
+	gate gate
+}
+
+type gate func(line []byte, s, e int) bool
+
+// leakRule is one gitleaks rule with a detector of its own, so a line is
+// checked only against the rules its keywords select.
+type leakRule struct {
+	id  string
+	re  *regexp.Regexp
+	det *detect.Detector
+	// windowed rules have run their expression in the gate, on the
+	// stretch of line around a keyword a match can span.
+	windowed bool
+}
+
+// rules builds the engine once per process: compiling gitleaks' 200-odd
+// rules takes tens of milliseconds, so Warm lets a caller start it early.
+var rules = sync.OnceValue(func() *engine {
+	e, err := build()
+	if err != nil {
+		// The default configuration is compiled into gitleaks; failing to
+		// load it is a broken build, not bad input.
+		panic(fmt.Sprintf("redact: gitleaks default rules: %v", err))
+	}
+	return e
+})
+
+// Warm builds the ruleset in the background so the first line redacted
+// does not wait for it.
+func Warm() { go rules() }
+
+// Rules lists the kinds of secret the ruleset recognises.
+func Rules() []string {
+	e := rules()
+	var out []string
+	for _, g := range e.gitleaks {
+		out = append(out, g.id)
+	}
+	for _, o := range e.own {
+		out = append(out, o.kind)
+	}
+	return append(out, KindPrivateKey)
+}
+
+func build() (*engine, error) {
+	logging.Logger = logging.Logger.Level(zerolog.Disabled)
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg := d.Config
+	e := &engine{own: ownRules}
+	ids := make([]string, 0, len(cfg.Rules))
+	for id, r := range cfg.Rules {
+		if r.Regex != nil && len(r.Keywords) > 0 {
+			ids = append(ids, id)
+		}
+	}
+	// Specific rules first: the generic one then finds their secrets
+	// already replaced.
+	sort.Slice(ids, func(a, b int) bool {
+		ga, gb := strings.Contains(ids[a], "generic"), strings.Contains(ids[b], "generic")
+		if ga != gb {
+			return gb
+		}
+		return ids[a] < ids[b]
+	})
+	pattern := map[string]int{}
+	var words []string
+	add := func(word string, t target) {
+		word = strings.ToLower(word)
+		id, ok := pattern[word]
+		if !ok {
+			id = len(words)
+			pattern[word] = id
+			words = append(words, word)
+			e.targets = append(e.targets, nil)
+		}
+		e.targets[id] = append(e.targets[id], t)
+	}
+	for _, id := range ids {
+		r := cfg.Rules[id]
+		one := config.Config{
+			Rules:        map[string]config.Rule{id: r},
+			Keywords:     map[string]struct{}{},
+			OrderedRules: []string{id},
+			Allowlists:   cfg.Allowlists,
+		}
+		g := leakGates[id]
+		span, windowed := leakSpans[id]
+		if windowed {
+			g = inWindow(g, r.Regex, span)
+		}
+		for _, k := range r.Keywords {
+			one.Keywords[strings.ToLower(k)] = struct{}{}
+			for _, w := range prefilterWords(id, k) {
+				add(w, target{i: len(e.gitleaks), gate: g})
+			}
+		}
+		e.gitleaks = append(e.gitleaks, leakRule{id: id, re: r.Regex, det: detect.NewDetector(one), windowed: windowed})
+	}
+	for i, o := range e.own {
+		for _, h := range o.hints {
+			add(h, target{own: true, i: i, gate: o.gate})
+		}
+	}
+	e.keywords = newKeywordIndex(words)
+	return e, nil
+}
+
+// find adds the secrets the rule's detector finds in line. The regular
+// expression is tried first: most lines that hold a keyword hold no secret,
+// and the detector costs more than the match.
+func (g *leakRule) find(line []byte, fs []find) []find {
+	if !g.windowed && !g.re.Match(line) {
+		return fs
+	}
+	rank := rankSpecific
+	if strings.Contains(g.id, "generic") {
+		rank = rankGeneric
+	}
+	for _, f := range g.det.DetectBytes(line) {
+		secret := []byte(f.Secret)
+		if len(secret) == 0 || bytes.Contains(secret, []byte(Mark)) {
+			continue
+		}
+		for from := 0; ; {
+			i := bytes.Index(line[from:], secret)
+			if i < 0 {
+				break
+			}
+			fs = append(fs, find{start: from + i, end: from + i + len(secret), kind: g.id, rank: rank})
+			from += i + len(secret)
+		}
+	}
+	return fs
+}
+
+// prefilterWords are the words the prefilter looks for on behalf of one
+// gitleaks keyword. Three keywords are two bytes long and common ("ey" is in
+// "key", "sk" in "task", "s." ends sentences); each is replaced by what its
+// rule's expression requires around it: a JWT's second part starts ".ey",
+// a Twilio key is "SK" and a hex digit, a short Vault token "s." and a
+// letter or digit.
+func prefilterWords(rule, keyword string) []string {
+	var next string
+	switch {
+	case rule == "jwt" && keyword == "ey":
+		return []string{".ey"}
+	case rule == "twilio-api-key" && keyword == "sk":
+		next = "0123456789abcdef"
+	case rule == "vault-service-token" && keyword == "s.":
+		next = "0123456789abcdefghijklmnopqrstuvwxyz"
+	default:
+		return []string{keyword}
+	}
+	out := make([]string, len(next))
+	for i := range next {
+		out[i] = keyword + next[i:i+1]
+	}
+	return out
+}
+
+// leakGates narrow the gitleaks rules whose keywords are common words or
+// fragments. Each admits every occurrence its rule's expression can match:
+// the generic rules need one of their separators (`=`, `:`, `>`, `|`, `,`)
+// within 24 bytes of the keyword, Twilio an upper-case `SK` and 32 hex
+// digits, a short Vault token `s.` at a word's start and 24 letters or
+// digits, a Kubernetes secret `data:` on the line, curl's credentials the
+// `-u`/`--user` or `-H`/`--header` flag.
+var leakGates = map[string]gate{
+	"generic-api-key":        separatorWithin(24, "=:>|,"),
+	"hashicorp-tf-password":  separatorWithin(24, "=:>|,"),
+	"twilio-api-key":         twilioGate,
+	"vault-service-token":    vaultGate,
+	"kubernetes-secret-yaml": func(line []byte, _, _ int) bool { return containsFold(line, "data:") },
+	"curl-auth-user":         func(line []byte, _, _ int) bool { return containsFold(line, "-u") },
+	"curl-auth-header":       func(line []byte, _, _ int) bool { return containsFold(line, "-h") },
+}
+
+// leakSpans bound how far a match of the generic rules reaches before and
+// after its keyword (a 50-byte name prefix; 20 bytes of name, quotes, the
+// separator, 5 bytes of padding, a 150-byte value and its end): their
+// expressions are run on that stretch only, not on a whole long line.
+var leakSpans = map[string][2]int{
+	"generic-api-key":       {50, 190},
+	"hashicorp-tf-password": {50, 190},
+}
+
+// inWindow admits an occurrence that g admits and around which re matches
+// within span.
+func inWindow(g gate, re *regexp.Regexp, span [2]int) gate {
+	return func(line []byte, s, e int) bool {
+		if g != nil && !g(line, s, e) {
+			return false
+		}
+		return re.Match(line[max(0, s-span[0]):min(len(line), e+span[1])])
+	}
+}
+
+// separatorWithin admits a keyword followed, within n bytes of word
+// characters, spaces and quotes, by one of seps and then, after at most
+// eight more separator, quote or space bytes, a value of ten or more
+// letters, digits or `_.=-+/`.
+func separatorWithin(n int, seps string) gate {
+	return func(line []byte, _, e int) bool {
+		for i := e; i < len(line) && i < e+n; i++ {
+			c := line[i]
+			if strings.IndexByte(seps, c) >= 0 {
+				return valueFollows(line[i+1:])
+			}
+			if !(c == ' ' || c == '\t' || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
+				return false
+			}
+		}
+		return false
+	}
+}
+
+func valueFollows(b []byte) bool {
+	i := 0
+	for i < len(b) && i < 8 && strings.IndexByte("=>:|?`'\" \t", b[i]) >= 0 {
+		i++
+	}
+	return run(b[i:], isValue) >= 10
+}
+
+func isValue(c byte) bool {
+	return isWord(c) || c == '.' || c == '=' || c == '-' || c == '+' || c == '/'
+}
+
+func twilioGate(line []byte, s, _ int) bool {
+	return line[s] == 'S' && line[s+1] == 'K' && run(line[s+2:], isHex) >= 32
+}
+
+func vaultGate(line []byte, s, _ int) bool {
+	if fold[line[s]] == 'h' {
+		return true // "hvs."
+	}
+	return (s == 0 || !isWord(line[s-1])) && run(line[s+2:], isAlnum) >= 24
+}
+
+// run counts the leading bytes of b that are in class.
+func run(b []byte, class func(byte) bool) int {
+	for i, c := range b {
+		if !class(c) {
+			return i
+		}
+	}
+	return len(b)
+}
+
+func isAlnum(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' }
+func isWord(c byte) bool  { return isAlnum(c) || c == '_' }
+func isHex(c byte) bool   { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
+
+// containsFold reports whether b holds lower (lower case), ignoring case.
+func containsFold(b []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(b); i++ {
+		if equalFold(b[i:i+len(lower)], []byte(lower)) {
+			return true
+		}
+	}
+	return false
+}
+
+// scratch is a Redactor's reusable buffers for the prefilter.
+type scratch struct {
+	seen []bool
+	hit  hitList
+}
+
+type hitList struct {
+	gitleaks []int
+	own      []int
+}
+
+// hits lists the rules whose keywords line holds (and whose gates admit
+// them), or nil if none does.
+func (s *scratch) hits(e *engine, line []byte) *hitList {
+	s.hit.gitleaks, s.hit.own = s.hit.gitleaks[:0], s.hit.own[:0]
+	n := len(e.gitleaks) + len(e.own)
+	if len(s.seen) < n {
+		s.seen = make([]bool, n)
+	}
+	e.keywords.scan(line, func(word, start, end int) {
+		for _, t := range e.targets[word] {
+			k := t.i
+			if t.own {
+				k += len(e.gitleaks)
+			}
+			if s.seen[k] || t.gate != nil && !t.gate(line, start, end) {
+				continue
+			}
+			s.seen[k] = true
+			if t.own {
+				s.hit.own = append(s.hit.own, t.i)
+			} else {
+				s.hit.gitleaks = append(s.hit.gitleaks, t.i)
+			}
+		}
+	})
+	if len(s.hit.gitleaks) == 0 && len(s.hit.own) == 0 {
+		return nil
+	}
+	for _, i := range s.hit.gitleaks {
+		s.seen[i] = false
+	}
+	for _, i := range s.hit.own {
+		s.seen[len(e.gitleaks)+i] = false
+	}
+	sort.Ints(s.hit.gitleaks)
+	sort.Ints(s.hit.own)
+	return &s.hit
+}

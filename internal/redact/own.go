@@ -1,0 +1,263 @@
+package redact
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+)
+
+// ownRule is one of freshctx's rules for secrets gitleaks leaves out.
+type ownRule struct {
+	kind string
+	// hints are lowercase keywords one of which every match contains.
+	hints []string
+	re    *regexp.Regexp
+	// group is the submatch that is the secret.
+	group int
+	// valid, if set, decides from the whole submatch list whether the
+	// value is a secret (an assignment's value must look like one).
+	valid func(line []byte, loc []int) bool
+	// rank orders overlapping finds (rankOwn unless set).
+	rank int
+	// gate, if set, must admit a hint occurrence for the rule to run.
+	gate gate
+}
+
+// Submatch groups of the assignment rule.
+const (
+	assignKey   = 1
+	assignWord  = 2
+	assignValue = 3
+)
+
+var ownRules = []ownRule{
+	{kind: "url-credentials", hints: []string{"://"},
+		re:    regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'<>]*:([^\s@/"'<>]+)@[^\s/@]`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "password-flag",
+		hints: []string{"-pass", "-pwd", "-token", "-secret", "-api", "-access", "-client", "-auth", "-private"},
+		re:    regexp.MustCompile(`(?i)(?:^|[\s"'])--?(?:password|passwd|pass|pwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|client[-_]?secret|auth[-_]?token|private[-_]?key)(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "secret-assignment",
+		hints: []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "apikey", "key", "credentials", "credential"},
+		re:    regexp.MustCompile(`(?i)(?:^|[^\w.\-/])["']?([a-z0-9_.-]*?(password|passwd|passphrase|pass|pwd|secret|token|apikey|key|credentials|credential))["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"'<>(){}\[\]]+)`),
+		group: assignValue, valid: secretAssignment, rank: rankAssignment, gate: assignmentGate},
+	{kind: "azure-storage-key", hints: []string{"accountkey="},
+		re: regexp.MustCompile(`(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})`), group: 1},
+	{kind: "azure-sas-signature", hints: []string{"sig="},
+		re: regexp.MustCompile(`(?i)[?&;]sig=([A-Za-z0-9%+/]{16,}(?:=|%3d){0,2})`), group: 1},
+	{kind: "stripe-webhook-secret", hints: []string{"whsec_"},
+		re: regexp.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{24,})`), group: 1},
+	{kind: "google-oauth-client-secret", hints: []string{"gocspx-"},
+		re: regexp.MustCompile(`\b(GOCSPX-[A-Za-z0-9_-]{28})`), group: 1},
+	{kind: "authorization-header", hints: []string{"authorization"},
+		re:    regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?([^\s"',;]{8,})`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "api-key-header", hints: []string{"x-api-key", "x-auth-token", "x-access-token"},
+		re:    regexp.MustCompile(`(?i)\bx-(?:api-key|auth-token|access-token)["']?\s*:\s*["']?([^\s"',;]{8,})`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "bearer-token", hints: []string{"bearer"},
+		re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
+	{kind: "discord-webhook-url", hints: []string{"discord"},
+		re: regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/\d+/([\w-]{60,})`), group: 1},
+	{kind: "netrc-password", hints: []string{"machine"},
+		re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`),
+		group: 1, valid: notPlaceholder(1)},
+}
+
+// find adds each valid match's secret group.
+func (o *ownRule) find(line []byte, fs []find) []find {
+	for _, loc := range o.re.FindAllSubmatchIndex(line, -1) {
+		s, e := loc[2*o.group], loc[2*o.group+1]
+		if s < 0 || e <= s {
+			continue
+		}
+		val := line[s:e]
+		if bytes.Contains(val, []byte(Mark)) || o.valid != nil && !o.valid(line, loc) || isFileRef(unquote(val)) {
+			continue
+		}
+		fs = append(fs, find{start: s, end: e, kind: o.kind, rank: max(o.rank, rankOwn)})
+	}
+	return fs
+}
+
+func notPlaceholder(group int) func([]byte, []int) bool {
+	return func(line []byte, loc []int) bool {
+		return !placeholder(unquote(line[loc[2*group]:loc[2*group+1]]))
+	}
+}
+
+// assignmentGate admits a key word that ends a compound name (`DB_PASS`,
+// `apiKey`, or any `…token`/`…secret`/`…password`) followed by `=` or `:`
+// after at most a quote and spaces: `--- PASS: TestX` and `keyboard` are
+// turned away before the expression runs.
+func assignmentGate(line []byte, s, e int) bool {
+	word := line[s:e]
+	if (len(word) == 3 || len(word) == 4) && !bytes.EqualFold(word, []byte("pwd")) {
+		// "key", "pass": only as the end of a compound name
+		if s == 0 {
+			return false
+		}
+		p := line[s-1]
+		if !(p == '_' || p == '-' || p == '.' || ('a' <= p|0x20 && p|0x20 <= 'z' || '0' <= p && p <= '9') && word[0] >= 'A' && word[0] <= 'Z') {
+			return false
+		}
+	}
+	i := e
+	for i < len(line) && i < e+4 && (line[i] == ' ' || line[i] == '"' || line[i] == '\'' || line[i] == '\t') {
+		i++
+	}
+	return i < len(line) && (line[i] == '=' || line[i] == ':')
+}
+
+// secretAssignment decides whether `KEY = value` holds a secret. The key
+// must end in a secret's word (`DB_PASS`, `SIGNING_KEY`, `apiToken`, not
+// `bypass`, `TOKEN_TTL` or `primary_key`) and the value must have a
+// secret's shape: a password has a digit, a symbol or mixed case (or is
+// quoted); a key or token is long and varied. Numbers, placeholders, paths
+// and words are not secrets.
+func secretAssignment(line []byte, loc []int) bool {
+	key := line[loc[2*assignKey]:loc[2*assignKey+1]]
+	word := bytes.ToLower(line[loc[2*assignWord]:loc[2*assignWord+1]])
+	raw := line[loc[2*assignValue]:loc[2*assignValue+1]]
+	quoted := raw[0] == '"' || raw[0] == '\''
+	val := unquote(raw)
+	if !secretKey(key, word) || placeholder(val) || allDigits(val) || dottedName(val) {
+		return false
+	}
+	switch string(word) {
+	case "password", "passwd", "passphrase", "pass", "pwd":
+		if quoted {
+			return len(val) >= 4
+		}
+		return len(val) >= 4 && (hasDigit(val) || hasSymbol(val) || mixedCase(val))
+	}
+	return len(val) >= 8 && (entropy(val) >= 3.0 || (hasDigit(val) && hasLetter(val)))
+}
+
+// notKeys are key names ending in "key" that name no secret.
+var notKeys = [][]byte{
+	[]byte("public"), []byte("pub"), []byte("primary"), []byte("foreign"), []byte("sort"),
+	[]byte("partition"), []byte("cache"), []byte("idempotency"), []byte("hash"), []byte("lookup"),
+	[]byte("map"), []byte("index"), []byte("unique"), []byte("row"), []byte("range"), []byte("hot"),
+	[]byte("group"), []byte("routing"), []byte("dedup"), []byte("shortcut"), []byte("i18n"),
+}
+
+func secretKey(key, word []byte) bool {
+	n := len(key) - len(word)
+	switch string(word) {
+	case "pass", "key":
+	default:
+		return true
+	}
+	if n == 0 {
+		return false // a bare `key:` or `PASS:` is everywhere
+	}
+	// `DB_PASS`, `dbPass`, `SIGNING_KEY`, `apiKey`; not `bypass` or `monkey`.
+	if !bytes.ContainsRune([]byte("_-."), rune(key[n-1])) && key[n] != 'P' && key[n] != 'K' {
+		return false
+	}
+	stem := bytes.TrimRight(bytes.ToLower(key[:n]), "_-.")
+	for _, no := range notKeys {
+		if bytes.HasSuffix(stem, no) {
+			return false
+		}
+	}
+	return true
+}
+
+func unquote(v []byte) []byte {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return bytes.Trim(v, `"'`)
+}
+
+var placeholders = map[string]bool{
+	"null": true, "none": true, "nil": true, "true": true, "false": true, "undefined": true,
+	"required": true, "optional": true, "string": true, "redacted": true, "changeme": true,
+	"example": true, "secret": true, "password": true, "token": true, "your_token": true,
+	"your-token": true, "xxx": true, "placeholder": true, "empty": true, "unset": true,
+}
+
+// placeholder reports values that stand for a secret without being one:
+// variables, templates, masks and the usual filler words.
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '$', '%', '<', '[', '*', '{', '=':
+		return true
+	}
+	if bytes.HasPrefix(v, []byte("…")) || bytes.Trim(v, "x*X.") == nil || len(bytes.Trim(v, "x*X.")) == 0 {
+		return true
+	}
+	return placeholders[string(bytes.ToLower(v))]
+}
+
+// dottedName is a reference like `process.env.TOKEN` or `cfg.api_key`.
+var dottedNameRe = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+
+func dottedName(v []byte) bool { return dottedNameRe.Match(v) }
+
+func allDigits(v []byte) bool {
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDigit(v []byte) bool { return bytes.ContainsAny(v, "0123456789") }
+
+func hasLetter(v []byte) bool {
+	for _, c := range v {
+		if 'a' <= c|0x20 && c|0x20 <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSymbol(v []byte) bool {
+	for _, c := range v {
+		if !('a' <= c|0x20 && c|0x20 <= 'z') && !('0' <= c && c <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedCase: an upper-case letter after the first character and a lower-case
+// one somewhere (`Required` is a word, `hUnter` is not).
+func mixedCase(v []byte) bool {
+	upper, lower := false, false
+	for i, c := range v {
+		if 'A' <= c && c <= 'Z' && i > 0 {
+			upper = true
+		}
+		if 'a' <= c && c <= 'z' {
+			lower = true
+		}
+	}
+	return upper && lower
+}
+
+// entropy is the Shannon entropy of v in bits per byte.
+func entropy(v []byte) float64 {
+	var counts [256]int
+	for _, c := range v {
+		counts[c]++
+	}
+	var h float64
+	n := float64(len(v))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
