@@ -146,6 +146,11 @@ type analysis struct {
 	lastLine  string // references of a repeated line are not searched again
 	lastFacts string
 	lines     atomic.Int64
+
+	// fault is the first panic the analysis survived; from then on every
+	// line goes to fallback as it is (guard.go).
+	fault    string
+	fallback compress.Compressor
 }
 
 func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
@@ -155,10 +160,16 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 func (a *analysis) consume(in <-chan []outLine) {
 	for batch := range in {
 		for _, l := range batch {
-			a.add(l)
+			if a.fallback != nil {
+				a.fallback.Line(sanitize(l.text))
+				continue
+			}
+			a.guardedAdd(l)
 		}
 	}
-	a.choose()
+	if a.fallback == nil {
+		a.guardedChoose()
+	}
 }
 
 func (a *analysis) add(l outLine) {
@@ -203,7 +214,7 @@ func (a *analysis) collectRefs(text string) {
 		return
 	}
 	a.lastLine = text
-	for _, r := range refs.Line(compress.Clean(text)) {
+	for _, r := range lineRefs(compress.Clean(text)) {
 		key := r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path
@@ -214,6 +225,10 @@ func (a *analysis) collectRefs(text string) {
 		}
 	}
 }
+
+// lineRefs finds a line's file references (a variable so a test can make
+// it fail).
+var lineRefs = refs.Line
 
 // sanitize makes a line safe to show: binary lines are summarised and
 // invalid UTF-8 replaced.

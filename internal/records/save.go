@@ -33,7 +33,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		return nil, err
 	}
 	a := c.analysis
-	fit := compress.Fit(a.comp.Finish(), c.opt.MaxTokens)
+	fit := compress.Fit(a.finish(), c.opt.MaxTokens)
 	rawTokens, exact := c.rawTokens()
 
 	alts := candidates(s.WS, s.Cwd, a.refs)

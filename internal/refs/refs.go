@@ -131,6 +131,9 @@ func pathLike(w string) bool {
 		}
 		base = w[:i]
 	}
+	if base == "" {
+		return false // "/" alone
+	}
 	return strings.IndexByte(base[1:], '.') >= 0 || knownNames[base]
 }
 

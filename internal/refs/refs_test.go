@@ -45,7 +45,8 @@ func TestJavaCandidates(t *testing.T) {
 }
 
 func FuzzLine(f *testing.F) {
-	for _, s := range []string{"a.go:1:2", `File "x", line 3`, "at a.b(C.java:4)", "x(1,2)", "in y.php on line 5"} {
+	for _, s := range []string{"a.go:1:2", `File "x", line 3`, "at a.b(C.java:4)", "x(1,2)", "in y.php on line 5",
+		"x = (lo + hi)/(2 * step)", "/:1", "//(3", "a/:9"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -55,4 +56,12 @@ func FuzzLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSlashBeforeDigit: a lone "/" before ":1" or "(2" once indexed past
+// the end of the word (a panic that cost the user the command's output).
+func TestSlashBeforeDigit(t *testing.T) {
+	for _, l := range []string{"x = (lo + hi)/(2 * step)", "/:1", "a / (3)"} {
+		_ = Line(l)
+	}
 }

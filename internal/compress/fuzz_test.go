@@ -1,0 +1,39 @@
+package compress
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzCompressors feeds any output, line by line, to every compressor
+// under every intent: none may panic, and each digest is valid text.
+func FuzzCompressors(f *testing.F) {
+	for _, seed := range []string{
+		"--- FAIL: TestX (0.00s)\n    x_test.go:3: boom\nFAIL\n",
+		"error[E0308]: mismatched types\n --> src/main.rs:4:5\n",
+		"Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n",
+		"x = (lo + hi)/(2 * step)\n",
+		"\x1b[31m✗\x1b[0m a.test.ts > b\n",
+		"at com.acme.A.b(A.java:3)\n\tat ...\n",
+	} {
+		f.Add(seed)
+	}
+	factories := append([]Factory{Generic}, registry...)
+	intents := []Intent{Summary, Errors, Tests, Raw}
+	f.Fuzz(func(t *testing.T, out string) {
+		lines := strings.Split(out, "\n")
+		for _, fac := range factories {
+			for _, in := range intents {
+				c := fac.New(Options{Intent: in, Root: "/r"})
+				for _, l := range lines {
+					c.Line(l)
+				}
+				fit := Fit(c.Finish(), 50)
+				if fit.Tokens < 0 {
+					t.Fatalf("%s/%s: negative tokens", fac.Name, in)
+				}
+			}
+		}
+		_ = Select([]string{"sh", "-c", out}, []byte(out))
+	})
+}
