@@ -101,6 +101,14 @@ func (k *sink) emit(line []byte, newline bool) {
 	k.batch = append(k.batch, outLine{text: s, stream: k.stream})
 }
 
+// size is how many bytes the stream's blob holds.
+func (k *sink) size() int64 {
+	if k.blob == nil {
+		return 0
+	}
+	return k.blob.Size()
+}
+
 func (k *sink) store(b []byte) {
 	if k.err == nil {
 		if _, err := k.blob.Write(b); err != nil {

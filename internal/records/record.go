@@ -31,6 +31,9 @@ type Record struct {
 	Git            Git               `json:"git"`
 	CreatedAt      time.Time         `json:"created_at"`
 	Freshness      *freshness.Result `json:"freshness,omitempty"`
+	// NotKept says why the record could not be stored (ID is then 0): the
+	// digest is all that remains of the output.
+	NotKept string `json:"not_kept,omitempty"`
 
 	root  string
 	stamp freshness.Stamp

@@ -177,14 +177,10 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	redact.Warm() // the ruleset compiles while the command starts
 	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
 	for i := range c.sinks {
+		// A store that cannot take the output does not stop the command:
+		// the sink keeps the error, the analysis still reads every line.
 		b, err := s.Store.CreateBlob()
-		if err != nil {
-			for _, k := range c.sinks[:i] {
-				k.blob.Discard()
-			}
-			return nil, err
-		}
-		c.sinks[i] = &sink{blob: b, stream: Stream(i), out: c.lines, progress: &c.bytes}
+		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, progress: &c.bytes}
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
 	go func() {
@@ -213,7 +209,9 @@ func (c *capture) wait() error {
 
 func (c *capture) discard() {
 	for _, k := range c.sinks {
-		k.blob.Discard()
+		if k.blob != nil {
+			k.blob.Discard()
+		}
 	}
 }
 

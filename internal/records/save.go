@@ -27,45 +27,23 @@ type recordMeta struct {
 }
 
 // finish drains the analysis, stamps the referenced files and stores the
-// record and its blobs in one transaction.
+// record and its blobs in one transaction. When the store cannot be
+// written (locked past the busy timeout, full, read-only) the record comes
+// back unsaved, with NotKept saying why: the caller still shows the digest
+// and exits with the command's status.
 func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record, error) {
-	if err := c.wait(); err != nil {
-		return nil, err
-	}
+	keepErr := c.wait()
 	a := c.analysis
 	fit := compress.Fit(a.finish(), c.opt.MaxTokens)
 	rawTokens, exact := c.rawTokens()
-
-	alts := candidates(s.WS, s.Cwd, a.refs)
-	for _, f := range m.files {
-		alts = append([][]string{{f}}, alts...)
-	}
-	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, WholeTree: true, RacyWindow: s.RacyWindow,
-	})
-	if err != nil {
-		return nil, err
-	}
-	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
-	paths := pick(s.WS, alts, deleted)
-	paths = keepExplicit(paths, m.files)
-	stamp, err := s.stamp(ctx, snap, paths, m.start, m.since)
-	if err != nil {
-		return nil, err
-	}
-	if err := snap.Flush(ctx); err != nil {
-		return nil, err
-	}
-
 	r := &Record{
 		Kind: m.kind, Command: quoteArgs(m.argv), Label: c.opt.Label, Cwd: s.cwdRel(),
 		ExitCode: m.exitCode, DurationMS: m.duration.Milliseconds(), Intent: string(c.opt.Intent),
 		Compressor: a.factory.Name, Digest: fit.Text, Omitted: fit.Omitted, DigestTokens: fit.Tokens,
-		StdoutBytes: c.sinks[Stdout].blob.Size(), StderrBytes: c.sinks[Stderr].blob.Size(),
+		StdoutBytes: c.sinks[Stdout].size(), StderrBytes: c.sinks[Stderr].size(),
 		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start,
-		Git:        Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty},
 		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
-		root:       s.WS.Root, stamp: stamp, facts: a.facts.List(), factText: a.facts.Text(),
+		root:       s.WS.Root, facts: a.facts.List(), factText: a.facts.Text(),
 	}
 	if m.kind == "capture" {
 		r.Command = "(stdin)"
@@ -75,14 +53,49 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	var n int
 	r.Label, n = redact.String(r.Label)
 	r.Redactions += n
-	r.Files = filesOf(stamp)
-	if err := s.save(ctx, c, r, argv); err != nil {
-		return nil, err
+	if keepErr == nil {
+		keepErr = s.keep(ctx, c, r, m, argv)
+	}
+	if keepErr != nil {
+		r.ID, r.NotKept = 0, keepErr.Error()
+		return r, nil
 	}
 	if _, err := s.pruneIfDue(ctx); err != nil {
 		return r, fmt.Errorf("record %d saved, but pruning old records failed: %w", r.ID, err)
 	}
 	return r, nil
+}
+
+// keep stamps the files the output names and saves the record.
+func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
+	alts := candidates(s.WS, s.Cwd, c.analysis.refs)
+	for _, f := range m.files {
+		alts = append([][]string{{f}}, alts...)
+	}
+	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, WholeTree: true, RacyWindow: s.RacyWindow,
+	})
+	if err != nil {
+		return err
+	}
+	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
+	paths := pick(s.WS, alts, deleted)
+	paths = keepExplicit(paths, m.files)
+	stamp, err := s.stamp(ctx, snap, paths, m.start, m.since)
+	if err != nil {
+		return err
+	}
+	if err := snap.Flush(ctx); err != nil {
+		return err
+	}
+	r.stamp = stamp
+	r.Git = Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty}
+	r.Files = filesOf(stamp)
+	if err := s.save(ctx, c, r, argv); err != nil {
+		r.Files = nil
+		return err
+	}
+	return nil
 }
 
 // redactArgs removes secrets from the command line as from its output: the
@@ -145,7 +158,7 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 	}
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		for i, k := range c.sinks {
-			if k.blob.Size() == 0 {
+			if k.size() == 0 {
 				continue
 			}
 			b, err := tx.CommitBlob(k.blob)

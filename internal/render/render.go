@@ -32,6 +32,9 @@ func Record(w io.Writer, r *records.Record) error {
 
 func footer(r *records.Record) string {
 	parts := []string{fmt.Sprintf("freshctx: record %d", r.ID)}
+	if r.NotKept != "" {
+		parts[0] = "freshctx: record not kept (" + r.NotKept + ")"
+	}
 	if r.ExitCode != nil {
 		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
 	}
@@ -47,7 +50,11 @@ func footer(r *records.Record) string {
 	if r.Redactions > 0 {
 		parts = append(parts, fmt.Sprintf("%d secrets redacted", r.Redactions))
 	}
-	parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
+	if r.NotKept != "" {
+		parts = append(parts, "the digest above is all that remains")
+	} else {
+		parts = append(parts, fmt.Sprintf("raw: freshctx show %d --raw", r.ID))
+	}
 	return strings.Join(parts, " · ")
 }
 

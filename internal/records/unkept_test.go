@@ -1,0 +1,81 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/teststore"
+)
+
+// TestRunWhenStoreLocked: another writer holds the store past the busy
+// timeout. The command still runs, its status and digest come back, and
+// the record says it was not kept.
+func TestRunWhenStoreLocked(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	path := filepath.Join(t.TempDir(), "freshctx.db")
+	st := teststore.Open(t, path, store.Options{BusyTimeout: 200 * time.Millisecond})
+	s := &Service{WS: teststore.Workspace(t, r.Dir), Store: st, Cwd: r.Dir}
+
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo 'a.go:1: broken'; exit 2"}, Env: os.Environ()})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if *rec.ExitCode != 2 || rec.ID != 0 || rec.NotKept == "" {
+		t.Fatalf("exit %d, id %d, not kept %q", *rec.ExitCode, rec.ID, rec.NotKept)
+	}
+	if !strings.Contains(rec.Digest, "a.go:1: broken") {
+		t.Fatalf("digest lost the output: %q", rec.Digest)
+	}
+}
+
+// TestRunWhenBlobsUnwritable: the blob folder cannot be written (a
+// read-only or full disk): same answer, and nothing is left half-saved.
+func TestRunWhenBlobsUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes through permissions")
+	}
+	s, _ := newService(t)
+	dir := filepath.Join(filepath.Dir(s.Store.Path()), "blobs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo hello; exit 5"}, Env: os.Environ()})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if *rec.ExitCode != 5 || rec.NotKept == "" || !strings.Contains(rec.Digest, "hello") {
+		t.Fatalf("exit %d, not kept %q, digest %q", *rec.ExitCode, rec.NotKept, rec.Digest)
+	}
+	list, err := s.List(context.Background(), 10)
+	if err != nil || len(list) != 0 {
+		t.Fatalf("list = %v, %v", list, err)
+	}
+}
