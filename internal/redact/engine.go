@@ -61,20 +61,8 @@ var rules = sync.OnceValue(func() *engine {
 // does not wait for it.
 func Warm() { go rules() }
 
-// Rules lists the kinds of secret the ruleset recognises.
-func Rules() []string {
-	e := rules()
-	var out []string
-	for _, g := range e.gitleaks {
-		out = append(out, g.id)
-	}
-	for _, o := range e.own {
-		out = append(out, o.kind)
-	}
-	return append(out, KindPrivateKey)
-}
-
 func build() (*engine, error) {
+	// gitleaks logs to stderr at info level; freshctx's stderr is the user's.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {

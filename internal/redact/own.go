@@ -190,7 +190,7 @@ func placeholder(v []byte) bool {
 	case '$', '%', '<', '[', '*', '{', '=':
 		return true
 	}
-	if bytes.HasPrefix(v, []byte("…")) || bytes.Trim(v, "x*X.") == nil || len(bytes.Trim(v, "x*X.")) == 0 {
+	if bytes.HasPrefix(v, []byte("…")) || len(bytes.Trim(v, "x*X.")) == 0 {
 		return true
 	}
 	return placeholders[string(bytes.ToLower(v))]
