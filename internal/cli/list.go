@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -9,6 +10,8 @@ import (
 	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/store"
 
 	"github.com/freshctx/freshctx/internal/freshness"
 )
@@ -37,7 +40,10 @@ func newListCmd(a *app) *cobra.Command {
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			svc, err := a.records(cmd.Context())
+			svc, err := a.readRecords(cmd.Context())
+			if errors.Is(err, store.ErrNoStore) {
+				return a.render(map[string]any{"records": []listItem{}}, func() error { return printList(a.io.Out, nil) })
+			}
 			if err != nil {
 				return err
 			}

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/store"
 
 	"github.com/freshctx/freshctx/internal/records"
 )
@@ -36,7 +39,10 @@ An empty query lists the newest records (of --file, if given).`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			svc, err := a.records(cmd.Context())
+			svc, err := a.readRecords(cmd.Context())
+			if errors.Is(err, store.ErrNoStore) {
+				return a.render(map[string]any{"results": []records.Hit{}}, func() error { return render.Hits(a.io.Out, nil) })
+			}
 			if err != nil {
 				return err
 			}

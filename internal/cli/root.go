@@ -116,14 +116,36 @@ func (a *app) workspace() (*workspace.Workspace, error) {
 	return a.ws, err
 }
 
-// store opens the store once; the default one is kept out of git.
+// store opens the store once for writing, creating it if need be; the
+// default one is kept out of git.
 func (a *app) store(ctx context.Context) (*store.Store, error) {
+	return a.openStore(ctx, false)
+}
+
+// readStore opens the store once for reading: it creates nothing (a missing
+// store is store.ErrNoStore) and still opens a store that cannot be written.
+func (a *app) readStore(ctx context.Context) (*store.Store, error) {
+	return a.openStore(ctx, true)
+}
+
+func (a *app) openStore(ctx context.Context, readOnly bool) (*store.Store, error) {
 	if a.st != nil {
 		return a.st, nil
 	}
-	ws, err := a.workspace()
+	path, err := a.storePath(!readOnly)
 	if err != nil {
 		return nil, err
+	}
+	a.st, err = store.Open(ctx, path, store.Options{ReadOnly: readOnly})
+	return a.st, err
+}
+
+// storePath is --store, else FRESHCTX_STORE, else the workspace's default
+// store, which a writer first adds to .git/info/exclude.
+func (a *app) storePath(writing bool) (string, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return "", err
 	}
 	path := a.storeArg
 	if path == "" {
@@ -131,28 +153,57 @@ func (a *app) store(ctx context.Context) (*store.Store, error) {
 	}
 	if path == "" {
 		path = store.DefaultPath(ws.Root)
+		if !writing {
+			return path, nil
+		}
 		if err := ws.ExcludeFromGit(store.DirName); err != nil {
 			fmt.Fprintf(a.io.Err, "freshctx: warning: could not add %s to .git/info/exclude: %v\n", store.DirName, err)
 		}
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(a.io.Cwd, path)
 	}
-	a.st, err = store.Open(ctx, path, store.Options{})
-	return a.st, err
+	return path, nil
 }
 
-// records opens what the records service needs.
+// records opens what the records service needs for writing.
 func (a *app) records(ctx context.Context) (*records.Service, error) {
-	st, err := a.store(ctx) // finds the workspace too
+	return a.recordsWith(ctx, a.store)
+}
+
+// readRecords opens the records service for list, show, recall and stats;
+// the error wraps store.ErrNoStore when there is no store yet.
+func (a *app) readRecords(ctx context.Context) (*records.Service, error) {
+	return a.recordsWith(ctx, a.readStore)
+}
+
+func (a *app) recordsWith(ctx context.Context, open func(context.Context) (*store.Store, error)) (*records.Service, error) {
+	st, err := open(ctx) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	ws := a.ws
 	retention, err := config.Retention(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	return &records.Service{WS: ws, Store: st, Cwd: a.io.Cwd, Retention: retention}, nil
+	return &records.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd, Retention: retention}, nil
+}
+
+// runRecords opens the records service for run and capture. A store that
+// cannot be opened does not stop the command: the service runs it without
+// one and the record says why it was not kept. Only a missing workspace or a
+// bad flag is an error here.
+func (a *app) runRecords(ctx context.Context) (*records.Service, error) {
+	if _, err := a.workspace(); err != nil {
+		return nil, err
+	}
+	svc, err := a.records(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return &records.Service{WS: a.ws, Cwd: a.io.Cwd, StoreErr: err}, nil
+	}
+	return svc, nil
 }
 
 // render prints v as JSON with --json, else calls text.

@@ -27,7 +27,7 @@ func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *rec
 	if err != nil {
 		return opt, nil, err
 	}
-	svc, err := a.records(cmd.Context())
+	svc, err := a.runRecords(cmd.Context())
 	return opt, svc, err
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/store"
 
 	"github.com/freshctx/freshctx/internal/records"
 )
@@ -48,7 +51,10 @@ or with --stream only that stream to stdout, byte for byte.`,
 			if stream != "" && !raw {
 				return usagef("--stream needs --raw")
 			}
-			svc, err := a.records(cmd.Context())
+			svc, err := a.readRecords(cmd.Context())
+			if errors.Is(err, store.ErrNoStore) {
+				return fmt.Errorf("record %d: %w", id, records.ErrNotFound)
+			}
 			if err != nil {
 				return err
 			}

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 func newStatsCmd(a *app) *cobra.Command {
@@ -16,7 +20,11 @@ digest tokens, never less than zero; outputs over 1 MiB have their raw count
 extrapolated from a sample and are counted under "estimated".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.records(cmd.Context())
+			svc, err := a.readRecords(cmd.Context())
+			if errors.Is(err, store.ErrNoStore) {
+				st := &records.Stats{}
+				return a.render(st, func() error { return render.Stats(a.io.Out, st) })
+			}
 			if err != nil {
 				return err
 			}

@@ -34,5 +34,6 @@ func (s *Service) pruneIfDue(ctx context.Context) (*Forgotten, error) {
 	if err != nil || !due {
 		return nil, err
 	}
+	s.Store.SweepTemporary() // what killed captures left behind
 	return s.ForgetOlderThan(ctx, s.Retention)
 }

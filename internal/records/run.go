@@ -24,6 +24,10 @@ import (
 type Service struct {
 	WS    *workspace.Workspace
 	Store *store.Store
+	// StoreErr is why Store is nil: the store could not be opened. Run and
+	// Capture still run and digest the command and return a record that
+	// was not kept; every other method needs a store.
+	StoreErr error
 	// Cwd is the caller's working directory, absolute.
 	Cwd string
 	// Now is the clock; default time.Now.
@@ -179,7 +183,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:
 		// the sink keeps the error, the analysis still reads every line.
-		b, err := s.Store.CreateBlob()
+		b, err := s.createBlob()
 		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, progress: &c.bytes}
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
@@ -189,6 +193,13 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	}()
 	c.stopProg = showProgress(opt.Progress, &c.bytes, &c.analysis.lines)
 	return c, nil
+}
+
+func (s *Service) createBlob() (*store.BlobWriter, error) {
+	if s.Store == nil {
+		return nil, s.StoreErr
+	}
+	return s.Store.CreateBlob()
 }
 
 // wait flushes the sinks and waits for the analysis to drain.

@@ -33,6 +33,9 @@ type recordMeta struct {
 // and exits with the command's status.
 func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record, error) {
 	keepErr := c.wait()
+	if s.Store == nil && keepErr != nil {
+		keepErr = s.StoreErr // the same for both streams
+	}
 	a := c.analysis
 	fit := compress.Fit(a.finish(), c.opt.MaxTokens)
 	rawTokens, exact := c.rawTokens()

@@ -57,7 +57,7 @@ func TestRunWhenStoreLocked(t *testing.T) {
 // read-only or full disk would): same answer, and no record is listed.
 func TestRunWhenBlobsUnwritable(t *testing.T) {
 	s, _ := newService(t)
-	blobs := filepath.Join(filepath.Dir(s.Store.Path()), "blobs")
+	blobs := s.Store.BlobDir()
 	if err := os.RemoveAll(blobs); err != nil {
 		t.Fatal(err)
 	}

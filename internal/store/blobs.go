@@ -37,13 +37,19 @@ type BlobWriter struct {
 
 // CreateBlob starts a new blob.
 func (s *Store) CreateBlob() (*BlobWriter, error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("create blob: %w: %s was opened for reading only", ErrReadOnly, s.path)
+	}
 	if err := os.MkdirAll(s.blobs, 0o700); err != nil {
-		return nil, fmt.Errorf("create blob area: %w", err)
+		return nil, fmt.Errorf("create blob area: %w", classifyOS(err))
 	}
-	f, err := os.CreateTemp(s.blobs, "tmp-*")
+	f, err := os.CreateTemp(s.blobs, tmpPrefix+"*")
 	if err != nil {
-		return nil, fmt.Errorf("create blob: %w", err)
+		return nil, fmt.Errorf("create blob: %w", classifyOS(err))
 	}
+	// The lock tells a sweep this temporary file has a live writer; the
+	// kernel drops it when the writer dies, however it dies.
+	lockFile(f)
 	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
 	if err != nil {
@@ -63,7 +69,7 @@ func (w *BlobWriter) Write(p []byte) (int, error) {
 	n, err := w.enc.Write(p)
 	w.n += int64(n)
 	if err != nil {
-		return n, fmt.Errorf("write blob: %w", err)
+		return n, fmt.Errorf("write blob: %w", classifyOS(err))
 	}
 	return n, nil
 }
@@ -78,13 +84,13 @@ func (w *BlobWriter) Finish() (Blob, error) {
 	}
 	w.done = true
 	if err := w.enc.Close(); err != nil {
-		return Blob{}, fmt.Errorf("finish blob: %w", err)
+		return Blob{}, fmt.Errorf("finish blob: %w", classifyOS(err))
 	}
 	if err := w.f.Sync(); err != nil {
-		return Blob{}, fmt.Errorf("sync blob: %w", err)
+		return Blob{}, fmt.Errorf("sync blob: %w", classifyOS(err))
 	}
 	if err := w.f.Close(); err != nil {
-		return Blob{}, fmt.Errorf("close blob: %w", err)
+		return Blob{}, fmt.Errorf("close blob: %w", classifyOS(err))
 	}
 	var d digest.Digest
 	w.h.Sum(d[:0])
@@ -126,7 +132,11 @@ func (tx *Tx) CommitBlob(w *BlobWriter) (Blob, error) {
 	if _, err := os.Stat(dst); err == nil {
 		os.Remove(w.f.Name()) // same content is already stored
 	} else if err := os.Rename(w.f.Name(), dst); err != nil {
-		return Blob{}, fmt.Errorf("commit blob: %w", err)
+		return Blob{}, fmt.Errorf("commit blob: %w", classifyOS(err))
+	} else {
+		// A file this transaction put in place goes again if it rolls back
+		// and no other row holds the same content by then.
+		tx.removeFilesAfter([]Blob{b}, false)
 	}
 	_, err = tx.Exec(`INSERT INTO blobs(digest, size, stored_size, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(digest) DO NOTHING`, b.Digest.String(), b.Size, fi.Size(), tx.Now.UnixNano())
@@ -209,26 +219,11 @@ func (r *blobReader) Close() error {
 // references is an orphan.
 var blobRefs = []string{"records.stdout_blob", "records.stderr_blob", "registry_files.summary_blob", "artifacts.content_blob", "rc_versions.blob"}
 
-// trashBlob moves a blob's file aside while the transaction holds the write
-// lock: it is removed for good after commit and put back after rollback, so
-// a failed transaction loses nothing and no concurrent writer can commit a
-// reference to a file that is about to vanish.
-func (tx *Tx) trashBlob(d digest.Digest) error {
-	src := tx.s.blobPath(d)
-	trash := filepath.Join(tx.s.blobs, "trash-"+d.String())
-	if err := os.Rename(src, trash); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("delete blob file: %w", err)
-	}
-	tx.afterCommit = append(tx.afterCommit, func() { os.Remove(trash) })
-	tx.afterRollback = append(tx.afterRollback, func() { os.Rename(trash, src) })
-	return nil
-}
-
-// DeleteOrphanBlobs deletes every blob no row references, files included,
-// and returns how many and how many stored bytes were freed.
+// DeleteOrphanBlobs deletes every blob no row references and returns how
+// many and how many stored bytes were freed. Their files are removed only
+// after the transaction commits (see removeFilesAfter): a process killed
+// before that leaves orphan files for doctor --fix, never a listed record
+// without its output.
 func (tx *Tx) DeleteOrphanBlobs() (n int, freed int64, err error) {
 	q := "SELECT digest, stored_size FROM blobs b WHERE 1"
 	for _, ref := range blobRefs {
@@ -262,10 +257,8 @@ func (tx *Tx) DeleteOrphanBlobs() (n int, freed int64, err error) {
 		if _, err := tx.Exec("DELETE FROM blobs WHERE digest = ?", b.Digest.String()); err != nil {
 			return 0, 0, fmt.Errorf("delete blob: %w", err)
 		}
-		if err := tx.trashBlob(b.Digest); err != nil {
-			return 0, 0, err
-		}
 		freed += b.Size
 	}
+	tx.removeFilesAfter(orphans, true)
 	return len(orphans), freed, nil
 }

@@ -52,21 +52,7 @@ func SchemaVersion() int {
 // migrate applies each pending migration in its own IMMEDIATE transaction,
 // re-reading the version inside it since another process may have migrated
 // meanwhile.
-func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
-	appID, version, err := s.header(ctx)
-	if err != nil {
-		return err
-	}
-	if err := checkHeader(appID, version, len(ms)); err != nil {
-		return err
-	}
-	if version == len(ms) {
-		return nil
-	}
+func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	for _, m := range ms {
 		if err := s.apply(ctx, m, len(ms)); err != nil {
 			return err
@@ -76,12 +62,19 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // header reads the application id and schema version in one statement, so
-// a migration committed by another process cannot fall between the two.
+// a migration committed by another process cannot fall between them. A
+// database without freshctx's id that holds anything belongs to another
+// program and is refused before anything is written to it.
 func (s *Store) header(ctx context.Context) (appID, version int, err error) {
+	var objects int
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id),
-		(SELECT user_version FROM pragma_user_version)`).Scan(&appID, &version)
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_schema)`).Scan(&appID, &version, &objects)
 	if err != nil {
-		return 0, 0, classify(err)
+		return 0, 0, s.classify(err)
+	}
+	if appID == 0 && objects > 0 {
+		return 0, 0, fmt.Errorf("%w: a SQLite database of another program", ErrCorrupt)
 	}
 	return appID, version, nil
 }
@@ -103,12 +96,12 @@ func checkHeader(appID, version, latest int) error {
 func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return classify(err)
+		return s.classify(err)
 	}
 	defer tx.Rollback()
 	var version int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return classify(err)
+		return s.classify(err)
 	}
 	if version > latest {
 		return fmt.Errorf("%w: schema version %d", ErrNewerSchema, version)
@@ -119,21 +112,21 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	if version == 0 {
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-			return classify(err)
+			return s.classify(err)
 		}
 		if n > 0 {
 			return fmt.Errorf("%w: a SQLite database of another program", ErrCorrupt)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+		return fmt.Errorf("migration %d: %w", m.version, s.classify(err))
 	}
 	stmt := fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", m.version, applicationID)
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+		return fmt.Errorf("migration %d: %w", m.version, s.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migration %d: %w", m.version, classify(err))
+		return fmt.Errorf("migration %d: %w", m.version, s.classify(err))
 	}
 	return nil
 }

@@ -9,17 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-)
-
-// Errors wrapped by Open and by the methods of Store.
-var (
-	ErrCorrupt     = errors.New("store is corrupt or not a freshctx database")
-	ErrLocked      = errors.New("store is locked by another process")
-	ErrNewerSchema = errors.New("store was written by a newer freshctx")
-	ErrNotFound    = errors.New("not found")
 )
 
 // DirName is the folder, under the workspace root, of the default store.
@@ -32,22 +21,28 @@ func DefaultPath(root string) string {
 
 // Store is an open database plus its blob area. It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
-	path  string
-	blobs string // directory of the blob area
-	now   func() time.Time
+	db       *sql.DB
+	path     string
+	blobs    string // directory of the blob area
+	now      func() time.Time
+	readOnly bool
 }
 
-// Options tune Open; the zero value is what the CLI uses.
+// Options tune Open; the zero value is what the CLI uses for writing commands.
 type Options struct {
 	// BusyTimeout is how long a writer waits for another; default 10s.
 	BusyTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// ReadOnly opens an existing store for reading only: a missing store is
+	// ErrNoStore (nothing is created), and a store that cannot be written
+	// (read-only mount, no write permission, full disk) is still opened.
+	ReadOnly bool
 }
 
 // Open opens or creates the store at path, creating its directory (0700) and
-// database file (0600), and migrates it to the current schema.
+// database file (0600), and migrates it to the current schema. With
+// Options.ReadOnly it creates nothing.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.BusyTimeout == 0 {
 		opt.BusyTimeout = 10 * time.Second
@@ -59,15 +54,62 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	if opt.ReadOnly {
+		return openForReading(ctx, abs, opt)
+	}
 	if err := prepareFiles(abs); err != nil {
 		return nil, err
 	}
-	// Switching a new database to WAL and migrating it can meet SQLITE_BUSY
-	// without SQLite's busy handler being consulted (two processes creating
-	// the store at once), so opening retries until the busy timeout.
+	return openRetrying(ctx, abs, opt)
+}
+
+// openForReading opens an existing store read-write when it can (so an older
+// schema is migrated and the WAL is shared with writers) and read-only when
+// the file system or the disk will not let it.
+func openForReading(ctx context.Context, abs string, opt Options) (*Store, error) {
+	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoStore, abs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("open store %s: %w: it is a directory", abs, ErrCorrupt)
+	}
+	if f, err := os.OpenFile(abs, os.O_RDWR, 0); err == nil {
+		f.Close()
+		s, err := openRetrying(ctx, abs, opt)
+		if err == nil || !cannotWrite(err) {
+			return s, err
+		}
+	}
+	return openReadOnly(ctx, abs, opt)
+}
+
+// openReadOnly opens the store with SQLite's read-only mode; where even that
+// needs a write (the WAL index of a store on a read-only mount) it opens the
+// file as immutable, which reads what was checkpointed.
+func openReadOnly(ctx context.Context, abs string, opt Options) (*Store, error) {
+	s, err := openOnce(ctx, abs, opt, "ro")
+	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNewerSchema) {
+		s, err = openOnce(ctx, abs, opt, "immutable")
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.readOnly = true
+	return s, nil
+}
+
+// openRetrying opens read-write. Switching a new database to WAL and
+// migrating it can meet SQLITE_BUSY without SQLite's busy handler being
+// consulted (two processes creating the store at once), so opening retries
+// until the busy timeout.
+func openRetrying(ctx context.Context, abs string, opt Options) (*Store, error) {
 	deadline := time.Now().Add(opt.BusyTimeout)
 	for attempt := 1; ; attempt++ {
-		s, err := openOnce(ctx, abs, opt)
+		s, err := openOnce(ctx, abs, opt, "rw")
 		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
 			return s, err
 		}
@@ -79,26 +121,35 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 }
 
-func openOnce(ctx context.Context, abs string, opt Options) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(abs, opt.BusyTimeout))
+func openOnce(ctx context.Context, abs string, opt Options, mode string) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(abs, opt.BusyTimeout, mode))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, blobs: filepath.Join(filepath.Dir(abs), "blobs"), now: opt.Now}
+	s := &Store{db: db, path: abs, now: opt.Now, readOnly: mode != "rw"}
 	if err := s.init(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", abs, classify(err))
+		return nil, fmt.Errorf("open store %s: %w", abs, s.classify(err))
 	}
 	return s, nil
 }
 
-func dsn(path string, busy time.Duration) string {
+// dsn is the connection string. The journal mode is not part of it: a
+// database is switched to WAL only once it is known to be freshctx's.
+func dsn(path string, busy time.Duration, mode string) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
+	switch mode {
+	case "rw":
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate")
+	case "ro":
+		q.Set("mode", "ro")
+	case "immutable":
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
+	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
@@ -108,36 +159,67 @@ func dsn(path string, busy time.Duration) string {
 func prepareFiles(path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create store directory %s: %w", dir, err)
+		return fmt.Errorf("create store directory %s: %w", dir, classifyOS(err))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", path, err)
+		return fmt.Errorf("open store %s: %w", path, classifyOS(err))
 	}
 	return f.Close()
 }
 
-// init verifies the connection settings and applies pending migrations.
+// init checks that the file is a freshctx store (or empty) before anything
+// is written to it, then switches it to WAL, migrates it and finds its blob
+// area.
 func (s *Store) init(ctx context.Context) error {
-	var mode string
-	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return classify(err)
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
 	}
-	if mode != "wal" {
-		return fmt.Errorf("journal mode is %q, want wal", mode)
+	appID, version, err := s.header(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkHeader(appID, version, len(ms)); err != nil {
+		return err
 	}
 	var fk int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
-		return classify(err)
+		return err
 	}
 	if fk != 1 {
 		return errors.New("foreign keys are not enabled")
 	}
-	return s.migrate(ctx)
+	if s.readOnly {
+		if version < len(ms) {
+			return fmt.Errorf("%w: schema version %d needs an upgrade to %d, which a read-only store cannot take",
+				ErrReadOnly, version, len(ms))
+		}
+		return s.findBlobArea(ctx, false)
+	}
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("journal mode is %q, want wal", mode)
+	}
+	if version < len(ms) {
+		if err := s.migrate(ctx, ms); err != nil {
+			return err
+		}
+	}
+	return s.findBlobArea(ctx, version == 0)
 }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
+
+// BlobDir is the folder of the store's blob area.
+func (s *Store) BlobDir() string { return s.blobs }
+
+// ReadOnly reports whether the store was opened for reading only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Now is the store's clock.
 func (s *Store) Now() time.Time { return s.now() }
@@ -147,21 +229,3 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // DB exposes the database for read-only queries of feature packages.
 func (s *Store) DB() *sql.DB { return s.db }
-
-// classify wraps SQLite failures that mean "corrupt" or "locked" in the
-// package's sentinel errors, keeping the original for context.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("%w (%v); move the file aside to start a new store", ErrCorrupt, err)
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return fmt.Errorf("%w (%v); try again when it finishes", ErrLocked, err)
-		}
-	}
-	return err
-}

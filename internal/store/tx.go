@@ -29,13 +29,16 @@ func (s *Store) View(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error {
+	if !readOnly && s.readOnly {
+		return fmt.Errorf("%w: %s was opened for reading only", ErrReadOnly, s.path)
+	}
 	var opts *sql.TxOptions
 	if readOnly {
 		opts = &sql.TxOptions{ReadOnly: true}
 	}
 	sqlTx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("begin: %w", classify(err))
+		return fmt.Errorf("begin: %w", s.classify(err))
 	}
 	tx := &Tx{Tx: sqlTx, s: s, Now: s.now()}
 	committed := false
@@ -49,10 +52,10 @@ func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error
 		}
 	}()
 	if err := fn(tx); err != nil {
-		return classify(err)
+		return s.classify(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", classify(err))
+		return fmt.Errorf("commit: %w", s.classify(err))
 	}
 	committed = true
 	for _, f := range tx.afterCommit {

@@ -1,0 +1,349 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDeleteTouchesNoFileBeforeCommit(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	b := writeBlob(t, s, []byte("kept until commit"))
+	err := s.Update(ctx, func(tx *Tx) error {
+		if _, _, err := tx.DeleteOrphanBlobs(); err != nil {
+			return err
+		}
+		// A kill here must leave the file where the rolled-back row expects it.
+		if _, err := os.Stat(s.blobPath(b.Digest)); err != nil {
+			t.Errorf("blob file gone inside the transaction: %v", err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(s.blobs, "*-*")); len(left) != 0 {
+			t.Errorf("files set aside inside the transaction: %v", left)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.blobPath(b.Digest)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("blob file after commit: %v, want removed", err)
+	}
+}
+
+func TestRolledBackCommitRemovesItsFile(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	w, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("never recorded"))
+	var b Blob
+	boom := errors.New("boom")
+	err = s.Update(ctx, func(tx *Tx) error {
+		b, err = tx.CommitBlob(w)
+		if err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.blobPath(b.Digest)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("file of a rolled-back blob: %v, want removed", err)
+	}
+	// Content another row holds stays when a second commit of it rolls back.
+	kept := writeBlob(t, s, []byte("held"))
+	err = s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.WriteBlob([]byte("held")); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if got := readBlob(t, s, kept); string(got) != "held" {
+		t.Fatalf("shared content lost: %q", got)
+	}
+}
+
+func TestStoresInOneFolderKeepTheirBlobsApart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := Open(ctx, filepath.Join(dir, "a.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, filepath.Join(dir, "b.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.BlobDir() == b.BlobDir() {
+		t.Fatalf("both stores keep blobs in %s", a.BlobDir())
+	}
+	writeBlob(t, a, []byte("same output"))
+	inB := writeBlob(t, b, []byte("same output"))
+	if err := a.Update(ctx, func(tx *Tx) error { _, _, err := tx.DeleteOrphanBlobs(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBlob(t, b, inB); string(got) != "same output" {
+		t.Fatalf("forgetting in a.db cost b.db its blob: %q", got)
+	}
+	// The blob folder is recorded, so it survives a rename of the file.
+	a.Close()
+	if err := os.Rename(filepath.Join(dir, "a.db"), filepath.Join(dir, "c.db")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(ctx, filepath.Join(dir, "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.BlobDir() != filepath.Join(dir, "a.db-blobs") {
+		t.Fatalf("renamed store's blobs = %s", c.BlobDir())
+	}
+}
+
+func TestLegacyStoreKeepsSharedBlobFolder(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	if _, err := s.db.Exec("DELETE FROM meta WHERE key = ?", blobAreaKey); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := Open(ctx, s.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if want := filepath.Join(filepath.Dir(s.Path()), "blobs"); s2.BlobDir() != want {
+		t.Fatalf("legacy blob folder = %s, want %s", s2.BlobDir(), want)
+	}
+}
+
+func TestForeignDatabaseIsLeftUntouched(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "app.db")
+	db, err := sql.Open("sqlite", "file:"+p+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE users(name TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(p)
+	if _, err := Open(context.Background(), p, Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open(foreign) = %v, want ErrCorrupt", err)
+	}
+	after, _ := os.ReadFile(p)
+	if !bytes.Equal(before, after) {
+		t.Fatal("refusing a foreign database changed it")
+	}
+	if after[18] != 1 || after[19] != 1 {
+		t.Fatalf("foreign database switched to WAL (header %d/%d)", after[18], after[19])
+	}
+	if _, err := os.Stat(p + "-wal"); err == nil {
+		t.Fatal("a WAL file was created beside the foreign database")
+	}
+}
+
+func TestReadOnlyOpenCreatesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "none")
+	_, err := Open(context.Background(), filepath.Join(dir, "freshctx.db"), Options{ReadOnly: true})
+	if !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Open(missing, ReadOnly) = %v, want ErrNoStore", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("read-only open created %s", dir)
+	}
+}
+
+func TestCheckBlobFilesFindsAndFixesLeftovers(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	kept := writeBlob(t, s, []byte("still listed"))
+	set := writeBlob(t, s, []byte("set aside by an older version"))
+	// An older version renamed files to trash-* before commit and was
+	// killed: the row still names the content, the file is aside.
+	if err := os.Rename(s.blobPath(set.Digest), filepath.Join(s.blobs, "trash-"+set.Digest.String())); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	tmp := filepath.Join(s.blobs, "tmp-killed")
+	os.WriteFile(tmp, []byte("half a blob"), 0o600)
+	os.Chtimes(tmp, old, old)
+	orphan := s.blobPath(mustDigest(strings.Repeat("ab", 32)))
+	os.MkdirAll(filepath.Dir(orphan), 0o700)
+	os.WriteFile(orphan, []byte("no row"), 0o600)
+	// A live writer's unfinished blob is never a leftover.
+	live, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Discard()
+	live.Write([]byte("still being written"))
+	os.Chtimes(live.f.Name(), old, old)
+
+	got, err := s.CheckBlobFiles(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Orphans) != 1 || len(got.Temporary) != 1 || len(got.Trash) != 1 || len(got.Missing) != 1 {
+		t.Fatalf("check = %+v, want one orphan, temporary, trash and missing", got)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatal("a check without fix removed a file")
+	}
+	fixed, err := s.CheckBlobFiles(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixed.Restored) != 1 || len(fixed.Missing) != 0 || fixed.Removed != 2 {
+		t.Fatalf("fix = %+v, want trash restored and two files removed", fixed)
+	}
+	if string(readBlob(t, s, set)) != "set aside by an older version" || string(readBlob(t, s, kept)) != "still listed" {
+		t.Fatal("fix lost content")
+	}
+	if _, err := os.Stat(live.f.Name()); err != nil {
+		t.Fatalf("fix removed a live writer's file: %v", err)
+	}
+	again, err := s.CheckBlobFiles(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Leftovers() != 0 || len(again.Missing) != 0 {
+		t.Fatalf("after fix = %+v", again)
+	}
+}
+
+func TestSweepTemporaryKeepsLiveWriters(t *testing.T) {
+	s := mustOpenStore(t)
+	live, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Discard()
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(live.f.Name(), old, old)
+	dead := filepath.Join(s.blobs, "tmp-dead")
+	os.WriteFile(dead, []byte("x"), 0o600)
+	os.Chtimes(dead, old, old)
+	young := filepath.Join(s.blobs, "tmp-young")
+	os.WriteFile(young, []byte("x"), 0o600)
+	if n, _ := s.SweepTemporary(); n != 1 {
+		t.Fatalf("swept %d, want 1", n)
+	}
+	for _, p := range []string{live.f.Name(), young} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
+	}
+}
+
+// mountTmpfs mounts a small tmpfs at a new folder, or skips the test where
+// this process may not mount.
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+func TestReadOnlyMountStillReads(t *testing.T) {
+	ctx := context.Background()
+	dir := mountTmpfs(t, "8m")
+	p := filepath.Join(dir, "freshctx.db")
+	s, err := Open(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := writeBlob(t, s, []byte("raw output"))
+	s.Update(ctx, func(tx *Tx) error { return tx.SetMeta("k", "v") })
+	s.Close()
+	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot remount read-only: %v %s", err, out)
+	}
+	if _, err := Open(ctx, p, Options{}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Open(read-only mount) for writing = %v, want ErrReadOnly", err)
+	}
+	ro, err := Open(ctx, p, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("Open(read-only mount, ReadOnly) = %v", err)
+	}
+	defer ro.Close()
+	if got := readBlob(t, ro, b); string(got) != "raw output" {
+		t.Fatalf("blob = %q", got)
+	}
+	var v string
+	ro.View(ctx, func(tx *Tx) error { v, _, _ = tx.Meta("k"); return nil })
+	if v != "v" {
+		t.Fatalf("meta = %q", v)
+	}
+	if err := ro.Update(ctx, func(tx *Tx) error { return nil }); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Update on read-only = %v, want ErrReadOnly", err)
+	}
+}
+
+func TestFullDiskSaysDiskFull(t *testing.T) {
+	ctx := context.Background()
+	dir := mountTmpfs(t, "2m")
+	p := filepath.Join(dir, "freshctx.db")
+	s, err := Open(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Update(ctx, func(tx *Tx) error { return tx.SetMeta("k", "v") })
+	filler, _ := os.Create(filepath.Join(dir, "filler"))
+	chunk := bytes.Repeat([]byte{'x'}, 64<<10)
+	for {
+		if _, err := filler.Write(chunk); err != nil {
+			break
+		}
+	}
+	filler.Close()
+	err = s.Update(ctx, func(tx *Tx) error {
+		return tx.SetMeta("big", strings.Repeat("y", 1<<20))
+	})
+	if !errors.Is(err, ErrFull) {
+		t.Fatalf("Update on a full disk = %v, want ErrFull", err)
+	}
+	if !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %q does not say disk full", err)
+	}
+	if _, err := s.CreateBlob(); err == nil {
+		w, _ := s.CreateBlob()
+		_, werr := w.Write(chunk)
+		_, ferr := w.Finish()
+		w.Discard()
+		if !errors.Is(errors.Join(werr, ferr), ErrFull) {
+			t.Fatalf("blob on a full disk = %v %v, want ErrFull", werr, ferr)
+		}
+	} else if !errors.Is(err, ErrFull) {
+		t.Fatalf("CreateBlob on a full disk = %v, want ErrFull", err)
+	}
+	ro, err := Open(ctx, p, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reading a store on a full disk = %v", err)
+	}
+	defer ro.Close()
+	var v string
+	if err := ro.View(ctx, func(tx *Tx) error { v, _, err = tx.Meta("k"); return err }); err != nil || v != "v" {
+		t.Fatalf("meta on a full disk = %q, %v", v, err)
+	}
+}
