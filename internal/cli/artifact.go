@@ -172,7 +172,7 @@ func printArtifact(streams IO, r *fabric.GetResult) error {
 	if err := render.ArtifactOutcome(streams.Err, r); err != nil {
 		return err
 	}
-	return render.ArtifactContent(streams.Out, r)
+	return render.ArtifactContent(streams.Content(), r)
 }
 
 func newArtifactInvalidateCmd(a *app) *cobra.Command {

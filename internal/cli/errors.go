@@ -10,6 +10,7 @@ import (
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/termsafe"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -73,6 +74,10 @@ func errorCode(err error) string {
 		return "store_locked"
 	case errors.Is(err, store.ErrNewerSchema):
 		return "store_newer_schema"
+	case errors.Is(err, store.ErrReadOnly):
+		return "store_read_only"
+	case errors.Is(err, store.ErrFull):
+		return "disk_full"
 	}
 	return "error"
 }
@@ -80,7 +85,7 @@ func errorCode(err error) string {
 // reportError prints the one-line message on stderr and, with --json, the
 // error object on stdout.
 func reportError(streams IO, asJSON bool, err error) {
-	fmt.Fprintf(streams.Err, "freshctx: %v\n", err)
+	fmt.Fprintf(streams.Err, "freshctx: %s\n", termsafe.Line(err.Error()))
 	if asJSON {
 		writeJSON(streams.Out, map[string]any{"error": map[string]string{
 			"code": errorCode(err), "message": err.Error(),

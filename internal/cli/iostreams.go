@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/freshctx/freshctx/internal/termsafe"
 )
 
 // IO is where a command reads and writes; tests swap it.
@@ -20,6 +22,28 @@ type IO struct {
 	Env []string
 	// Cwd is the working directory.
 	Cwd string
+
+	content io.Writer // see Content
+}
+
+// Content is where exact content (a file read, an artifact, raw output)
+// goes: Out itself unless a person reads Out on a terminal, where it is
+// cleaned of control sequences like everything else.
+func (s IO) Content() io.Writer {
+	if s.content != nil {
+		return s.content
+	}
+	return s.Out
+}
+
+// terminalSafe wraps w in a cleaning writer when a person reads it on a
+// terminal; flush writes what it held back.
+func terminalSafe(w io.Writer, terminal bool) (out io.Writer, flush func() error) {
+	if !terminal {
+		return w, func() error { return nil }
+	}
+	tw := termsafe.NewWriter(w)
+	return tw, tw.Flush
 }
 
 // System returns the process's standard streams.

@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/termsafe"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -66,6 +67,7 @@ Exit status:
        126 when it cannot be executed, 128+N when killed by signal N
   3    artifact get: the artifact is stale
   4    artifact get: there is no such artifact
+  1    doctor: a check failed (warnings exit 0)
 
 Environment:
   FRESHCTX_ROOT   workspace root (like --root)
@@ -91,7 +93,7 @@ func newRootCmd(a *app) *cobra.Command {
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
 		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a),
-		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a))
+		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a))
 	return cmd
 }
 
@@ -206,10 +208,26 @@ func (a *app) runRecords(ctx context.Context) (*records.Service, error) {
 	return svc, nil
 }
 
-// render prints v as JSON with --json, else calls text.
+// render prints v as JSON with --json, else calls text with a.io's
+// streams cleaned of control sequences (a command line, label, summary or
+// key is whatever a user or a tool wrote). Content that must stay exact —
+// a file read, an artifact — goes to Content(), cleaned only when a person
+// reads it on a terminal.
 func (a *app) render(v any, text func() error) error {
 	if a.json {
 		return writeJSON(a.io.Out, v)
 	}
-	return text()
+	orig := a.io
+	out, errOut := termsafe.NewWriter(orig.Out), termsafe.NewWriter(orig.Err)
+	a.io.Out, a.io.Err = out, errOut
+	a.io.content = orig.Out
+	if orig.OutIsTerminal {
+		a.io.content = out
+	}
+	defer func() { a.io = orig }()
+	err := text()
+	if ferr := errors.Join(out.Flush(), errOut.Flush()); err == nil {
+		err = ferr
+	}
+	return err
 }

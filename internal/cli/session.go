@@ -79,7 +79,7 @@ func printRead(streams IO, r *readcache.ReadResult) error {
 	if err := render.ReadHeader(streams.Err, r); err != nil {
 		return err
 	}
-	return render.ReadText(streams.Out, r)
+	return render.ReadText(streams.Content(), r)
 }
 
 func newSessionCmd(a *app) *cobra.Command {

@@ -88,15 +88,18 @@ func showRaw(cmd *cobra.Command, a *app, svc *records.Service, id int64, stream 
 		}
 		return nil
 	}
+	// Byte for byte, except on a terminal, where nothing may act on it.
+	out, flushOut := terminalSafe(a.io.Out, a.io.OutIsTerminal)
+	errOut, flushErr := terminalSafe(a.io.Err, a.io.ErrIsTerminal)
 	if stream != "" {
 		s, ok := records.ParseStream(stream)
 		if !ok {
 			return usagef("--stream %q: want stdout or stderr", stream)
 		}
-		return copyStream(s, a.io.Out)
+		return errors.Join(copyStream(s, out), flushOut())
 	}
-	if err := copyStream(records.Stdout, a.io.Out); err != nil {
+	if err := errors.Join(copyStream(records.Stdout, out), flushOut()); err != nil {
 		return err
 	}
-	return copyStream(records.Stderr, a.io.Err)
+	return errors.Join(copyStream(records.Stderr, errOut), flushErr())
 }

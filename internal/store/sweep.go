@@ -77,7 +77,7 @@ func (tx *Tx) hasBlob(d digest.Digest) (bool, error) {
 // BlobFiles is what CheckBlobFiles found in the blob area; paths are
 // relative to it.
 type BlobFiles struct {
-	Files     int      `json:"files"`
+	Files     int      `json:"files"`     // blob files a row records
 	Orphans   []string `json:"orphans"`   // blob files no row records
 	Temporary []string `json:"temporary"` // unfinished blobs of writers that are gone
 	Trash     []string `json:"trash"`     // files older versions set aside
@@ -199,9 +199,9 @@ func (s *Store) scanShard(shard string, rows map[string]*blobRow, out *BlobFiles
 			out.Unknown = append(out.Unknown, rel)
 			continue
 		}
-		out.Files++
 		if r, ok := rows[h]; ok {
 			r.seen = true
+			out.Files++
 		} else {
 			out.Orphans = append(out.Orphans, rel)
 		}
