@@ -43,7 +43,7 @@ func (s *Store) CreateBlob() (*BlobWriter, error) {
 	if err := os.MkdirAll(s.blobs, 0o700); err != nil {
 		return nil, fmt.Errorf("create blob area: %w", classifyOS(err))
 	}
-	f, err := os.CreateTemp(s.blobs, tmpPrefix+"*")
+	f, err := os.CreateTemp(s.blobs, tmpPattern())
 	if err != nil {
 		return nil, fmt.Errorf("create blob: %w", classifyOS(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,7 +182,7 @@ func TestCheckBlobFilesFindsAndFixesLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
-	tmp := filepath.Join(s.blobs, "tmp-killed")
+	tmp := filepath.Join(s.blobs, "tmp-2147483646-killed")
 	os.WriteFile(tmp, []byte("half a blob"), 0o600)
 	os.Chtimes(tmp, old, old)
 	orphan := s.blobPath(mustDigest(strings.Repeat("ab", 32)))
@@ -237,15 +238,25 @@ func TestSweepTemporaryKeepsLiveWriters(t *testing.T) {
 	defer live.Discard()
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(live.f.Name(), old, old)
-	dead := filepath.Join(s.blobs, "tmp-dead")
+	// A writer that died a moment ago (its pid is gone, no lock) and an
+	// old temporary file without a pid are abandoned.
+	dead := filepath.Join(s.blobs, "tmp-2147483646-x")
 	os.WriteFile(dead, []byte("x"), 0o600)
-	os.Chtimes(dead, old, old)
-	young := filepath.Join(s.blobs, "tmp-young")
+	ancient := filepath.Join(s.blobs, "tmp-old")
+	os.WriteFile(ancient, []byte("x"), 0o600)
+	longAgo := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(ancient, longAgo, longAgo)
+	// A file of a live process that holds no lock yet, and a recent file
+	// without a pid, are not.
+	young := filepath.Join(s.blobs, fmt.Sprintf("tmp-%d-y", os.Getpid()))
 	os.WriteFile(young, []byte("x"), 0o600)
-	if n, _ := s.SweepTemporary(); n != 1 {
-		t.Fatalf("swept %d, want 1", n)
+	recent := filepath.Join(s.blobs, "tmp-recent")
+	os.WriteFile(recent, []byte("x"), 0o600)
+	os.Chtimes(recent, old, old)
+	if n, _ := s.SweepTemporary(); n != 2 {
+		t.Fatalf("swept %d, want 2", n)
 	}
-	for _, p := range []string{live.f.Name(), young} {
+	for _, p := range []string{live.f.Name(), young, recent} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed: %v", filepath.Base(p), err)
 		}

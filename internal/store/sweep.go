@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,13 +15,27 @@ import (
 )
 
 const (
-	tmpPrefix   = "tmp-"
+	tmpPrefix   = "tmp-"   // then the writer's pid and a dash
 	trashPrefix = "trash-" // files older versions set aside before commit
-	// tmpGrace is how long a temporary file counts as in use even without a
-	// writer's lock (the moment between creating and locking it, or a
-	// system without advisory locks where it is the only evidence).
-	tmpGrace = time.Minute
+	// tmpMaxAge is when an unlocked temporary file counts as abandoned even
+	// if the process its name records seems alive (a reused pid, another
+	// machine sharing the folder, a system without advisory locks).
+	tmpMaxAge = 24 * time.Hour
 )
+
+// tmpPattern is the os.CreateTemp pattern of this process's blobs.
+func tmpPattern() string { return tmpPrefix + strconv.Itoa(os.Getpid()) + "-*" }
+
+// tmpPID is the writer's pid recorded in a temporary file's name.
+func tmpPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, tmpPrefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	return pid, ok && err == nil && pid > 0
+}
 
 // removeFilesAfter arranges for the files of blobs to be removed once the
 // transaction has committed (onCommit) or rolled back, if by then no row
@@ -209,13 +224,19 @@ func (s *Store) scanShard(shard string, rows map[string]*blobRow, out *BlobFiles
 	return nil
 }
 
-// abandoned reports whether a temporary blob file has no live writer.
+// abandoned reports whether a temporary blob file has no live writer: no
+// process holds its lock, and the process that made it is gone (or it is a
+// day old). A writer holds the lock from the moment after it creates the
+// file, and is alive in that moment, so a live writer's file is never taken.
 func (s *Store) abandoned(path string) bool {
 	fi, err := os.Stat(path)
-	if err != nil || time.Since(fi.ModTime()) < tmpGrace {
+	if err != nil || lockedByWriter(path) {
 		return false
 	}
-	return !lockedByWriter(path)
+	if pid, ok := tmpPID(filepath.Base(path)); ok && !processAlive(pid) {
+		return true
+	}
+	return time.Since(fi.ModTime()) > tmpMaxAge
 }
 
 // fixBlobArea restores needed trash and removes every leftover file.
