@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
@@ -83,12 +84,15 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 			rng.end = rng.start + req.Limit - 1
 		}
 	}
-	if why := sensitive(rel); why != "" && !req.AllowSensitive {
+	if why := workspace.Sensitive(rel); why != "" && !req.AllowSensitive {
 		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
 	}
 	f, err := s.load(ctx, rel)
 	if err != nil {
 		return nil, err
+	}
+	if why := s.WS.SensitiveFile(rel, f.abs, f.content); why != "" && !req.AllowSensitive {
+		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
 	}
 	var res *ReadResult
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {

@@ -2,10 +2,8 @@ package readcache
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"strconv"
-	"strings"
 )
 
 // lineRange is a requested scope: start 0 means the whole file; end 0 means
@@ -33,30 +31,4 @@ func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 		return "", r, err
 	}
 	return rel, r, nil
-}
-
-var sensitiveNames = map[string]bool{
-	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true, ".git-credentials": true,
-	"credentials": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, ".htpasswd": true,
-}
-
-var sensitiveExts = map[string]bool{
-	".pem": true, ".key": true, ".p12": true, ".pfx": true, ".crt": true, ".cer": true, ".der": true,
-	".jks": true, ".keystore": true, ".kdbx": true, ".asc": true, ".gpg": true,
-}
-
-// sensitive says why a path is not served without --allow-sensitive.
-func sensitive(rel string) string {
-	base := path.Base(rel)
-	switch {
-	case base == ".env" || strings.HasPrefix(base, ".env."):
-		return "an environment file"
-	case sensitiveNames[base]:
-		return "a credentials file"
-	case sensitiveExts[strings.ToLower(path.Ext(base))]:
-		return "a key or certificate"
-	case strings.Contains("/"+rel, "/.ssh/"):
-		return "an ssh file"
-	}
-	return ""
 }

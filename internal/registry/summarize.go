@@ -9,6 +9,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Summary is one summary to store.
@@ -40,6 +41,11 @@ func (s *Service) Summarize(ctx context.Context, items []Summary) (*SummarizeRes
 		}
 		if reason := skipByName(rel); reason != "" {
 			return nil, fmt.Errorf("%s is skipped by the registry (%s)", rel, reason)
+		}
+		if abs, err := s.WS.Resolve(rel); err == nil {
+			if why := s.WS.SensitiveFile(rel, abs, nil); why != "" {
+				return nil, fmt.Errorf("%s is %s: the registry keeps no summary (and no copy) of it", rel, why)
+			}
 		}
 		items[i].Path, paths[i] = rel, rel
 	}
@@ -81,6 +87,9 @@ func (s *Service) storeSummary(ctx context.Context, tx *store.Tx, it Summary, d 
 	content, err := os.ReadFile(s.WS.Abs(it.Path))
 	if err != nil {
 		return fmt.Errorf("summarize %s: %w", it.Path, err)
+	}
+	if why := workspace.SensitiveContent(content); why != "" {
+		return fmt.Errorf("%s holds %s: the registry keeps no summary (and no copy) of it", it.Path, why)
 	}
 	blob, err := tx.WriteBlob(content)
 	if err != nil {
