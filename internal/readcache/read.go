@@ -13,8 +13,8 @@ import (
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/workspace"
 	"github.com/freshctx/freshctx/internal/tokens"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Modes of a read.
