@@ -120,6 +120,13 @@ func selectTools(names []string) ([]tool, error) {
 func (s *Server) add(t tool) {
 	s.mcp.AddTool(&mcp.Tool{Name: t.name, Description: t.desc, InputSchema: json.RawMessage(t.schema)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+				ctx = withProgress(ctx, func(p records.Progress) {
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: tok, Progress: p.Elapsed.Seconds(), Message: p.String(),
+					})
+				})
+			}
 			text, result, err := t.call(ctx, s, req.Params.Arguments)
 			if err != nil {
 				return &mcp.CallToolResult{IsError: true,
@@ -127,6 +134,19 @@ func (s *Server) add(t tool) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: result}, nil
 		})
+}
+
+type progressKey struct{}
+
+// withProgress gives a long call a way to report progress to the client
+// that asked for it (a progress token in the request).
+func withProgress(ctx context.Context, f func(records.Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+func progressFrom(ctx context.Context) func(records.Progress) {
+	f, _ := ctx.Value(progressKey{}).(func(records.Progress))
+	return f
 }
 
 // Session is the read cache session the read tool uses.

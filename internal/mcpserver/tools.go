@@ -90,9 +90,11 @@ func callRun(ctx context.Context, s *Server, raw json.RawMessage) (string, any, 
 	if err != nil {
 		return "", nil, err
 	}
+	// Its own process group: a cancelled call ends the command and all it
+	// started, and what ran is still recorded.
 	rec, err := s.records.Run(ctx, records.RunRequest{
-		Options: records.Options{Label: in.Label, Intent: intent, MaxTokens: in.MaxTokens},
-		Argv:    []string{"sh", "-c", in.Command}, Stdin: strings.NewReader(""), Env: s.opt.Env,
+		Options: records.Options{Label: in.Label, Intent: intent, MaxTokens: in.MaxTokens, Notify: progressFrom(ctx)},
+		Argv:    []string{"sh", "-c", in.Command}, Stdin: strings.NewReader(""), Env: s.opt.Env, OwnGroup: true,
 	})
 	if err != nil {
 		return "", nil, err

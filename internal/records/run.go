@@ -54,6 +54,20 @@ type Options struct {
 	MaxTokens int
 	// Progress, when set, receives a status line about once a second.
 	Progress io.Writer
+	// Notify, when set, is called about once a second while the command
+	// runs (an MCP client's progress notifications).
+	Notify func(Progress)
+}
+
+// Progress is how far a running command has got.
+type Progress struct {
+	Elapsed time.Duration
+	Lines   int64
+	Bytes   int64
+}
+
+func (p Progress) String() string {
+	return fmt.Sprintf("running %s · %d lines · %s captured", p.Elapsed.Round(time.Second), p.Lines, humanBytes(p.Bytes))
 }
 
 // RunRequest is one command to run.
@@ -62,7 +76,15 @@ type RunRequest struct {
 	Argv  []string
 	Stdin io.Reader
 	Env   []string
+	// OwnGroup runs the command in its own process group, so that when ctx
+	// is cancelled the command and everything it started are ended (and the
+	// record of what ran so far is kept). Not for a command that may read
+	// a terminal: a background group cannot.
+	OwnGroup bool
 }
+
+// killGrace is how long a cancelled command has between SIGTERM and SIGKILL.
+const killGrace = time.Second
 
 // StartError means the command could not be started; Code is the shell's
 // convention (127 not found, 126 not executable).
@@ -101,19 +123,25 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	cmd.Dir, cmd.Env, cmd.Stdin = s.Cwd, req.Env, req.Stdin
 	cmd.Stdout, cmd.Stderr = c.sinks[Stdout], c.sinks[Stderr]
 	cmd.WaitDelay = waitDelay
+	if req.OwnGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	start, since := s.now(), freshness.FileClock()
 	if err := cmd.Start(); err != nil {
 		c.wait()
 		return nil, startError(req.Argv[0], err)
 	}
 	stopSignals := forwardSignals(cmd.Process)
+	stopCancel := context.AfterFunc(ctx, func() { terminate(cmd.Process, req.OwnGroup) })
 	waitErr := cmd.Wait()
+	stopCancel()
 	stopSignals()
 	code, err := exitCode(cmd, waitErr)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", req.Argv[0], err)
 	}
-	return s.finish(ctx, c, recordMeta{
+	// A cancelled run is still recorded: what it printed until then.
+	return s.finish(context.WithoutCancel(ctx), c, recordMeta{
 		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: s.now().Sub(start),
 	})
 }
@@ -139,6 +167,20 @@ func exitCode(cmd *exec.Cmd, err error) (int, error) {
 		return st.ExitCode(), nil
 	}
 	return 0, err
+}
+
+// terminate ends a cancelled command: SIGTERM to it (and its group), then
+// SIGKILL if it is still there after killGrace.
+func terminate(p *os.Process, group bool) {
+	signal := func(sig syscall.Signal) {
+		if group {
+			syscall.Kill(-p.Pid, sig)
+		} else {
+			p.Signal(sig)
+		}
+	}
+	signal(syscall.SIGTERM)
+	time.AfterFunc(killGrace, func() { signal(syscall.SIGKILL) })
 }
 
 // forwardSignals passes interrupts and terminations on to the command while
@@ -191,7 +233,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		c.analysis.consume(c.lines)
 		close(c.done)
 	}()
-	c.stopProg = showProgress(opt.Progress, &c.bytes, &c.analysis.lines)
+	c.stopProg = showProgress(opt, &c.bytes, &c.analysis.lines)
 	return c, nil
 }
 
@@ -233,8 +275,8 @@ func (c *capture) rawTokens() (int, bool) {
 }
 
 // showProgress prints a status line to w about once a second until stopped.
-func showProgress(w io.Writer, bytes, lines *atomic.Int64) (stop func()) {
-	if w == nil {
+func showProgress(opt Options, bytes, lines *atomic.Int64) (stop func()) {
+	if opt.Progress == nil && opt.Notify == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -248,12 +290,17 @@ func showProgress(w io.Writer, bytes, lines *atomic.Int64) (stop func()) {
 		for {
 			select {
 			case <-t.C:
-				fmt.Fprintf(w, "\r\x1b[Kfreshctx: running %s · %d lines · %s captured",
-					time.Since(start).Round(time.Second), lines.Load(), humanBytes(bytes.Load()))
-				shown = true
+				p := Progress{Elapsed: time.Since(start), Lines: lines.Load(), Bytes: bytes.Load()}
+				if opt.Notify != nil {
+					opt.Notify(p)
+				}
+				if opt.Progress != nil {
+					fmt.Fprintf(opt.Progress, "\r\x1b[Kfreshctx: %s", p)
+					shown = true
+				}
 			case <-done:
 				if shown {
-					fmt.Fprint(w, "\r\x1b[K")
+					fmt.Fprint(opt.Progress, "\r\x1b[K")
 				}
 				return
 			}
