@@ -11,13 +11,11 @@ import (
 // pruneEvery is how often run and capture look for records past retention.
 const pruneEvery = time.Hour
 
-// pruneIfDue deletes records older than the retention (and the output only
-// they used), at most once per pruneEvery. A failure is returned but the
-// caller's record is already safe.
+// pruneIfDue, at most once per pruneEvery, removes what killed captures
+// left in the blob area and deletes records older than the retention (and
+// the output only they used). A failure is returned but the caller's record
+// is already safe.
 func (s *Service) pruneIfDue(ctx context.Context) (*Forgotten, error) {
-	if s.Retention <= 0 {
-		return nil, nil
-	}
 	due := false
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
 		last, _, err := tx.Meta("records.last_prune")
@@ -34,6 +32,9 @@ func (s *Service) pruneIfDue(ctx context.Context) (*Forgotten, error) {
 	if err != nil || !due {
 		return nil, err
 	}
-	s.Store.SweepTemporary() // what killed captures left behind
+	s.Store.SweepTemporary()
+	if s.Retention <= 0 {
+		return nil, nil
+	}
 	return s.ForgetOlderThan(ctx, s.Retention)
 }
