@@ -1,0 +1,68 @@
+package doctor
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/teststore"
+)
+
+func check(t *testing.T, rep *Report, name string) Check {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no %s check in %+v", name, rep.Checks)
+	return Check{}
+}
+
+// TestLostArtifactContentIsDroppedSoItIsRebuilt: an artifact whose blob
+// file is gone is reported, and --fix drops it: the next get is cold, not
+// an error.
+func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
+	ctx := context.Background()
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	ws := teststore.Workspace(t, r.Dir)
+	st := teststore.Open(t, "", store.Options{})
+	fab := &fabric.Service{WS: ws, Store: st, Cwd: r.Dir}
+	content := strings.Repeat("a large repo map line\n", 2000) // stored as a blob
+	if _, err := fab.Put(ctx, fabric.PutRequest{Type: "repo_map", Key: "root", Deps: []string{"a.go"}, Content: strings.NewReader(content)}); err != nil {
+		t.Fatal(err)
+	}
+	d := digest.Bytes([]byte(content)).String()
+	if err := os.Remove(st.BlobDir() + "/" + d[:2] + "/" + d[2:] + ".zst"); err != nil {
+		t.Fatal(err)
+	}
+
+	rep := Run(ctx, Options{Path: st.Path(), Store: st, WS: ws})
+	if c := check(t, rep, "raw output"); c.Status != Warn || !strings.Contains(c.Detail, "1 cached item lost content") {
+		t.Fatalf("raw output check = %+v", c)
+	}
+	if !rep.OK {
+		t.Fatal("a lost cache item is a warning, not a failure")
+	}
+	rep = Run(ctx, Options{Path: st.Path(), Store: st, WS: ws, Fix: true})
+	if c := check(t, rep, "raw output"); c.Status != OK || !strings.Contains(c.Fixed, "dropped 1 cache row") {
+		t.Fatalf("fixed raw output check = %+v", c)
+	}
+	got, err := fab.Get(ctx, fabric.GetRequest{Type: "repo_map", Key: "root"})
+	if err != nil || got.Outcome != fabric.Cold {
+		t.Fatalf("get after fix = %+v, %v; want cold", got, err)
+	}
+	rep = Run(ctx, Options{Path: st.Path(), Store: st, WS: ws})
+	for _, c := range rep.Checks {
+		if c.Status != OK {
+			t.Errorf("after fix: %+v", c)
+		}
+	}
+}
