@@ -35,7 +35,16 @@ func Init(tb TB, dir string) *Repo {
 	tb.Helper()
 	r := Plain(tb, dir)
 	r.Git("init", "-q", "-b", "main")
+	r.noBackgroundWork()
 	return r
+}
+
+// noBackgroundWork turns off git's automatic gc and maintenance: after a
+// large commit they run detached and write into .git while the test's
+// temporary directory is being removed.
+func (r *Repo) noBackgroundWork() {
+	r.Git("config", "gc.auto", "0")
+	r.Git("config", "maintenance.auto", "false")
 }
 
 // Bare makes an empty bare repository, to serve as an "upstream".
@@ -43,6 +52,7 @@ func Bare(tb testing.TB) *Repo {
 	tb.Helper()
 	r := Plain(tb, tb.TempDir())
 	r.Git("init", "-q", "--bare", "-b", "main")
+	r.noBackgroundWork()
 	return r
 }
 
@@ -51,7 +61,9 @@ func Clone(tb testing.TB, url string) *Repo {
 	tb.Helper()
 	parent := Plain(tb, tb.TempDir())
 	parent.Git("clone", "-q", url, "work")
-	return Plain(tb, parent.Path("work"))
+	r := Plain(tb, parent.Path("work"))
+	r.noBackgroundWork()
+	return r
 }
 
 // Plain uses dir as a directory that is not a git repository.
