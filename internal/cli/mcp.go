@@ -20,13 +20,15 @@ var Version = "dev"
 
 func newMCPCmd(a *app) *cobra.Command {
 	var session, tools string
+	var structured bool
 	cmd := &cobra.Command{
 		Use:   "mcp [--tools a,b,...] [--session S]",
 		Short: "Serve freshctx as MCP tools over stdio",
 		Long: `Serve run, recall, show, read, session_*, registry_* and artifact_* as MCP
 tools over stdin/stdout, for the workspace of the working directory (or
---root, or $FRESHCTX_ROOT). Each tool answers with the text the CLI prints and,
-as structured content, the object the CLI prints with --json.
+--root, or $FRESHCTX_ROOT). Each tool answers with the text the CLI prints;
+--structured adds the object the CLI prints with --json as structured
+content (agents pass it to the model too, at several times the tokens).
 
 The read tool's session is this connection's own unless --session names one.
 Tools: ` + strings.Join(mcpserver.Names(), ", "),
@@ -50,7 +52,7 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 				selected = strings.Split(tools, ",")
 			}
 			srv, err := mcpserver.New(mcpserver.Options{WS: a.ws, Store: st, Session: session, Tools: selected,
-				Env: a.io.Env, Version: Version, Retention: retention, MaxFileSize: max})
+				Env: a.io.Env, Version: Version, Retention: retention, MaxFileSize: max, Structured: structured})
 			if err != nil {
 				return usageError{err}
 			}
@@ -64,6 +66,7 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 	}
 	cmd.Flags().StringVar(&tools, "tools", "", "serve only these tools (comma-separated)")
 	cmd.Flags().StringVar(&session, "session", "", "the read cache session (default: one per connection)")
+	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
 	return cmd
 }
 

@@ -1,7 +1,8 @@
 // Package mcpserver serves freshctx's operations as MCP tools over stdio.
 // It is an adapter: each tool decodes its arguments, calls the same service
-// the CLI calls, and answers with the text the CLI prints (package render)
-// plus, as structured content, the object the CLI prints with --json.
+// the CLI calls, and answers with the text the CLI prints (package render);
+// with Options.Structured, also the object the CLI prints with --json as
+// structured content.
 //
 // A tool's failure is a tool error carrying the CLI's message; a malformed
 // request is answered with an error and the server keeps serving. The read
@@ -46,6 +47,10 @@ type Options struct {
 	// Retention and MaxFileSize are the store's settings (see config).
 	Retention   time.Duration
 	MaxFileSize int64
+	// Structured adds the CLI's --json object to each answer as structured
+	// content. Off by default: clients pass it to the model beside (or
+	// instead of) the text, which costs several times the tokens.
+	Structured bool
 }
 
 // Server holds the services the tools call.
@@ -132,7 +137,11 @@ func (s *Server) add(t tool) {
 				return &mcp.CallToolResult{IsError: true,
 					Content: []mcp.Content{&mcp.TextContent{Text: "freshctx: " + err.Error()}}}, nil
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: result}, nil
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+			if s.opt.Structured {
+				res.StructuredContent = result
+			}
+			return res, nil
 		})
 }
 

@@ -18,16 +18,28 @@ import (
 	"github.com/freshctx/freshctx/internal/render"
 )
 
-// Schemas are written by hand to stay short: every tool together must cost
-// at most 2,500 tokens in tools/list.
-const (
-	str  = `{"type":"string"}`
-	num  = `{"type":"integer"}`
-	flag = `{"type":"boolean"}`
-	strs = `{"type":"array","items":{"type":"string"}}`
-)
+// Schemas are written by hand to stay short: every tool together, each
+// property with a one-line description, must cost at most 1,000 o200k
+// tokens in tools/list (TestToolListIsSmall).
+func prop(typ, desc string) string {
+	return fmt.Sprintf(`{"type":%q,"description":%q}`, typ, desc)
+}
+
+func str(desc string) string  { return prop("string", desc) }
+func num(desc string) string  { return prop("integer", desc) }
+func flag(desc string) string { return prop("boolean", desc) }
+func strs(desc string) string {
+	return fmt.Sprintf(`{"type":"array","items":{"type":"string"},"description":%q}`, desc)
+}
+func enum(desc string, values ...string) string {
+	v, _ := json.Marshal(values)
+	return fmt.Sprintf(`{"enum":%s,"description":%q}`, v, desc)
+}
 
 func schema(required []string, props ...string) string {
+	if len(props) == 0 {
+		return `{"type":"object"}`
+	}
 	var b strings.Builder
 	b.WriteString(`{"type":"object","properties":{`)
 	for i := 0; i+1 < len(props); i += 2 {
@@ -45,33 +57,42 @@ func schema(required []string, props ...string) string {
 	return b.String()
 }
 
-var digestProps = []string{"agent_version", str, "config_digest", str, "policy_digest", str, "entitlement_digest", str}
+var digestProps = []string{"agent_version", str("producer"), "config_digest", str("config"),
+	"policy_digest", str("policy"), "entitlement_digest", str("entitlement")}
 
 func allTools() []tool {
+	path := str("path or path:N-M")
 	return []tool{
-		{"run", "Run a shell command in the repo root; keep all output, return a digest with every error and file:line.",
-			schema([]string{"command"}, "command", str, "intent", `{"enum":["summary","errors","tests","raw"]}`, "label", str, "max_tokens", num), callRun},
-		{"recall", "Find earlier command records; says which files changed since.",
-			schema(nil, "query", str, "files", strs, "limit", num), callRecall},
-		{"show", "A record's digest and freshness; raw:true for its full output.",
-			schema([]string{"id"}, "id", num, "raw", flag), callShow},
-		{"read", "Read a file or path:N-M; answers unchanged or a diff when you have seen it.",
-			schema([]string{"path"}, "path", str, "offset", num, "limit", num), callRead},
-		{"session_compact", "Call after compacting context: reads start fresh.", schema(nil), callCompact},
-		{"session_refresh", "Force the next read of path[:N-M] to return content.", schema([]string{"path"}, "path", str), callRefresh},
-		{"session_status", "What this session's reads trust, and tokens saved.", schema(nil), callStatus},
-		{"registry_sync", "Bring the file registry up to date (trust, verify or bootstrap).", schema(nil), callSync},
-		{"registry_verify", "Verdicts on what changed since the registry was verified.", schema(nil, "apply", flag), callVerify},
+		{"run", "Run a shell command; returns a digest with every error and file:line.",
+			schema([]string{"command"}, "command", str("shell command line"),
+				"intent", enum("what to keep", "summary", "errors", "tests", "raw"),
+				"label", str("tag"), "max_tokens", num("digest cap")), callRun},
+		{"recall", "Search command records; flags changed files.",
+			schema(nil, "query", str("search text"), "files", strs("file filter"), "limit", num("max results")), callRecall},
+		{"list", "Recent command records with freshness.", schema(nil, "limit", num("max records")), callList},
+		{"stats", "Records kept and tokens saved.", schema(nil), callStats},
+		{"show", "A record's digest and freshness.",
+			schema([]string{"id"}, "id", num("record id"), "raw", flag("full output")), callShow},
+		{"read", "Read a file; unchanged or a diff if seen.",
+			schema([]string{"path"}, "path", path, "offset", num("first line"), "limit", num("line count")), callRead},
+		{"session_compact", "After a compaction: reads start fresh.", schema(nil), callCompact},
+		{"session_refresh", "The next read returns content.", schema([]string{"path"}, "path", path), callRefresh},
+		{"session_status", "What reads trust; tokens saved.", schema(nil), callStatus},
+		{"registry_sync", "Update the file registry.", schema(nil), callSync},
+		{"registry_verify", "Changes since the last verify.", schema(nil, "apply", flag("save verdicts")), callVerify},
+		{"registry_list", "Registered files and their summaries.", schema(nil, "stale", flag("stale only")), callRegistryList},
 		{"registry_summarize", "Store file summaries.",
-			schema([]string{"items"}, "items", `{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"summary":{"type":"string"}}}}`), callSummarize},
-		{"registry_close", "After committing: re-digest touched files; lists those needing a summary.", schema(nil, "commit", str), callClose},
-		{"artifact_get", "Get a cached artifact if its inputs still hold: hit, stale or cold.",
-			schema([]string{"type", "key"}, append([]string{"type", str, "key", str, "mode", `{"enum":["strict","default","relaxed"]}`}, digestProps...)...), callArtifactGet},
-		{"artifact_put", "Cache an artifact with the files it was derived from.",
-			schema([]string{"type", "key", "content"}, append([]string{"type", str, "key", str, "content", str, "deps", strs, "slice", str, "ttl", str}, digestProps...)...), callArtifactPut},
-		{"artifact_invalidate", "Force refresh of artifacts by type, key or path prefix.",
-			schema(nil, "type", str, "key", str, "path_prefix", str), callInvalidate},
-		{"artifact_stats", "Artifact hit/stale/cold rates and regeneration latency.", schema(nil, "since", str), callArtifactStats},
+			schema([]string{"items"}, "items", `{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"summary":{"type":"string"}}},"description":"summaries"}`), callSummarize},
+		{"registry_close", "Re-digest a commit's files.", schema(nil, "commit", str("default HEAD")), callClose},
+		{"artifact_get", "A cached artifact: hit, stale or cold.",
+			schema([]string{"type", "key"}, append([]string{"type", str("kind"), "key", str("name"),
+				"mode", enum("policy", "strict", "default", "relaxed")}, digestProps...)...), callArtifactGet},
+		{"artifact_put", "Cache an artifact and its inputs.",
+			schema([]string{"type", "key", "content"}, append([]string{"type", str("kind"), "key", str("name"),
+				"content", str("body"), "deps", strs("input files"), "slice", str("part name"), "ttl", str("lifetime")}, digestProps...)...), callArtifactPut},
+		{"artifact_invalidate", "Force refresh of artifacts.",
+			schema(nil, "type", str("kind"), "key", str("name"), "path_prefix", str("files under")), callInvalidate},
+		{"artifact_stats", "Artifact hit, stale and cold rates.", schema(nil, "since", str("window")), callArtifactStats},
 	}
 }
 
@@ -93,7 +114,7 @@ func callRun(ctx context.Context, s *Server, raw json.RawMessage) (string, any, 
 	// Its own process group: a cancelled call ends the command and all it
 	// started, and what ran is still recorded.
 	rec, err := s.records.Run(ctx, records.RunRequest{
-		Options: records.Options{Label: in.Label, Intent: intent, MaxTokens: in.MaxTokens, Notify: progressFrom(ctx)},
+		Options: records.Options{Label: in.Label, Intent: intent, MaxTokens: in.MaxTokens, Notify: progressFrom(ctx), Command: in.Command},
 		Argv:    []string{"sh", "-c", in.Command}, Stdin: strings.NewReader(""), Env: s.opt.Env, OwnGroup: true,
 	})
 	if err != nil {
@@ -116,6 +137,42 @@ func callRecall(ctx context.Context, s *Server, raw json.RawMessage) (string, an
 		return "", nil, err
 	}
 	return text(func(w io.Writer) error { return render.Hits(w, hits) }), map[string]any{"results": hits}, nil
+}
+
+func callList(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
+	var in struct{ Limit int }
+	if err := decode(raw, &in); err != nil {
+		return "", nil, err
+	}
+	if in.Limit <= 0 {
+		in.Limit = 20
+	}
+	recs, err := s.records.List(ctx, in.Limit)
+	if err != nil {
+		return "", nil, err
+	}
+	items := render.ListItems(recs)
+	return text(func(w io.Writer) error { return render.List(w, items) }), map[string]any{"records": items}, nil
+}
+
+func callStats(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
+	st, err := s.records.Stats(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return text(func(w io.Writer) error { return render.Stats(w, st) }), st, nil
+}
+
+func callRegistryList(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
+	var in struct{ Stale bool }
+	if err := decode(raw, &in); err != nil {
+		return "", nil, err
+	}
+	res, err := s.registry.List(ctx, in.Stale)
+	if err != nil {
+		return "", nil, err
+	}
+	return text(func(w io.Writer) error { return render.RegistryList(w, res) }), res, nil
 }
 
 func callShow(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {

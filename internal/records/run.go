@@ -57,6 +57,9 @@ type Options struct {
 	// Notify, when set, is called about once a second while the command
 	// runs (an MCP client's progress notifications).
 	Notify func(Progress)
+	// Command is the command line as the user wrote it, shown and searched
+	// instead of the argv that runs it (a shell line run as sh -c LINE).
+	Command string
 }
 
 // Progress is how far a running command has got.

@@ -48,8 +48,11 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
 		root:       s.WS.Root, facts: a.facts.List(), factText: a.facts.Text(),
 	}
-	if m.kind == "capture" {
+	switch {
+	case m.kind == "capture":
 		r.Command = "(stdin)"
+	case c.opt.Command != "":
+		r.Command = c.opt.Command
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
 	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
