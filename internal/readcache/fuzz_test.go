@@ -33,3 +33,22 @@ func FuzzParseTarget(f *testing.F) {
 		}
 	})
 }
+
+func TestParseTargetRefusesHalfRanges(t *testing.T) {
+	root := t.TempDir()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{WS: ws, Cwd: root}
+	for _, spec := range []string{"a.go:3-", "a.go:2-x", "a.go:2-3x"} {
+		if _, _, err := s.parseTarget(spec); err == nil || !strings.Contains(err.Error(), "want PATH:N-M") {
+			t.Errorf("parseTarget(%q) = %v, want the range refused", spec, err)
+		}
+	}
+	for spec, want := range map[string]lineRange{"a.go:3": {3, 0}, "a.go:3-9": {3, 9}, "a.go": {}} {
+		if _, r, err := s.parseTarget(spec); err != nil || r != want {
+			t.Errorf("parseTarget(%q) = %+v, %v; want %+v", spec, r, err, want)
+		}
+	}
+}

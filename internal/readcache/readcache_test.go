@@ -240,3 +240,22 @@ func TestCompactLiveReachesRunningSessionsOnly(t *testing.T) {
 		t.Fatalf("a dead session is forgotten, the served one stays: %v", done)
 	}
 }
+
+// TestUnchangedNamesTheReadThatDelivered: however many unchanged answers
+// follow, each names the read that delivered the content, never a note.
+func TestUnchangedNamesTheReadThatDelivered(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(40, "first"))
+	full := f.expect("s", "a.txt", ModeFull)
+	for range 3 {
+		res := f.expect("s", "a.txt", ModeUnchanged)
+		if want := fmt.Sprintf("entry %d]", full.Entry); !strings.HasSuffix(res.Text, want) {
+			t.Fatalf("unchanged says %q, want it to name entry %d", res.Text, full.Entry)
+		}
+	}
+	part := f.expect("s", "a.txt:5-9", ModeUnchangedRange)
+	again := f.expect("s", "a.txt:5-9", ModeUnchangedRange)
+	if !strings.Contains(part.Text, fmt.Sprintf("entry %d", full.Entry)) || !strings.Contains(again.Text, fmt.Sprintf("entry %d", full.Entry)) {
+		t.Fatalf("range answers %q, %q: want entry %d named", part.Text, again.Text, full.Entry)
+	}
+}

@@ -79,8 +79,19 @@ const (
 	showNotice = "notice" // no content (binary, not text): the picture is erased
 )
 
-// shownBy applies a delivered read entry to the picture of its path.
+// shownBy applies a delivered read entry to the picture of its path. An
+// unchanged answer showed nothing new: when the picture already holds what
+// it vouched for, the lines stay credited to the read that delivered them,
+// so the next unchanged names that read, not a note.
 func shownBy(p Picture, e entry) Picture {
+	if e.mode == ModeUnchanged || e.mode == ModeUnchangedRange {
+		if w, ok := p.Whole(); ok && e.shown == showWhole && w.Version == e.version && w.Lines == e.lines {
+			return p
+		}
+		if c, ok := p.Covers(e.start, e.end); ok && e.shown != showWhole && c.Version == e.version {
+			return p
+		}
+	}
 	switch e.shown {
 	case showWhole:
 		return Picture{{Start: 1, End: e.lines, Version: e.version, Lines: e.lines, Entry: e.id}}

@@ -2,6 +2,7 @@ package readcache
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 )
@@ -10,12 +11,19 @@ import (
 // to the end.
 type lineRange struct{ start, end int }
 
-var rangeSuffix = regexp.MustCompile(`^(.*):(\d+)(?:-(\d*))?$`)
+var (
+	rangeSuffix = regexp.MustCompile(`^(.*):(\d+)(?:-(\d+))?$`)
+	// badRange is a range that is neither :N nor :N-M (":3-", ":2-x").
+	badRange = regexp.MustCompile(`^.+:\d+-[^/:]*$`)
+)
 
 // parseTarget splits "PATH[:N-M]" (1-based, inclusive; ":N" to the end)
 // and makes the path root-relative.
 func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 	p, r := spec, lineRange{}
+	if badRange.MatchString(spec) && rangeSuffix.FindStringSubmatch(spec) == nil && !s.exists(spec) {
+		return "", r, fmt.Errorf("%s: want PATH:N-M (lines N to M) or PATH:N (line N to the end)", spec)
+	}
 	if m := rangeSuffix.FindStringSubmatch(spec); m != nil {
 		p = m[1]
 		r.start, _ = strconv.Atoi(m[2])
@@ -31,4 +39,15 @@ func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 		return "", r, err
 	}
 	return rel, r, nil
+}
+
+// exists reports whether spec names a file as it stands (a file may be
+// called "notes:3-4").
+func (s *Service) exists(spec string) bool {
+	rel, err := s.WS.Rel(spec, s.Cwd)
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(s.WS.Abs(rel))
+	return err == nil
 }
