@@ -125,8 +125,12 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 	if err != nil {
 		return false, err
 	}
+	note := fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
+	if countTokens(note) >= plain {
+		return false, nil // a tiny file is its own cheapest answer
+	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
-	res.Text = fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
+	res.Text = note
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	e.shown = showWhole
 	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines})
@@ -141,6 +145,8 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 		res.Mode, res.Reason, res.Text = ModeFull, "first read in this context", text
 	case !ok:
 		res.Mode, res.Reason, res.Text = ModeBaselineFallback, "what you have seen of it is partial or mixes versions", text
+	case w.Version == f.version:
+		res.Mode, res.Reason, res.Text = ModeFull, "unchanged, but the file costs no more than a note saying so", text
 	default:
 		diff, why, err := s.diff(ctx, tx, w, f, content, text)
 		if err != nil {
@@ -188,8 +194,17 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 	base, ok := pic.Covers(span.Start, span.End)
 	switch {
 	case ok && (base.Version == f.version || s.sameLines(ctx, tx, base.Version, lines, span)):
-		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you read them at entry %d", base.Entry)
-		res.Text = fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d]", f.rel, span.Start, span.End, base.Entry)
+		elsewhere := ""
+		if base.Version != f.version {
+			elsewhere = "; other lines of the file changed since"
+		}
+		note := fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d%s]", f.rel, span.Start, span.End, base.Entry, elsewhere)
+		if countTokens(note) >= countTokens(text) {
+			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
+			return
+		}
+		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you read them at entry %d%s", base.Entry, elsewhere)
+		res.Text = note
 	case ok:
 		res.Mode, res.Reason = ModeBaselineFallback, "these lines changed or shifted since you read them"
 	case overlaps(pic, span.Start, span.End):

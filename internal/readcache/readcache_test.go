@@ -259,3 +259,25 @@ func TestUnchangedNamesTheReadThatDelivered(t *testing.T) {
 		t.Fatalf("range answers %q, %q: want entry %d named", part.Text, again.Text, full.Entry)
 	}
 }
+
+// TestUnchangedNeverCostsMoreThanTheContent: a tiny file is answered with
+// itself; lines unchanged in a file edited elsewhere say the file changed.
+func TestUnchangedNeverCostsMoreThanTheContent(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("tiny.txt", "ok\n")
+	f.expect("s", "tiny.txt", ModeFull)
+	res := f.expect("s", "tiny.txt", ModeFull)
+	if res.Text != "ok\n" || res.Tokens > res.PlainTokens {
+		t.Fatalf("tiny file answered %q (%d tokens, content %d)", res.Text, res.Tokens, res.PlainTokens)
+	}
+	f.r.Write("a.txt", lines(40, "first"))
+	f.expect("s", "a.txt", ModeFull)
+	f.r.Write("a.txt", editLine(lines(40, "first"), 30, "an edit far below"))
+	res = f.expect("s", "a.txt:5-9", ModeUnchangedRange)
+	if !strings.Contains(res.Text, "other lines of the file changed since") {
+		t.Fatalf("range after an edit elsewhere: %q", res.Text)
+	}
+	if res.Tokens >= res.PlainTokens {
+		t.Fatalf("the note costs %d tokens, the lines %d", res.Tokens, res.PlainTokens)
+	}
+}
