@@ -71,7 +71,7 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 }
 
 func newInitCmd(a *app) *cobra.Command {
-	var dryRun bool
+	var dryRun, project bool
 	cmd := &cobra.Command{
 		Use:   "init claude-code|cursor|codex [--dry-run]",
 		Short: "Wire freshctx into an agent's configuration",
@@ -81,7 +81,10 @@ is dropped; a second run changes nothing):
                and PreCompact hooks running "freshctx hook claude-code"),
                CLAUDE.md (when to use run, recall and read)
   cursor       .cursor/mcp.json
-  codex        ~/.codex/config.toml ([mcp_servers.freshctx])
+  codex        ~/.codex/config.toml, or with --project the repository's
+               .codex/config.toml (Codex reads it in trusted projects):
+               [mcp_servers.freshctx] with its tools approved in advance,
+               so codex exec can call them
 freshctx must be on PATH (go install ./cmd/freshctx).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -101,11 +104,15 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			case "cursor":
 				changes, err = integrate.Cursor(ws.Root)
 			case "codex":
-				home, herr := os.UserHomeDir()
-				if herr != nil {
-					return herr
+				dir := ws.Root
+				if !project {
+					home, herr := os.UserHomeDir()
+					if herr != nil {
+						return herr
+					}
+					dir = home
 				}
-				changes, err = integrate.Codex(home)
+				changes, err = integrate.Codex(dir)
 			default:
 				return usagef("unknown agent %q: want claude-code, cursor or codex", args[0])
 			}
@@ -120,11 +127,12 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			return a.render(map[string]any{"changes": changes, "dry_run": dryRun}, func() error {
 				for _, c := range changes {
 					verb := c.Action
-					if dryRun && verb != "unchanged" {
+					writes := c.Action == "created" || c.Action == "updated"
+					if dryRun && writes {
 						verb = "would be " + verb
 					}
 					fmt.Fprintf(a.io.Out, "%s: %s\n", c.Path, verb)
-					if dryRun && c.Action != "unchanged" {
+					if dryRun && writes {
 						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
 					}
 				}
@@ -133,6 +141,7 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
+	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex/config.toml instead of ~/.codex/config.toml")
 	return cmd
 }
 

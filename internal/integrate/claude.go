@@ -149,30 +149,3 @@ func Cursor(root string) ([]Change, error) {
 	}
 	return []Change{c}, nil
 }
-
-// Codex plans Codex's user configuration (~/.codex/config.toml): a
-// [mcp_servers.freshctx] table, appended when there is none. The file is
-// TOML; the table is added as text so nothing else in it is touched.
-func Codex(home string) ([]Change, error) {
-	path := filepath.Join(home, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	existed := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	text := string(b)
-	if !strings.Contains(text, "[mcp_servers.freshctx]") {
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		if text != "" {
-			text += "\n"
-		}
-		text += "[mcp_servers.freshctx]\ncommand = \"freshctx\"\nargs = [\"mcp\"]\n"
-	}
-	c, err := change(path, []byte(text), existed)
-	if err != nil {
-		return nil, err
-	}
-	return []Change{c}, nil
-}

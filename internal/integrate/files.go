@@ -13,7 +13,7 @@ import (
 // Change is one file init writes (or would write, with a dry run).
 type Change struct {
 	Path   string `json:"path"`
-	Action string `json:"action"` // created, updated or unchanged
+	Action string `json:"action"` // created, updated, unchanged, or "kept: why" (left as it was)
 	// Content is the file's new content.
 	Content string `json:"-"`
 }
@@ -85,7 +85,7 @@ func marshal(m map[string]any) ([]byte, error) {
 // Apply writes the changes (created and updated ones).
 func Apply(changes []Change) error {
 	for _, c := range changes {
-		if c.Action == "unchanged" {
+		if c.Action != "created" && c.Action != "updated" {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {

@@ -98,20 +98,62 @@ func TestInitRefusesWhatItCannotRead(t *testing.T) {
 	}
 }
 
-func TestCursorAndCodex(t *testing.T) {
-	root, home := t.TempDir(), t.TempDir()
-	changes, err := Cursor(root)
+func TestCursor(t *testing.T) {
+	changes, err := Cursor(t.TempDir())
 	if err != nil || changes[0].Action != "created" {
 		t.Fatalf("cursor: %+v %v", changes, err)
 	}
-	write(t, filepath.Join(home, ".codex", "config.toml"), "model = \"o4\"\n")
-	changes, err = Codex(home)
-	if err != nil || !strings.HasPrefix(changes[0].Content, "model = \"o4\"\n\n[mcp_servers.freshctx]") {
-		t.Fatalf("codex: %+v %v", changes, err)
-	}
-	Apply(changes)
-	if again, _ := Codex(home); again[0].Action != "unchanged" {
-		t.Fatal("codex second run changed the file")
+}
+
+// TestCodexMergesTOML: the server is found however it is written, added
+// once where it is missing (a commented-out table does not count), and a
+// file init cannot merge into is never written.
+func TestCodexMergesTOML(t *testing.T) {
+	const table = "[mcp_servers.freshctx]\ncommand = \"freshctx\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n"
+	for _, tc := range []struct {
+		name, before, action, after, err string
+	}{
+		{name: "no file", action: "created", after: table},
+		{name: "other settings", before: "model = \"o4\" # fast\n", action: "updated", after: "model = \"o4\" # fast\n\n" + table},
+		{name: "other servers", before: "[mcp_servers.docs]\ncommand = \"docs\"\n", action: "updated", after: "[mcp_servers.docs]\ncommand = \"docs\"\n\n" + table},
+		{name: "commented out", before: "# [mcp_servers.freshctx]\n# command = \"freshctx\"\n", action: "updated", after: "# [mcp_servers.freshctx]\n# command = \"freshctx\"\n\n" + table},
+		{name: "already a table", before: table, action: "unchanged"},
+		{name: "inline table", before: "mcp_servers = { freshctx = { command = \"freshctx\", args = [\"mcp\"] } }\n", action: "unchanged"},
+		{name: "dotted keys", before: "mcp_servers.freshctx.command = \"freshctx\"\nmcp_servers.freshctx.args = [\"mcp\"]\n", action: "unchanged"},
+		{name: "runs something else", before: "[mcp_servers.freshctx]\ncommand = \"/opt/old/freshctx\"\n", action: "kept: mcp_servers.freshctx runs /opt/old/freshctx"},
+		{name: "inline servers without freshctx", before: "mcp_servers = { docs = { command = \"docs\" } }\n", err: "by hand"},
+		{name: "not TOML", before: "[mcp_servers\n", err: "not valid TOML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ".codex", "config.toml")
+			if tc.before != "" {
+				write(t, path, tc.before)
+			}
+			changes, err := Codex(dir)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := changes[0]
+			if !strings.HasPrefix(c.Action, tc.action) {
+				t.Fatalf("action %q, want %q", c.Action, tc.action)
+			}
+			if tc.after != "" && c.Content != tc.after {
+				t.Fatalf("content:\n%s\nwant:\n%s", c.Content, tc.after)
+			}
+			if err := Apply(changes); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := Codex(dir); err != nil || again[0].Action != "unchanged" && !strings.HasPrefix(again[0].Action, "kept") {
+				t.Fatalf("second run: %+v, %v", again, err)
+			}
+		})
 	}
 }
 
