@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +15,7 @@ import (
 	"github.com/freshctx/freshctx/internal/mcpserver"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Version is the version reported to MCP clients.
@@ -34,40 +37,92 @@ The read tool's session is this connection's own unless --session names one.
 Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			st, err := a.store(ctx)
-			if err != nil {
-				return err
-			}
-			retention, err := config.Retention(ctx, st)
-			if err != nil {
-				return err
-			}
-			max, err := config.MaxFileSize(ctx, st)
-			if err != nil {
-				return err
-			}
 			var selected []string
 			if tools != "" {
 				selected = strings.Split(tools, ",")
 			}
-			srv, err := mcpserver.New(mcpserver.Options{WS: a.ws, Store: st, Session: session, Tools: selected,
-				Env: a.io.Env, Version: Version, Retention: retention, MaxFileSize: max, Structured: structured})
+			root := a.rootFlag
+			if root == "" {
+				root = os.Getenv("FRESHCTX_ROOT")
+			}
+			var fallback []string
+			for _, p := range strings.Split(os.Getenv("WORKSPACE_FOLDER_PATHS"), ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					fallback = append(fallback, p)
+				}
+			}
+			fallback = append(fallback, a.io.Cwd)
+			var srv *mcpserver.Server
+			srv, err := mcpserver.New(mcpserver.Options{Root: root, Fallback: fallback, Session: session, Tools: selected,
+				Env: a.io.Env, Version: Version, Structured: structured,
+				Open: func(ctx context.Context, dir string) (*mcpserver.Project, error) {
+					return a.openProject(ctx, dir, dir == root, srv.Session())
+				}})
 			if err != nil {
 				return usageError{err}
 			}
-			rc := &readcache.Service{WS: a.ws, Store: st}
-			if err := rc.Attach(ctx, srv.Session(), os.Getpid()); err != nil {
-				return err
-			}
-			defer rc.Detach(ctx, srv.Session())
-			return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
+			return srv.Run(cmd.Context(), mcpserver.Stdio(os.Stdin, os.Stdout))
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", "", "serve only these tools (comma-separated)")
 	cmd.Flags().StringVar(&session, "session", "", "the read cache session (default: one per connection)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
 	return cmd
+}
+
+// openProject opens the workspace of dir for the MCP server and registers
+// the server's read session as live. The file system root and the home
+// folder are no project: nothing is created there.
+func (a *app) openProject(ctx context.Context, dir string, given bool, session string) (*mcpserver.Project, error) {
+	var ws *workspace.Workspace
+	var err error
+	if given {
+		ws, err = a.workspace() // --root or FRESHCTX_ROOT, as every command takes it
+	} else {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(a.io.Cwd, dir)
+		}
+		ws, err = workspace.Discover(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := notAProject(ws.Root); err != nil {
+		return nil, err
+	}
+	a.ws, a.st = ws, nil
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	retention, err := config.Retention(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	max, err := config.MaxFileSize(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	rc := &readcache.Service{WS: ws, Store: st}
+	if err := rc.Attach(ctx, session, os.Getpid()); err != nil {
+		return nil, err
+	}
+	return &mcpserver.Project{WS: ws, Store: st, Retention: retention, MaxFileSize: max,
+		Close: func() { rc.Detach(context.Background(), session) }}, nil
+}
+
+// notAProject refuses the file system root and the home folder, where an
+// MCP client started without a project would have freshctx make its store.
+func notAProject(root string) error {
+	if filepath.Dir(root) == root {
+		return fmt.Errorf("%s is the file system root, not a project", root)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if real, err := filepath.EvalSymlinks(home); err == nil && real == root || home == root {
+			return fmt.Errorf("%s is the home folder, not a project", root)
+		}
+	}
+	return nil
 }
 
 func newInitCmd(a *app) *cobra.Command {

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,10 +33,27 @@ import (
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-// Options configure the server.
-type Options struct {
+// Project is the workspace the tools work on, opened by Options.Open.
+type Project struct {
 	WS    *workspace.Workspace
 	Store *store.Store
+	// Retention and MaxFileSize are the store's settings (see config).
+	Retention   time.Duration
+	MaxFileSize int64
+	// Close is called when the server stops.
+	Close func()
+}
+
+// Options configure the server.
+type Options struct {
+	// Open opens the project at root, or says why root is no project (the
+	// file system root, the home folder). It is called once.
+	Open func(ctx context.Context, root string) (*Project, error)
+	// Root is the root the user gave (--root, FRESHCTX_ROOT). Without one,
+	// the root is the client's first MCP root, else the first of Fallback
+	// that Open accepts.
+	Root     string
+	Fallback []string
 	// Session is the read cache session; "" makes one per connection.
 	Session string
 	// Tools, when set, serves only these tools.
@@ -44,9 +62,6 @@ type Options struct {
 	Env []string
 	// Version is reported to clients.
 	Version string
-	// Retention and MaxFileSize are the store's settings (see config).
-	Retention   time.Duration
-	MaxFileSize int64
 	// Structured adds the CLI's --json object to each answer as structured
 	// content. Off by default: clients pass it to the model beside (or
 	// instead of) the text, which costs several times the tokens.
@@ -55,7 +70,12 @@ type Options struct {
 
 // Server holds the services the tools call.
 type Server struct {
-	opt       Options
+	opt     Options
+	once    sync.Once
+	ready   chan struct{} // closed once the project is open or has failed
+	project *Project
+	openErr error
+
 	records   *records.Service
 	registry  *registry.Service
 	fabric    *fabric.Service
@@ -79,12 +99,12 @@ func New(opt Options) (*Server, error) {
 		rand.Read(b)
 		s.session = "mcp-" + hex.EncodeToString(b)
 	}
-	root := opt.WS.Root
-	s.records = &records.Service{WS: opt.WS, Store: opt.Store, Cwd: root, Retention: opt.Retention}
-	s.registry = &registry.Service{WS: opt.WS, Store: opt.Store, Cwd: root, MaxFileSize: opt.MaxFileSize}
-	s.fabric = &fabric.Service{WS: opt.WS, Store: opt.Store, Cwd: root}
-	s.readcache = &readcache.Service{WS: opt.WS, Store: opt.Store, Cwd: root}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "freshctx", Version: opt.Version}, nil)
+	s.ready = make(chan struct{})
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "freshctx", Version: opt.Version}, &mcp.ServerOptions{
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			go s.resolve(context.WithoutCancel(ctx), req.Session)
+		},
+	})
 	selected, err := selectTools(opt.Tools)
 	if err != nil {
 		return nil, err
@@ -125,6 +145,10 @@ func selectTools(names []string) ([]tool, error) {
 func (s *Server) add(t tool) {
 	s.mcp.AddTool(&mcp.Tool{Name: t.name, Description: t.desc, InputSchema: json.RawMessage(t.schema)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := s.wait(ctx, req.Session); err != nil {
+				return &mcp.CallToolResult{IsError: true,
+					Content: []mcp.Content{&mcp.TextContent{Text: "freshctx: " + err.Error()}}}, nil
+			}
 			if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 				ctx = withProgress(ctx, func(p records.Progress) {
 					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
@@ -161,8 +185,20 @@ func progressFrom(ctx context.Context) func(records.Progress) {
 // Session is the read cache session the read tool uses.
 func (s *Server) Session() string { return s.session }
 
-// Run serves until the client goes away.
+// Run serves until the client goes away. A root the user gave is opened
+// first, and an error opening it is returned before serving.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	if s.opt.Root != "" {
+		s.bind(ctx, []string{s.opt.Root})
+		if s.openErr != nil {
+			return s.openErr
+		}
+	}
+	defer func() {
+		if s.project != nil && s.project.Close != nil {
+			s.project.Close()
+		}
+	}()
 	return s.mcp.Run(ctx, t)
 }
 
