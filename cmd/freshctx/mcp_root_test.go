@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -100,5 +101,48 @@ func TestMCPRootIsAProjectNeverHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, ".freshctx")); err != nil {
 		t.Fatalf("no store in the project: %v", err)
+	}
+}
+
+// TestMCPSessionEndsWithItsConnection: the read session a server made for
+// one connection is listed as ended once the client goes, and gc deletes it.
+func TestMCPSessionEndsWithItsConnection(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("calc.go", "package calc\n\n// Add adds two ints and returns their sum to the caller.\nfunc Add(a, b int) int { return a + b }\n")
+	r.Commit("init")
+	cs := mcpFrom(t, r.Dir, nil)
+	if text, failed := callText(t, cs, "read", map[string]any{"path": "calc.go"}); failed {
+		t.Fatal(text)
+	}
+	bin := buildBinary(t)
+	list := func() string {
+		cmd := exec.Command(bin, "session", "list")
+		cmd.Dir = r.Dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("session list: %v %s", err, out)
+		}
+		return string(out)
+	}
+	if out := list(); !strings.Contains(out, "served by pid") {
+		t.Fatalf("while connected: %s", out)
+	}
+	cs.Close()
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out = list(); strings.Contains(out, "ended") {
+			break
+		}
+	}
+	if !strings.Contains(out, "ended (session gc deletes it)") {
+		t.Fatalf("after the connection closed: %s", out)
+	}
+	gc := exec.Command(bin, "session", "gc")
+	gc.Dir = r.Dir
+	if b, err := gc.CombinedOutput(); err != nil || !strings.Contains(string(b), "removed 1 ended sessions (1 entries)") {
+		t.Fatalf("session gc: %v %s", err, b)
+	}
+	if out := list(); !strings.Contains(out, "no sessions yet") {
+		t.Fatalf("after gc: %s", out)
 	}
 }

@@ -22,7 +22,7 @@ import (
 var Version = "dev"
 
 func newMCPCmd(a *app) *cobra.Command {
-	var session, tools string
+	var tools string
 	var structured bool
 	cmd := &cobra.Command{
 		Use:   "mcp [--tools a,b,...] [--session S]",
@@ -53,7 +53,7 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 			}
 			fallback = append(fallback, a.io.Cwd)
 			var srv *mcpserver.Server
-			srv, err := mcpserver.New(mcpserver.Options{Root: root, Fallback: fallback, Session: session, Tools: selected,
+			srv, err := mcpserver.New(mcpserver.Options{Root: root, Fallback: fallback, Session: a.mcpSession, Tools: selected,
 				Env: a.io.Env, Version: Version, Structured: structured,
 				Open: func(ctx context.Context, dir string) (*mcpserver.Project, error) {
 					return a.openProject(ctx, dir, dir == root, srv.Session())
@@ -65,7 +65,7 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", "", "serve only these tools (comma-separated)")
-	cmd.Flags().StringVar(&session, "session", "", "the read cache session (default: one per connection)")
+	cmd.Flags().StringVar(&a.mcpSession, "session", "", "the read cache session (default: one per connection, which ends with it)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
 	return cmd
 }
@@ -104,7 +104,8 @@ func (a *app) openProject(ctx context.Context, dir string, given bool, session s
 		return nil, err
 	}
 	rc := &readcache.Service{WS: ws, Store: st}
-	if err := rc.Attach(ctx, session, os.Getpid()); err != nil {
+	// A session the server made for this connection ends with it.
+	if err := rc.Attach(ctx, session, os.Getpid(), a.mcpSession == ""); err != nil {
 		return nil, err
 	}
 	return &mcpserver.Project{WS: ws, Store: st, Retention: retention, MaxFileSize: max,

@@ -23,6 +23,8 @@ type app struct {
 	storeArg string
 	json     bool
 	ran      bool
+	// mcpSession is mcp --session: "" lets the server make one per connection.
+	mcpSession string
 
 	ws *workspace.Workspace
 	st *store.Store

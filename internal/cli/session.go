@@ -85,14 +85,62 @@ func printRead(streams IO, r *readcache.ReadResult) error {
 func newSessionCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session",
-		Short: "Sessions of the read cache: new, compact, checkout, fork, refresh, status, gc",
+		Short: "Sessions of the read cache: new, list, delete, compact, checkout, fork, refresh, status, gc",
 		Long: `A session is a tree of entries (reads, compactions, refreshes) with a current
 leaf; read answers from what the path to the leaf has shown the model since
 its latest compaction.`,
 	}
-	cmd.AddCommand(newSessionNewCmd(a), newSessionCompactCmd(a), newSessionCheckoutCmd(a), newSessionForkCmd(a),
+	cmd.AddCommand(newSessionNewCmd(a), newSessionListCmd(a), newSessionDeleteCmd(a), newSessionCompactCmd(a), newSessionCheckoutCmd(a), newSessionForkCmd(a),
 		newSessionRefreshCmd(a), newSessionStatusCmd(a), newSessionGCCmd(a))
 	return cmd
+}
+
+func newSessionListCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List sessions: entries, the process serving each, and which have ended",
+		Long: `List the read cache's sessions. A session an MCP server made for one
+connection ends with it: "ended" sessions are deleted by session gc.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			list, err := svc.Sessions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.render(map[string]any{"sessions": list}, func() error { return render.Sessions(a.io.Out, list) })
+		},
+	}
+}
+
+func newSessionDeleteCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a session that no running process serves",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("session delete takes one session name")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.readcache(cmd)
+			if err != nil {
+				return err
+			}
+			n, err := svc.Delete(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.render(map[string]any{"deleted": args[0], "entries": n}, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "deleted session %s (%d entries); session gc frees the file versions only it used\n", args[0], n)
+				return err
+			})
+		},
+	}
 }
 
 func newSessionNewCmd(a *app) *cobra.Command {
@@ -250,7 +298,7 @@ func newSessionStatusCmd(a *app) *cobra.Command {
 func newSessionGCCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc",
-		Short: "Delete stored file versions no session entry refers to",
+		Short: "Delete ended sessions and stored file versions no entry refers to",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readcache(cmd)
@@ -262,7 +310,8 @@ func newSessionGCCmd(a *app) *cobra.Command {
 				return err
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "removed %d versions; %d blobs, %d bytes freed\n", res.Versions, res.Blobs, res.BytesFreed)
+				_, err := fmt.Fprintf(a.io.Out, "removed %d ended sessions (%d entries), %d versions; %d blobs, %d bytes freed\n",
+					res.Sessions, res.Entries, res.Versions, res.Blobs, res.BytesFreed)
 				return err
 			})
 		},

@@ -17,11 +17,22 @@ import (
 // never a wrong answer.
 const livePrefix = "readcache.live:"
 
-// Attach records that process pid serves reads from session.
-func (s *Service) Attach(ctx context.Context, session string, pid int) error {
+// endsPrefix marks a session that lives as long as its server's connection
+// (an MCP server made it): once no live process serves it, it has ended and
+// session gc deletes it.
+const endsPrefix = "readcache.ends:"
+
+// Attach records that process pid serves reads from session; with ends,
+// the session ends when that process detaches or dies.
+func (s *Service) Attach(ctx context.Context, session string, pid int, ends bool) error {
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		if _, err := sessionLeaf(ctx, tx, session, s.WS.Root, true); err != nil {
 			return err
+		}
+		if ends {
+			if err := tx.SetMeta(endsPrefix+session, "1"); err != nil {
+				return err
+			}
 		}
 		return tx.SetMeta(livePrefix+session, strconv.Itoa(pid))
 	})

@@ -224,10 +224,10 @@ func TestCompactLiveReachesRunningSessionsOnly(t *testing.T) {
 	f.expect("served", "a.txt", ModeFull)
 	f.expect("gone", "a.txt", ModeFull)
 	ctx := context.Background()
-	if err := f.svc.Attach(ctx, "served", os.Getpid()); err != nil {
+	if err := f.svc.Attach(ctx, "served", os.Getpid(), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Attach(ctx, "gone", 1<<30); err != nil { // no such process
+	if err := f.svc.Attach(ctx, "gone", 1<<30, false); err != nil { // no such process
 		t.Fatal(err)
 	}
 	done, err := f.svc.CompactLive(ctx)

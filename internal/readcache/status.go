@@ -99,17 +99,24 @@ func tracked(ctx context.Context, tx *store.Tx, session string, st *Status) erro
 
 // GCResult says what gc removed.
 type GCResult struct {
+	// Sessions and Entries count ended sessions deleted (see Attach).
+	Sessions   int   `json:"sessions"`
+	Entries    int   `json:"entries"`
 	Versions   int   `json:"versions"`
 	Blobs      int   `json:"blobs"`
 	BytesFreed int64 `json:"bytes_freed"`
 }
 
-// GC deletes stored file versions no entry refers to, and any stored
-// output nothing refers to. Versions an entry refers to are kept however
-// old they are.
+// GC deletes the sessions that ended with their connection, then stored
+// file versions no entry refers to, and any stored output nothing refers
+// to. Versions an entry refers to are kept however old they are.
 func (s *Service) GC(ctx context.Context) (*GCResult, error) {
 	res := &GCResult{}
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		if res.Sessions, res.Entries, err = deleteEnded(ctx, tx); err != nil {
+			return err
+		}
 		r, err := tx.ExecContext(ctx, `DELETE FROM rc_versions WHERE NOT EXISTS
 			(SELECT 1 FROM rc_entries WHERE rc_entries.version = rc_versions.digest)`)
 		if err != nil {

@@ -323,3 +323,24 @@ func ReadText(w io.Writer, r *readcache.ReadResult) error {
 	}
 	return err
 }
+
+// Sessions prints the read cache's sessions.
+func Sessions(w io.Writer, list []readcache.SessionInfo) error {
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "no sessions yet")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tENTRIES\tLEAF\tAGE\tSTATE")
+	for _, s := range list {
+		state := "idle"
+		switch {
+		case s.PID != 0:
+			state = fmt.Sprintf("served by pid %d", s.PID)
+		case s.Ended:
+			state = "ended (session gc deletes it)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, s.Entries, s.Leaf, Age(timeSince(s.CreatedAt)), state)
+	}
+	return tw.Flush()
+}
