@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -52,6 +53,9 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		}
 	}
 	shown, cut := s.fit(lines, start, end)
+	if shown == start && len(lines[start-1]) > s.maxBytes() {
+		return s.answerLongLine(ctx, tx, e, res, f, lines[start-1], start)
+	}
 	span := Span{Start: start, End: shown, Version: f.version, Lines: f.lines}
 	if shown >= start {
 		res.Range = &[2]int{start, shown}
@@ -82,6 +86,23 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		return nil, err
 	}
 	return s.record(ctx, tx, e, res, pic, span)
+}
+
+// answerLongLine shows the first part of a line longer than the output
+// limit. Nothing of it is trusted afterwards: the model never saw it whole.
+func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, line string, n int) (*ReadResult, error) {
+	part := line[:s.maxBytes()]
+	for len(part) > 0 && !utf8.ValidString(part) {
+		part = part[:len(part)-1] // do not split a character
+	}
+	res.Mode = ModeFull
+	res.Reason = fmt.Sprintf("line %d is %d KB, over the %d KB output limit: cut", n, len(line)>>10, s.maxBytes()>>10)
+	res.Text = fmt.Sprintf("%s\n[line %d cut: %d of its %d bytes shown; the rest is not shown by this tool]", part, n, len(part), len(line))
+	res.PlainTokens = countTokens(res.Text)
+	if n < f.lines {
+		res.Text += fmt.Sprintf("\n[continue with %s:%d-]", f.rel, n+1)
+	}
+	return s.record(ctx, tx, e, res, nil, Span{})
 }
 
 // plainTokens counts what a plain read tool would send for these lines,

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/freshctx/freshctx/internal/teststore"
 
@@ -279,5 +280,22 @@ func TestUnchangedNeverCostsMoreThanTheContent(t *testing.T) {
 	}
 	if res.Tokens >= res.PlainTokens {
 		t.Fatalf("the note costs %d tokens, the lines %d", res.Tokens, res.PlainTokens)
+	}
+}
+
+// TestLongLineIsCutAndNeverTrusted: a one-line file past the 50 KB limit
+// is shown cut, with a notice, and a second read shows it again.
+func TestLongLineIsCutAndNeverTrusted(t *testing.T) {
+	f := newFixture(t)
+	long := strings.Repeat("é", 2<<20/2) + "\n" // 2 MiB, two bytes a character
+	f.r.Write("min.js", long)
+	for range 2 {
+		res := f.expect("s", "min.js", ModeFull)
+		if len(res.Text) > DefaultMaxBytes+200 || !strings.Contains(res.Text, "[line 1 cut:") || !utf8.ValidString(res.Text) {
+			t.Fatalf("long line answered with %d bytes: %.80q", len(res.Text), res.Text[len(res.Text)-80:])
+		}
+		if res.Range != nil {
+			t.Fatalf("a cut line is reported as shown: %v", res.Range)
+		}
 	}
 }
