@@ -60,7 +60,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	if shown >= start {
 		res.Range = &[2]int{start, shown}
 	}
-	text := strings.Join(lines[start-1:shown], "")
+	text := numbered(lines, start, shown)
 	res.PlainTokens = s.plainTokens(ctx, tx, pic, f.version, start, shown, text)
 	whole := rng.start == 0 && !cut
 	switch {
@@ -88,6 +88,16 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	return s.record(ctx, tx, e, res, pic, span)
 }
 
+// numbered renders lines start..end as the agents' own read tools do: the
+// line number right-aligned in six columns, a tab, the line.
+func numbered(lines []string, start, end int) string {
+	var b strings.Builder
+	for i := start; i <= end; i++ {
+		fmt.Fprintf(&b, "%6d\t%s", i, lines[i-1])
+	}
+	return b.String()
+}
+
 // answerLongLine shows the first part of a line longer than the output
 // limit. Nothing of it is trusted afterwards: the model never saw it whole.
 func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, line string, n int) (*ReadResult, error) {
@@ -97,7 +107,7 @@ func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, re
 	}
 	res.Mode = ModeFull
 	res.Reason = fmt.Sprintf("line %d is %d KB, over the %d KB output limit: cut", n, len(line)>>10, s.maxBytes()>>10)
-	res.Text = fmt.Sprintf("%s\n[line %d cut: %d of its %d bytes shown; the rest is not shown by this tool]", part, n, len(part), len(line))
+	res.Text = fmt.Sprintf("%6d\t%s\n[line %d cut: %d of its %d bytes shown; the rest is not shown by this tool]", n, part, n, len(part), len(line))
 	res.PlainTokens = countTokens(res.Text)
 	if n < f.lines {
 		res.Text += fmt.Sprintf("\n[continue with %s:%d-]", f.rel, n+1)
@@ -299,7 +309,7 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO rc_versions (digest, blob, lines, tokens) VALUES (?, ?, ?, ?)`,
-		f.version, blob.Digest.String(), f.lines, countTokens(string(content)))
+		f.version, blob.Digest.String(), f.lines, countTokens(numbered(splitLines(content), 1, f.lines)))
 	return err
 }
 

@@ -268,7 +268,7 @@ func TestUnchangedNeverCostsMoreThanTheContent(t *testing.T) {
 	f.r.Write("tiny.txt", "ok\n")
 	f.expect("s", "tiny.txt", ModeFull)
 	res := f.expect("s", "tiny.txt", ModeFull)
-	if res.Text != "ok\n" || res.Tokens > res.PlainTokens {
+	if res.Text != "     1\tok\n" || res.Tokens > res.PlainTokens {
 		t.Fatalf("tiny file answered %q (%d tokens, content %d)", res.Text, res.Tokens, res.PlainTokens)
 	}
 	f.r.Write("a.txt", lines(40, "first"))
