@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/freshctx/freshctx/internal/integrate"
 	"github.com/freshctx/freshctx/internal/mcpserver"
 	"github.com/freshctx/freshctx/internal/readcache"
-	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -205,6 +205,12 @@ func newHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "hook claude-code < HOOK_JSON",
 		Short: "Answer a Claude Code hook (SessionStart, PreCompact)",
+		Long: `Answer a Claude Code hook read from stdin. Every context reset (SessionStart
+from startup, resume, clear or compact; PreCompact) puts a barrier in the
+conversation's read session and in every session a running freshctx mcp
+serves, so no read answers "unchanged" for a file the model no longer holds.
+SessionStart also starts a registry sync in the background and returns at
+once. The hook's cwd names the project.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] != "claude-code" {
 				return usagef("hook takes one agent: claude-code")
@@ -212,18 +218,22 @@ func newHookCmd(a *app) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := integrate.ParseHook(a.io.In)
+			if err != nil {
+				return err
+			}
+			if h.Cwd != "" && a.rootFlag == "" && os.Getenv("FRESHCTX_ROOT") == "" {
+				a.io.Cwd = h.Cwd
+			}
 			st, err := a.store(cmd.Context())
 			if err != nil {
 				return err
 			}
 			svc := integrate.HookServices{
-				Registry:  &registry.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
-				ReadCache: &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
+				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
+				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
 			}
-			out, err := integrate.ClaudeHook(cmd.Context(), a.io.In, svc)
-			if errors.Is(err, registry.ErrNotGit) {
-				return nil // nothing to sync outside git
-			}
+			out, err := integrate.ClaudeHook(cmd.Context(), h, svc)
 			if err != nil {
 				return err
 			}
@@ -231,4 +241,25 @@ func newHookCmd(a *app) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// syncInBackground starts freshctx registry sync in its own session, with
+// no terminal, and does not wait: a large repository's first sync takes
+// seconds, and an agent's hook must not.
+func (a *app) syncInBackground(storePath string) error {
+	if a.ws == nil || a.ws.Git == nil {
+		return nil // the registry follows git work trees only
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start registry sync: %w", err)
+	}
+	cmd := exec.Command(self, "--root", a.ws.Root, "--store", storePath, "registry", "sync")
+	cmd.Dir = a.ws.Root
+	cmd.Env = a.io.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start registry sync: %w", err)
+	}
+	return cmd.Process.Release()
 }

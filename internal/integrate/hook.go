@@ -8,51 +8,78 @@ import (
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/readcache"
-	"github.com/freshctx/freshctx/internal/registry"
 )
 
 // HookInput is the part of Claude Code's hook JSON freshctx uses.
 type HookInput struct {
 	Event     string `json:"hook_event_name"`
 	SessionID string `json:"session_id"`
+	// Cwd is the conversation's working directory: the project.
+	Cwd string `json:"cwd"`
 	// Source of SessionStart: startup, resume, clear or compact.
 	Source string `json:"source"`
 	// Trigger of PreCompact: manual or auto.
 	Trigger string `json:"trigger"`
 }
 
-// HookServices are what a hook may call.
-type HookServices struct {
-	Registry  *registry.Service
-	ReadCache *readcache.Service
-}
-
-// ClaudeHook answers one Claude Code hook: a new session syncs the
-// registry; a compaction (PreCompact, or SessionStart from compact) records
-// a compaction barrier in every session the MCP servers serve. The text
-// returned is what a SessionStart hook adds to the model's context.
-func ClaudeHook(ctx context.Context, in io.Reader, svc HookServices) (string, error) {
+// ParseHook reads a hook's input.
+func ParseHook(in io.Reader) (*HookInput, error) {
 	var h HookInput
 	if err := json.NewDecoder(in).Decode(&h); err != nil {
-		return "", fmt.Errorf("hook input is not JSON: %w", err)
+		return nil, fmt.Errorf("hook input is not JSON: %w", err)
 	}
-	switch {
-	case h.Event == "PreCompact" || (h.Event == "SessionStart" && h.Source == "compact"):
-		done, err := svc.ReadCache.CompactLive(ctx)
-		if err != nil {
+	return &h, nil
+}
+
+// HookServices are what a hook may call.
+type HookServices struct {
+	ReadCache *readcache.Service
+	// SyncRegistry starts a registry sync that goes on after the hook
+	// returns; nil skips it.
+	SyncRegistry func() error
+}
+
+// ClaudeSession is the read session of one Claude Code conversation.
+func ClaudeSession(id string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return -1
+	}, id)
+	return "claude-" + clean
+}
+
+// ClaudeHook answers one Claude Code hook. Every context reset — SessionStart
+// from startup, resume, clear or compact, and PreCompact — puts a barrier
+// in the conversation's own read session (keyed by its session_id) and in
+// every session a running MCP server serves (a server cannot tell which
+// conversation it serves: a barrier costs at most a re-read, a missing one
+// a wrong "unchanged"). SessionStart also starts a registry sync in the
+// background and returns at once. The text returned is what SessionStart
+// adds to the model's context.
+func ClaudeHook(ctx context.Context, h *HookInput, svc HookServices) (string, error) {
+	if h.Event != "SessionStart" && h.Event != "PreCompact" {
+		return "", nil
+	}
+	if h.SessionID != "" {
+		if _, err := svc.ReadCache.Compact(ctx, ClaudeSession(h.SessionID)); err != nil {
 			return "", err
 		}
-		if h.Event == "PreCompact" {
-			return "", nil
-		}
-		return fmt.Sprintf("freshctx: context compacted; reads start fresh (%s)\n", strings.Join(done, ", ")), nil
-	case h.Event == "SessionStart":
-		res, err := svc.Registry.Sync(ctx)
-		if err != nil {
+	}
+	if _, err := svc.ReadCache.CompactLive(ctx); err != nil {
+		return "", err
+	}
+	if h.Event == "PreCompact" {
+		return "", nil
+	}
+	if svc.SyncRegistry != nil {
+		if err := svc.SyncRegistry(); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("freshctx: file registry %s · %d files · %d changed, %d new, %d missing since last verified\n",
-			res.Action, res.Files, res.Mismatch, res.New, res.Missing), nil
 	}
-	return "", nil
+	if h.Source == "startup" {
+		return "", nil
+	}
+	return "freshctx: context reset (" + h.Source + "); reads start fresh\n", nil
 }

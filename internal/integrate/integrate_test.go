@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/teststore"
 )
 
 func write(t *testing.T, path, content string) {
@@ -158,11 +162,55 @@ func TestCodexMergesTOML(t *testing.T) {
 }
 
 func TestHookInputIsParsed(t *testing.T) {
-	if _, err := ClaudeHook(context.Background(), strings.NewReader("nope"), HookServices{}); err == nil {
+	if _, err := ParseHook(strings.NewReader("nope")); err == nil {
 		t.Fatal("bad hook input accepted")
 	}
-	out, err := ClaudeHook(context.Background(), strings.NewReader(`{"hook_event_name":"Stop"}`), HookServices{})
+	h, err := ParseHook(strings.NewReader(`{"hook_event_name":"Stop","cwd":"/p"}`))
+	if err != nil || h.Cwd != "/p" {
+		t.Fatalf("parse: %+v %v", h, err)
+	}
+	out, err := ClaudeHook(context.Background(), h, HookServices{})
 	if err != nil || out != "" {
 		t.Fatalf("an unhandled event: %q %v", out, err)
+	}
+}
+
+// TestEveryContextResetIsABarrier: after any SessionStart or PreCompact,
+// the conversation's next read of a file it had read is its content again.
+func TestEveryContextResetIsABarrier(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.txt"), strings.Repeat("a line long enough that the unchanged note is cheaper\n", 5))
+	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	session := ClaudeSession("0b3f-9a")
+	read := func() string {
+		res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: "a.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.Delivered(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Mode
+	}
+	synced := 0
+	for _, h := range []HookInput{
+		{Event: "SessionStart", Source: "startup"}, {Event: "SessionStart", Source: "resume"},
+		{Event: "SessionStart", Source: "clear"}, {Event: "SessionStart", Source: "compact"}, {Event: "PreCompact", Trigger: "auto"},
+	} {
+		read()
+		if m := read(); m != readcache.ModeUnchanged {
+			t.Fatalf("before %s/%s: %s", h.Event, h.Source, m)
+		}
+		h.SessionID = "0b3f-9a"
+		if _, err := ClaudeHook(ctx, &h, HookServices{ReadCache: rc, SyncRegistry: func() error { synced++; return nil }}); err != nil {
+			t.Fatal(err)
+		}
+		if m := read(); m != readcache.ModeFull {
+			t.Fatalf("after %s/%s the read answered %s", h.Event, h.Source, m)
+		}
+	}
+	if synced != 4 {
+		t.Fatalf("registry sync started %d times, want once per SessionStart", synced)
 	}
 }
