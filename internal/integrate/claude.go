@@ -59,8 +59,9 @@ func mcpServers(path string) (Change, error) {
 	return change(path, b, existed)
 }
 
-// claudeHooks adds the freshctx hook to SessionStart and PreCompact unless
-// a hook there already runs it.
+// claudeHooks adds the freshctx hook to SessionStart and PreCompact, and to
+// PostToolUse for Read (the read cache behind the built-in Read), unless a
+// hook there already runs it.
 func claudeHooks(path string) (Change, error) {
 	m, existed, err := loadJSON(path)
 	if err != nil {
@@ -70,14 +71,18 @@ func claudeHooks(path string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	for _, event := range []string{"SessionStart", "PreCompact"} {
+	for _, event := range []string{"SessionStart", "PreCompact", "PostToolUse"} {
 		groups, _ := hooks[event].([]any)
 		if hooks[event] != nil && groups == nil {
 			return Change{}, errors.New(path + ": hooks." + event + " is not a list")
 		}
+		matcher := ""
+		if event == "PostToolUse" {
+			matcher = "Read"
+		}
 		if !runsHook(groups) {
 			groups = append(groups, map[string]any{
-				"matcher": "",
+				"matcher": matcher,
 				"hooks":   []any{map[string]any{"type": "command", "command": HookCommand}},
 			})
 		}

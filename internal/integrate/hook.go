@@ -20,6 +20,10 @@ type HookInput struct {
 	Source string `json:"source"`
 	// Trigger of PreCompact: manual or auto.
 	Trigger string `json:"trigger"`
+	// PostToolUse: the tool, what it was asked and what it answered.
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
 }
 
 // ParseHook reads a hook's input.
@@ -59,6 +63,9 @@ func ClaudeSession(id string) string {
 // background and returns at once. The text returned is what SessionStart
 // adds to the model's context.
 func ClaudeHook(ctx context.Context, h *HookInput, svc HookServices) (string, error) {
+	if h.Event == "PostToolUse" && h.ToolName == "Read" {
+		return claudeRead(ctx, h, svc.ReadCache)
+	}
 	if h.Event != "SessionStart" && h.Event != "PreCompact" {
 		return "", nil
 	}

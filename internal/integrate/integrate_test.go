@@ -3,6 +3,7 @@ package integrate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,5 +213,83 @@ func TestEveryContextResetIsABarrier(t *testing.T) {
 	}
 	if synced != 4 {
 		t.Fatalf("registry sync started %d times, want once per SessionStart", synced)
+	}
+}
+
+// readHook builds Claude Code's PostToolUse input for a Read that delivered
+// content (lines start.. of a file of total lines).
+func readHook(path, content string, start, total int) *HookInput {
+	n := strings.Count(strings.TrimSuffix(content, "\n"), "\n") + 1
+	resp, _ := json.Marshal(map[string]any{"type": "text", "file": map[string]any{
+		"filePath": path, "content": strings.TrimSuffix(content, "\n"), "numLines": n, "startLine": start, "totalLines": total}})
+	return &HookInput{Event: "PostToolUse", SessionID: "c1", ToolName: "Read",
+		ToolInput: json.RawMessage(`{"file_path":"` + path + `"}`), ToolResponse: resp}
+}
+
+// TestReadHookReplacesOnlyWhatTheModelHas: Claude Code's Read output is
+// replaced by unchanged or a diff only when the model holds the lines, in
+// the tool's own output shape, and never when Read's text is not the file.
+func TestReadHookReplacesOnlyWhatTheModelHas(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.txt")
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, "line %d of a file long enough that a diff or a note is the cheaper answer\n", i)
+	}
+	v1 := b.String()
+	write(t, path, v1)
+	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	svc := HookServices{ReadCache: rc}
+	replaced := func(h *HookInput) *claudeReadOutput {
+		t.Helper()
+		out, err := ClaudeHook(ctx, h, svc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out == "" {
+			return nil
+		}
+		var reply struct {
+			HookSpecificOutput struct {
+				HookEventName     string           `json:"hookEventName"`
+				UpdatedToolOutput claudeReadOutput `json:"updatedToolOutput"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(out), &reply); err != nil || reply.HookSpecificOutput.HookEventName != "PostToolUse" {
+			t.Fatalf("hook output %s: %v", out, err)
+		}
+		o := reply.HookSpecificOutput.UpdatedToolOutput
+		if o.Type != "text" || o.File.FilePath != path || o.File.TotalLines != 30 {
+			t.Fatalf("replacement is not Read's output shape: %+v", o)
+		}
+		return &o
+	}
+	if o := replaced(readHook(path, v1, 1, 30)); o != nil {
+		t.Fatalf("first read replaced: %+v", o)
+	}
+	o := replaced(readHook(path, v1, 1, 30))
+	if o == nil || !strings.HasPrefix(o.File.Content, "[unchanged: a.txt") {
+		t.Fatalf("second read: %+v", o)
+	}
+	v2 := strings.Replace(v1, "line 7 of", "line seven of", 1)
+	write(t, path, v2)
+	o = replaced(readHook(path, v2, 1, 30))
+	if o == nil || !strings.Contains(o.File.Content, "+line seven of") {
+		t.Fatalf("read after an edit: %+v", o)
+	}
+	// Read delivered text that is not the file now (it changed in between):
+	// nothing is replaced, and nothing is trusted.
+	if o := replaced(readHook(path, v1, 1, 30)); o != nil {
+		t.Fatalf("a stale Read was replaced: %+v", o)
+	}
+	write(t, path, v1)
+	if o := replaced(readHook(path, v1, 1, 30)); o == nil || !strings.Contains(o.File.Content, "-line seven of") {
+		t.Fatalf("after the stale Read, the model still holds v2: want a diff back to v1, got %+v", o)
+	}
+	// A range the model has seen is unchanged_range.
+	lines := strings.SplitAfter(v1, "\n")
+	if o := replaced(readHook(path, strings.Join(lines[4:9], ""), 5, 30)); o == nil || !strings.HasPrefix(o.File.Content, "[unchanged: a.txt:5-9") {
+		t.Fatalf("range read: %+v", o)
 	}
 }

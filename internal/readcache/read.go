@@ -41,7 +41,16 @@ type ReadRequest struct {
 	// to :N-M; 0 means unset.
 	Offset, Limit  int
 	AllowSensitive bool
+	// Seen, when set, is the text of these lines another tool has already
+	// delivered (an agent's own read tool). The read is answered only if the
+	// file's lines are exactly that now; else ErrSeenDiffers, and nothing
+	// is recorded.
+	Seen *string
 }
+
+// ErrSeenDiffers: the lines another tool delivered are not the file's lines
+// now (it changed between the two reads, or the tool altered them).
+var ErrSeenDiffers = errors.New("the lines delivered differ from the file now")
 
 // ReadResult is what the model gets.
 type ReadResult struct {
@@ -93,6 +102,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 	}
 	if why := s.WS.SensitiveFile(rel, f.abs, f.content); why != "" && !req.AllowSensitive {
 		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
+	}
+	if req.Seen != nil && !seenMatches(f.content, rng, *req.Seen) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrSeenDiffers)
 	}
 	var res *ReadResult
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
@@ -163,6 +175,27 @@ func countLines(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// seenMatches compares the lines of rng with text another tool delivered,
+// ignoring only the final newline.
+func seenMatches(content []byte, rng lineRange, seen string) bool {
+	lines := splitLines(content)
+	start, end := 1, len(lines)
+	if rng.start != 0 {
+		start = rng.start
+		if rng.end != 0 {
+			end = min(rng.end, len(lines))
+		}
+	}
+	if start > len(lines)+1 {
+		return false
+	}
+	var got string
+	if start <= end {
+		got = strings.Join(lines[start-1:end], "")
+	}
+	return strings.TrimSuffix(got, "\n") == strings.TrimSuffix(seen, "\n")
 }
 
 // splitLines returns the lines of b, each with its newline.
