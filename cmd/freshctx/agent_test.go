@@ -28,11 +28,17 @@ func claudeBinary(t *testing.T) string {
 	return p
 }
 
-// TestClaudeCodeReadGoesThroughTheReadCache drives the real Claude Code
-// against the scripted model: its built-in Read, re-run on an unchanged
-// file, reaches the model as the short note; Edit still works after that
-// answer; a Read after the edit reaches the model as a diff.
-func TestClaudeCodeReadGoesThroughTheReadCache(t *testing.T) {
+// claudeRig is a repository wired with `freshctx init claude-code` and the
+// real Claude Code pointed at a scripted model.
+type claudeRig struct {
+	t      *testing.T
+	claude string
+	dir    string
+	file   string // notes.txt, 40 lines
+	env    []string
+}
+
+func newClaudeRig(t *testing.T) *claudeRig {
 	claude := claudeBinary(t)
 	bin := buildBinary(t)
 	r := testgit.New(t)
@@ -42,37 +48,55 @@ func TestClaudeCodeReadGoesThroughTheReadCache(t *testing.T) {
 	}
 	r.Write("notes.txt", b.String())
 	r.Commit("init")
-	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1")
 	init := exec.Command(bin, "init", "claude-code")
 	init.Dir, init.Env = r.Dir, env
 	if out, err := init.CombinedOutput(); err != nil {
 		t.Fatalf("init: %v %s", err, out)
 	}
-	file := filepath.Join(r.Dir, "notes.txt")
-	read := agenttest.ToolUse{Name: "Read", Input: map[string]any{"file_path": file}}
-	edit := agenttest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": file,
-		"old_string": "line 7 of notes.txt", "new_string": "line seven of notes.txt"}}
-	api := agenttest.NewAnthropic(t, []agenttest.Step{
-		{Calls: []agenttest.ToolUse{read}},
-		{Calls: []agenttest.ToolUse{read}},
-		{Calls: []agenttest.ToolUse{edit}},
-		{Calls: []agenttest.ToolUse{read}},
-		{Text: "done"},
-	})
-	home := t.TempDir()
+	return &claudeRig{t: t, claude: claude, dir: r.Dir, file: filepath.Join(r.Dir, "notes.txt"), env: env}
+}
+
+func (c *claudeRig) read() agenttest.ToolUse {
+	return agenttest.ToolUse{Name: "Read", Input: map[string]any{"file_path": c.file}}
+}
+
+// run runs claude -p with args against a model following script and
+// returns the tool results the model was sent.
+func (c *claudeRig) run(script []agenttest.Step, args ...string) []string {
+	c.t.Helper()
+	api := agenttest.NewAnthropic(c.t, script)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "Read notes.txt twice.", "--allowedTools", "Read,Edit")
-	cmd.Dir = r.Dir
-	cmd.Env = append(env, "HOME="+home, "ANTHROPIC_BASE_URL="+api.URL, "ANTHROPIC_API_KEY=sk-ant-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1")
+	cmd := exec.CommandContext(ctx, c.claude, append([]string{"-p", "Work on notes.txt.", "--allowedTools", "Read,Edit"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(c.env, "ANTHROPIC_BASE_URL="+api.URL)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("claude: %v\n%s", err, out)
+		c.t.Fatalf("claude: %v\n%s", err, out)
 	}
-	results := api.ToolResults()
+	return api.ToolResults()
+}
+
+// TestClaudeCodeReadGoesThroughTheReadCache drives the real Claude Code
+// against the scripted model: its built-in Read, re-run on an unchanged
+// file, reaches the model as the short note; Edit still works after that
+// answer; a Read after the edit reaches the model as a diff.
+func TestClaudeCodeReadGoesThroughTheReadCache(t *testing.T) {
+	c := newClaudeRig(t)
+	edit := agenttest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": c.file,
+		"old_string": "line 7 of notes.txt", "new_string": "line seven of notes.txt"}}
+	results := c.run([]agenttest.Step{
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Calls: []agenttest.ToolUse{edit}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Text: "done"},
+	})
 	if len(results) != 4 {
-		t.Fatalf("the model was sent %d tool results, want 4 (claude said %s)", len(results), out)
+		t.Fatalf("the model was sent %d tool results, want 4", len(results))
 	}
 	if !strings.Contains(results[0], "line 40 of notes.txt") {
 		t.Fatalf("first Read: the model got %q", results[0])
@@ -80,11 +104,30 @@ func TestClaudeCodeReadGoesThroughTheReadCache(t *testing.T) {
 	if !strings.Contains(results[1], "[unchanged: notes.txt") || strings.Contains(results[1], "line 40 of notes.txt") {
 		t.Fatalf("second Read: the model got %q", results[1])
 	}
-	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "line seven of notes.txt") {
+	if b, _ := os.ReadFile(c.file); !strings.Contains(string(b), "line seven of notes.txt") {
 		t.Fatalf("Edit after an unchanged answer did not apply: the model got %q", results[2])
 	}
 	if !strings.Contains(results[3], "+line seven of notes.txt") || strings.Contains(results[3], "line 40 of notes.txt") {
 		t.Fatalf("Read after the edit: the model got %q", results[3])
 	}
 	t.Logf("the model got: full read %d bytes, then %q, then %d bytes of diff", len(results[0]), results[1], len(results[3]))
+}
+
+// TestClaudeCodeNewAndResumedConversationsGetContent: a file the model read
+// in one conversation comes whole in a new one and in a resumed one (its
+// SessionStart is a barrier), then as the note again.
+func TestClaudeCodeNewAndResumedConversationsGetContent(t *testing.T) {
+	c := newClaudeRig(t)
+	const id = "3f0c2a58-6f44-4b4e-9d55-0d3b8c9e7a11"
+	twice := []agenttest.Step{{Calls: []agenttest.ToolUse{c.read()}}, {Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"}}
+	for i, args := range [][]string{{"--session-id", id}, {"--resume", id}, nil} {
+		results := c.run(twice, args...)
+		last := results[len(results)-2:]
+		if !strings.Contains(last[0], "line 40 of notes.txt") {
+			t.Fatalf("run %d (%v): first Read in it got %q", i, args, last[0])
+		}
+		if !strings.Contains(last[1], "[unchanged: notes.txt") {
+			t.Fatalf("run %d (%v): second Read got %q", i, args, last[1])
+		}
+	}
 }
