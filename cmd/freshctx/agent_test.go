@@ -48,8 +48,9 @@ func newClaudeRig(t *testing.T) *claudeRig {
 	}
 	r.Write("notes.txt", b.String())
 	r.Commit("init")
+	gocache, _ := exec.Command("go", "env", "GOCACHE").Output() // kept warm under the test's HOME
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-test",
+		"GOCACHE="+strings.TrimSpace(string(gocache)), "HOME="+t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1")
 	init := exec.Command(bin, "init", "claude-code")
 	init.Dir, init.Env = r.Dir, env
@@ -130,4 +131,26 @@ func TestClaudeCodeNewAndResumedConversationsGetContent(t *testing.T) {
 			t.Fatalf("run %d (%v): second Read got %q", i, args, last[1])
 		}
 	}
+}
+
+// TestClaudeCodeBashTestRunsThroughFreshctx: a Bash go test the model asks
+// for runs through freshctx run; the model gets the digest with the failure
+// and the footer naming the record, and the record keeps the whole output.
+func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
+	c := newClaudeRig(t)
+	os.WriteFile(filepath.Join(c.dir, "go.mod"), []byte("module example.com/calc\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(c.dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a - b }\n"), 0o644)
+	os.WriteFile(filepath.Join(c.dir, "calc_test.go"), []byte("package calc\n\nimport \"testing\"\n\n"+
+		"func TestAdd(t *testing.T) {\n\tfor i := 0; i < 50; i++ {\n\t\tt.Logf(\"step %d of a chatty passing loop\", i)\n\t}\n"+
+		"\tif got := Add(1, 2); got != 3 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 3\", got)\n\t}\n}\n"), 0o644)
+	bash := agenttest.ToolUse{Name: "Bash", Input: map[string]any{"command": "go test ./...", "description": "run the tests"}}
+	results := c.run([]agenttest.Step{{Calls: []agenttest.ToolUse{bash}}, {Text: "done"}}, "--allowedTools", "Bash")
+	if len(results) != 1 {
+		t.Fatalf("the model was sent %d tool results, want 1", len(results))
+	}
+	got := results[0]
+	if !strings.Contains(got, "calc_test.go:") || !strings.Contains(got, "Add(1, 2) = -1, want 3") || !strings.Contains(got, "freshctx: record 1") {
+		t.Fatalf("the model got %q", got)
+	}
+	t.Logf("the model got %d bytes: %q", len(got), got)
 }

@@ -229,9 +229,14 @@ once. The hook's cwd names the project.`,
 			if err != nil {
 				return err
 			}
+			run, err := config.RunCommands(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
 			svc := integrate.HookServices{
 				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
 				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
+				RunCommands:  run,
 			}
 			out, err := integrate.ClaudeHook(cmd.Context(), h, svc)
 			if err != nil {

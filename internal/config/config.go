@@ -28,6 +28,41 @@ var Keys = []Key{
 		Help: "records older than this are deleted with the output only they used (0 keeps everything)"},
 	{Name: "registry.max_file_size", Default: "1MiB", check: checkSize,
 		Help: "the registry skips files larger than this"},
+	{Name: "hooks.run_commands", Default: defaultRunCommands, check: checkCommands,
+		Help: "comma-separated command prefixes an agent's Bash runs through freshctx run (\"\" for none)"},
+}
+
+// defaultRunCommands: tests, builds, linters and type checkers, whose output
+// is long and whose failures are what the model needs.
+const defaultRunCommands = "go test,go build,go vet,cargo test,cargo build,cargo check,cargo clippy," +
+	"npm test,npm run test,npm run build,npm run lint,pnpm test,pnpm run test,pnpm build,pnpm lint," +
+	"yarn test,yarn build,yarn lint,pytest,python -m pytest,python3 -m pytest,jest,npx jest,vitest,npx vitest," +
+	"tsc,npx tsc,eslint,npx eslint,make,mvn,gradle,./gradlew"
+
+// RunCommands is hooks.run_commands as a list.
+func RunCommands(ctx context.Context, s *store.Store) ([]string, error) {
+	v, err := Get(ctx, s, "hooks.run_commands")
+	if err != nil {
+		return nil, err
+	}
+	return splitCommands(v.Value), nil
+}
+
+func splitCommands(v string) []string {
+	var out []string
+	for _, c := range strings.Split(v, ",") {
+		if c = strings.Join(strings.Fields(c), " "); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func checkCommands(v string) error {
+	if strings.ContainsAny(v, "\n;|&") {
+		return fmt.Errorf("%q: command prefixes are plain words separated by commas", v)
+	}
+	return nil
 }
 
 func lookup(name string) (Key, error) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,8 +30,17 @@ func TestSettings(t *testing.T) {
 		t.Fatal("unknown key accepted")
 	}
 	all, _ := All(ctx, s)
-	if len(all) != 2 || all[0].Value != "12h" || all[0].Default || !all[1].Default {
+	if len(all) != 3 || all[0].Value != "12h" || all[0].Default || !all[1].Default {
 		t.Fatalf("All = %+v", all)
+	}
+	if _, err := Set(ctx, s, "hooks.run_commands", "go test; rm -rf /"); err == nil {
+		t.Fatal("a command list with ; accepted")
+	}
+	if _, err := Set(ctx, s, "hooks.run_commands", " go  test ,just build,"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := RunCommands(ctx, s); strings.Join(got, "|") != "go test|just build" {
+		t.Fatalf("RunCommands = %q", got)
 	}
 }
 

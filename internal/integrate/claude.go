@@ -71,14 +71,17 @@ func claudeHooks(path string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	for _, event := range []string{"SessionStart", "PreCompact", "PostToolUse"} {
+	for _, event := range []string{"SessionStart", "PreCompact", "PostToolUse", "PreToolUse"} {
 		groups, _ := hooks[event].([]any)
 		if hooks[event] != nil && groups == nil {
 			return Change{}, errors.New(path + ": hooks." + event + " is not a list")
 		}
 		matcher := ""
-		if event == "PostToolUse" {
+		switch event {
+		case "PostToolUse":
 			matcher = "Read"
+		case "PreToolUse":
+			matcher = "Bash"
 		}
 		if !runsHook(groups) {
 			groups = append(groups, map[string]any{

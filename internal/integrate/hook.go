@@ -41,6 +41,8 @@ type HookServices struct {
 	// SyncRegistry starts a registry sync that goes on after the hook
 	// returns; nil skips it.
 	SyncRegistry func() error
+	// RunCommands are the Bash command prefixes run through freshctx run.
+	RunCommands []string
 }
 
 // ClaudeSession is the read session of one Claude Code conversation.
@@ -65,6 +67,9 @@ func ClaudeSession(id string) string {
 func ClaudeHook(ctx context.Context, h *HookInput, svc HookServices) (string, error) {
 	if h.Event == "PostToolUse" && h.ToolName == "Read" {
 		return claudeRead(ctx, h, svc.ReadCache)
+	}
+	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
+		return claudeBash(h, svc.RunCommands)
 	}
 	if h.Event != "SessionStart" && h.Event != "PreCompact" {
 		return "", nil

@@ -293,3 +293,39 @@ func TestReadHookReplacesOnlyWhatTheModelHas(t *testing.T) {
 		t.Fatalf("range read: %+v", o)
 	}
 }
+
+func TestBashHookRoutesTestsAndBuilds(t *testing.T) {
+	for line, want := range map[string]string{
+		"go test ./...":                 `freshctx run -- sh -c 'go test ./...'`,
+		"  cargo build --release":       `freshctx run -- sh -c 'cargo build --release'`,
+		"npx vitest run -t 'a b'":       `freshctx run -- sh -c 'npx vitest run -t '\''a b'\'''`,
+		"make":                          `freshctx run -- sh -c 'make'`,
+		"go testify":                    "",
+		"git status":                    "",
+		"freshctx run -- go test ./...": "",
+		"cd sub && go test ./...":       "",
+	} {
+		in, _ := json.Marshal(map[string]any{"command": line, "timeout": 60000})
+		out, err := claudeBash(&HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in},
+			[]string{"go test", "cargo build", "npx vitest", "make"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == "" {
+			if out != "" {
+				t.Errorf("%q routed: %s", line, out)
+			}
+			continue
+		}
+		var reply struct {
+			HookSpecificOutput struct {
+				UpdatedInput map[string]any `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		json.Unmarshal([]byte(out), &reply)
+		got := reply.HookSpecificOutput.UpdatedInput
+		if got["command"] != want || got["timeout"] != float64(60000) {
+			t.Errorf("%q → %v, want command %q and the timeout kept", line, got, want)
+		}
+	}
+}

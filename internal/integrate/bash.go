@@ -1,0 +1,44 @@
+package integrate
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// claudeBash answers PreToolUse for Claude Code's Bash: a command line that
+// starts with one of prefixes (the setting hooks.run_commands) runs as `freshctx run -- sh -c LINE`, so the
+// whole output is kept and the model gets the digest and the footer naming
+// the record. Everything else the tool was asked is passed on unchanged.
+func claudeBash(h *HookInput, prefixes []string) (string, error) {
+	var input map[string]any
+	if err := json.Unmarshal(h.ToolInput, &input); err != nil {
+		return "", nil
+	}
+	line, _ := input["command"].(string)
+	if !routed(line, prefixes) {
+		return "", nil
+	}
+	input["command"] = "freshctx run -- sh -c " + shellQuote(strings.TrimSpace(line))
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse", "updatedInput": input,
+	}})
+	return string(b), err
+}
+
+// routed reports whether line starts with one of prefixes as whole words.
+func routed(line string, prefixes []string) bool {
+	line = strings.TrimSpace(line)
+	if strings.HasPrefix(line, "freshctx ") {
+		return false
+	}
+	for _, p := range prefixes {
+		if line == p || strings.HasPrefix(line, p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
