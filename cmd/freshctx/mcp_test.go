@@ -22,12 +22,17 @@ import (
 // the SDK's client to it over stdio.
 func mcpSession(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return mcpSessionAs(t, dir, "test", args...)
+}
+
+// mcpSessionAs is mcpSession for a client that names itself client.
+func mcpSessionAs(t *testing.T, dir, client string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,4 +237,27 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestMCPReadFitsCodexBudget: Codex drops the middle of a tool result over
+// its budget, so a read it is served stays under that budget and pages
+// (a read the model got part of must never count as delivered); other
+// clients get the plain read tool's limits.
+func TestMCPReadFitsCodexBudget(t *testing.T) {
+	r := testgit.New(t)
+	var b strings.Builder
+	for i := 1; i <= 600; i++ {
+		b.WriteString(strings.Repeat("x", 60) + " line\n")
+	}
+	r.Write("big.txt", b.String())
+	r.Commit("init")
+	codex := mcpSessionAs(t, r.Dir, "codex-mcp-client")
+	text, _ := call(t, codex, "read", map[string]any{"path": "big.txt"})
+	if len(text) > 8000 || !strings.Contains(text, "[truncated: lines 1-") || !strings.Contains(text, "continue with big.txt:") {
+		t.Fatalf("Codex got %d bytes, ending %q", len(text), text[max(0, len(text)-200):])
+	}
+	other := mcpSessionAs(t, r.Dir, "claude-code")
+	if text, _ := call(t, other, "read", map[string]any{"path": "big.txt"}); strings.Contains(text, "[truncated") || !strings.Contains(text, "   600\t") {
+		t.Fatalf("another client got %d bytes, ending %q", len(text), text[max(0, len(text)-200):])
+	}
 }

@@ -149,6 +149,11 @@ func (s *Server) add(t tool) {
 				return &mcp.CallToolResult{IsError: true,
 					Content: []mcp.Content{&mcp.TextContent{Text: "freshctx: " + err.Error()}}}, nil
 			}
+			if req.Session != nil {
+				if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+					ctx = context.WithValue(ctx, clientKey{}, p.ClientInfo.Name)
+				}
+			}
 			if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 				ctx = withProgress(ctx, func(p records.Progress) {
 					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{

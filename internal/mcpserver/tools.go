@@ -220,12 +220,13 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	res, err := s.readcache.Read(ctx, readcache.ReadRequest{Session: s.session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
+	rc := s.readService(ctx)
+	res, err := rc.Read(ctx, readcache.ReadRequest{Session: s.session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return "", nil, err
 	}
 	// The answer goes out with this result: it counts as delivered.
-	if err := s.readcache.Delivered(ctx, res); err != nil {
+	if err := rc.Delivered(ctx, res); err != nil {
 		return "", nil, err
 	}
 	return text(func(w io.Writer) error { return render.ReadText(w, res) }), res, nil
