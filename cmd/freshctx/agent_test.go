@@ -14,16 +14,16 @@ import (
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
-// claudeBinary is the real Claude Code: $FRESHCTX_CLAUDE, else claude on
-// PATH. Without it the agent tests skip, saying so.
-func claudeBinary(t *testing.T) string {
+// agentBinary is a real agent: $VAR, else name on PATH. Without it the
+// agent's tests skip, saying how to install it.
+func agentBinary(t *testing.T, env, name, pkg string) string {
 	t.Helper()
-	if p := os.Getenv("FRESHCTX_CLAUDE"); p != "" {
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
-	p, err := exec.LookPath("claude")
+	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skip("Claude Code is not installed (npm install -g @anthropic-ai/claude-code, or set FRESHCTX_CLAUDE)")
+		t.Skipf("%s is not installed (npm install -g %s, or set %s)", name, pkg, env)
 	}
 	return p
 }
@@ -39,7 +39,7 @@ type claudeRig struct {
 }
 
 func newClaudeRig(t *testing.T) *claudeRig {
-	claude := claudeBinary(t)
+	claude := agentBinary(t, "FRESHCTX_CLAUDE", "claude", "@anthropic-ai/claude-code")
 	bin := buildBinary(t)
 	r := testgit.New(t)
 	var b strings.Builder
@@ -138,11 +138,7 @@ func TestClaudeCodeNewAndResumedConversationsGetContent(t *testing.T) {
 // and the footer naming the record, and the record keeps the whole output.
 func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
 	c := newClaudeRig(t)
-	os.WriteFile(filepath.Join(c.dir, "go.mod"), []byte("module example.com/calc\n\ngo 1.22\n"), 0o644)
-	os.WriteFile(filepath.Join(c.dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a - b }\n"), 0o644)
-	os.WriteFile(filepath.Join(c.dir, "calc_test.go"), []byte("package calc\n\nimport \"testing\"\n\n"+
-		"func TestAdd(t *testing.T) {\n\tfor i := 0; i < 50; i++ {\n\t\tt.Logf(\"step %d of a chatty passing loop\", i)\n\t}\n"+
-		"\tif got := Add(1, 2); got != 3 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 3\", got)\n\t}\n}\n"), 0o644)
+	writeCalcModule(t, c.dir)
 	bash := agenttest.ToolUse{Name: "Bash", Input: map[string]any{"command": "go test ./...", "description": "run the tests"}}
 	results := c.run([]agenttest.Step{{Calls: []agenttest.ToolUse{bash}}, {Text: "done"}}, "--allowedTools", "Bash")
 	if len(results) != 1 {
@@ -153,4 +149,21 @@ func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
 		t.Fatalf("the model got %q", got)
 	}
 	t.Logf("the model got %d bytes: %q", len(got), got)
+}
+
+// writeCalcModule writes a Go module whose one test fails after 50 lines
+// of chatter.
+func writeCalcModule(t *testing.T, dir string) {
+	t.Helper()
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/calc\n\ngo 1.22\n",
+		"calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\n" +
+			"func TestAdd(t *testing.T) {\n\tfor i := 0; i < 50; i++ {\n\t\tt.Logf(\"step %d of a chatty passing loop\", i)\n\t}\n" +
+			"\tif got := Add(1, 2); got != 3 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 3\", got)\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -4,55 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// ToolUse is one tool call the scripted model makes.
-type ToolUse struct {
-	Name  string
-	Input map[string]any
-}
-
-// Step is one answer of the main loop: tool calls, or (when Calls is
-// empty) a final text.
-type Step struct {
-	Calls []ToolUse
-	Text  string
-}
 
 // Anthropic is a stand-in for the Messages API.
 type Anthropic struct {
 	URL string
-
-	mu       sync.Mutex
-	script   []Step
-	next     int
-	requests []json.RawMessage
+	scripted
 }
 
 // NewAnthropic starts the stand-in with a script; it stops with the test.
 func NewAnthropic(t testing.TB, script []Step) *Anthropic {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Anthropic{URL: "http://" + ln.Addr().String(), script: script}
-	srv := &http.Server{Handler: a}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	a := &Anthropic{scripted: scripted{script: script}}
+	a.URL = serve(t, a)
 	return a
-}
-
-// Requests returns every request body received so far.
-func (a *Anthropic) Requests() []json.RawMessage {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]json.RawMessage(nil), a.requests...)
 }
 
 // ToolResults returns, in order, the text of every tool_result the model
@@ -80,30 +48,13 @@ func (a *Anthropic) ToolResults() []string {
 			}
 			for _, b := range blocks {
 				if b.Type == "tool_result" {
-					out = append(out, blockText(b.Content))
+					out = append(out, flatText(b.Content))
 				}
 			}
 		}
 		return out
 	}
 	return nil
-}
-
-// blockText flattens a tool_result's content (a string or text blocks).
-func blockText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &blocks)
-	var b strings.Builder
-	for _, x := range blocks {
-		b.WriteString(x.Text)
-	}
-	return b.String()
 }
 
 func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -118,15 +69,7 @@ func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Tools  []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
-	a.mu.Lock()
-	a.requests = append(a.requests, body)
-	step := Step{Text: "ok"}
-	if len(req.Tools) > 0 && a.next < len(a.script) {
-		step = a.script[a.next]
-		a.next++
-	}
-	n := len(a.requests)
-	a.mu.Unlock()
+	step, n := a.take(body, len(req.Tools) > 0)
 	if req.Stream {
 		streamStep(w, step, n)
 		return

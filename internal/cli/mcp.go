@@ -133,14 +133,19 @@ func newInitCmd(a *app) *cobra.Command {
 		Short: "Wire freshctx into an agent's configuration",
 		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
-  claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart
-               and PreCompact hooks running "freshctx hook claude-code"),
+  claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart,
+               PreCompact, PostToolUse (Read) and PreToolUse (Bash) hooks
+               running "freshctx hook claude-code"),
                CLAUDE.md (when to use run, recall and read)
   cursor       .cursor/mcp.json
-  codex        ~/.codex/config.toml, or with --project the repository's
-               .codex/config.toml (Codex reads it in trusted projects):
-               [mcp_servers.freshctx] with its tools approved in advance,
-               so codex exec can call them
+  codex        in $CODEX_HOME (default ~/.codex), or with --project in the
+               repository's .codex folder (Codex reads it in trusted
+               projects): config.toml gets [mcp_servers.freshctx] with its
+               tools approved in advance, so codex exec can call them;
+               hooks.json gets SessionStart, PreCompact, PostCompact and
+               PreToolUse (Bash) hooks running "freshctx hook codex".
+               Codex runs a new hook only once you trust it: review it
+               with /hooks in Codex.
 freshctx must be on PATH (go install ./cmd/freshctx).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -160,13 +165,9 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			case "cursor":
 				changes, err = integrate.Cursor(ws.Root)
 			case "codex":
-				dir := ws.Root
-				if !project {
-					home, herr := os.UserHomeDir()
-					if herr != nil {
-						return herr
-					}
-					dir = home
+				dir, derr := a.codexDir(ws.Root, project)
+				if derr != nil {
+					return derr
 				}
 				changes, err = integrate.Codex(dir)
 			default:
@@ -197,27 +198,55 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
-	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex/config.toml instead of ~/.codex/config.toml")
+	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
 	return cmd
+}
+
+// codexDir is the folder init codex writes: the project's .codex, else
+// $CODEX_HOME, else ~/.codex.
+func (a *app) codexDir(root string, project bool) (string, error) {
+	if project {
+		return filepath.Join(root, ".codex"), nil
+	}
+	if home := os.Getenv("CODEX_HOME"); home != "" {
+		return home, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home folder for ~/.codex: %w", err)
+	}
+	return filepath.Join(home, ".codex"), nil
 }
 
 func newHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude-code < HOOK_JSON",
-		Short: "Answer a Claude Code hook (SessionStart, PreCompact)",
-		Long: `Answer a Claude Code hook read from stdin. Every context reset (SessionStart
-from startup, resume, clear or compact; PreCompact) puts a barrier in the
-conversation's read session and in every session a running freshctx mcp
-serves, so no read answers "unchanged" for a file the model no longer holds.
-SessionStart also starts a registry sync in the background and returns at
-once. The hook's cwd names the project.`,
+		Use:   "hook claude-code|codex < HOOK_JSON",
+		Short: "Answer an agent's hook (init claude-code and init codex install them)",
+		Long: `Answer a Claude Code or Codex hook read from stdin; what is printed is the
+hook's answer.
+  SessionStart (startup, resume, clear, compact, fork), PreCompact and
+  PostCompact: put a barrier in the conversation's read session (named by the
+  agent's session_id) and in every session a running freshctx mcp serves, so
+  no read answers "unchanged" for a file the model no longer holds.
+  SessionStart also starts a registry sync in the background and returns at
+  once.
+  PostToolUse on Claude Code's Read: the read cache answers "unchanged" or a
+  diff in place of the file when the model already holds it.
+  PreToolUse on Bash: a command starting with one of the config key
+  hooks.run_commands runs through freshctx run.
+The hook's cwd names the project. A hook that fails prints its error and
+exits 1; the agent goes on without freshctx's answer.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || args[0] != "claude-code" {
-				return usagef("hook takes one agent: claude-code")
+			if len(args) != 1 {
+				return usagef("hook takes one agent: claude-code or codex")
+			}
+			if _, ok := integrate.ParseAgent(args[0]); !ok {
+				return usagef("unknown agent %q: want claude-code or codex", args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, _ := integrate.ParseAgent(args[0])
 			h, err := integrate.ParseHook(a.io.In)
 			if err != nil {
 				return err
@@ -233,12 +262,14 @@ once. The hook's cwd names the project.`,
 			if err != nil {
 				return err
 			}
+			self, _ := os.Executable() // else "freshctx", found on the shell's PATH
 			svc := integrate.HookServices{
 				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
 				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
 				RunCommands:  run,
+				Self:         self,
 			}
-			out, err := integrate.ClaudeHook(cmd.Context(), h, svc)
+			out, err := integrate.Hook(cmd.Context(), agent, h, svc)
 			if err != nil {
 				return err
 			}

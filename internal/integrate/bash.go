@@ -5,23 +5,32 @@ import (
 	"strings"
 )
 
-// claudeBash answers PreToolUse for Claude Code's Bash: a command line that
-// starts with one of prefixes (the setting hooks.run_commands) runs as `freshctx run -- sh -c LINE`, so the
-// whole output is kept and the model gets the digest and the footer naming
-// the record. Everything else the tool was asked is passed on unchanged.
-func claudeBash(h *HookInput, prefixes []string) (string, error) {
+// routeBash answers PreToolUse for the agent's Bash: a command line that
+// starts with one of prefixes (the setting hooks.run_commands) runs as
+// `freshctx run -- sh -c LINE`, so the whole output is kept and the model
+// gets the digest and the footer naming the record. Everything else the
+// tool was asked is passed on unchanged. Codex applies a rewrite only with
+// permissionDecision "allow", which authorizes the rewritten input; its
+// own sandbox and approval policy still decide whether the command runs.
+func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	var input map[string]any
 	if err := json.Unmarshal(h.ToolInput, &input); err != nil {
 		return "", nil
 	}
 	line, _ := input["command"].(string)
-	if !routed(line, prefixes) {
+	if !routed(line, svc.RunCommands) {
 		return "", nil
 	}
-	input["command"] = "freshctx run -- sh -c " + shellQuote(strings.TrimSpace(line))
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": "PreToolUse", "updatedInput": input,
-	}})
+	self := "freshctx"
+	if svc.Self != "" {
+		self = shellQuote(svc.Self)
+	}
+	input["command"] = self + " run -- sh -c " + shellQuote(strings.TrimSpace(line))
+	out := map[string]any{"hookEventName": "PreToolUse", "updatedInput": input}
+	if agent == CodexAgent {
+		out["permissionDecision"] = "allow"
+	}
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
 	return string(b), err
 }
 

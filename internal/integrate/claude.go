@@ -8,9 +8,6 @@ import (
 	"strings"
 )
 
-// HookCommand is what the agents' hooks run.
-const HookCommand = "freshctx hook claude-code"
-
 // server is the MCP server entry every agent's configuration gets.
 func server() map[string]any {
 	return map[string]any{"command": "freshctx", "args": []any{"mcp"}}
@@ -26,7 +23,7 @@ func ClaudeCode(root string) ([]Change, error) {
 		return nil, err
 	}
 	out = append(out, mcp)
-	settings, err := claudeHooks(filepath.Join(root, ".claude", "settings.json"))
+	settings, err := mergeHooks(filepath.Join(root, ".claude", "settings.json"), ClaudeCodeAgent, claudeEvents)
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +56,18 @@ func mcpServers(path string) (Change, error) {
 	return change(path, b, existed)
 }
 
-// claudeHooks adds the freshctx hook to SessionStart and PreCompact, and to
-// PostToolUse for Read (the read cache behind the built-in Read), unless a
-// hook there already runs it.
-func claudeHooks(path string) (Change, error) {
+// hookEvent is one hook init adds: the event, and the matcher of its group.
+type hookEvent struct{ event, matcher string }
+
+// claudeEvents: every context reset, the read cache behind Read, and tests
+// and builds in Bash through freshctx run.
+var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"}}
+
+// mergeHooks adds the agent's freshctx hook to each event of a
+// {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's
+// settings, Codex's hooks.json), unless a hook there already runs it. What
+// else the file holds is kept.
+func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	m, existed, err := loadJSON(path)
 	if err != nil {
 		return Change{}, err
@@ -71,25 +76,20 @@ func claudeHooks(path string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	for _, event := range []string{"SessionStart", "PreCompact", "PostToolUse", "PreToolUse"} {
-		groups, _ := hooks[event].([]any)
-		if hooks[event] != nil && groups == nil {
-			return Change{}, errors.New(path + ": hooks." + event + " is not a list")
+	command := agent.HookCommand()
+	for _, e := range events {
+		groups, _ := hooks[e.event].([]any)
+		if hooks[e.event] != nil && groups == nil {
+			return Change{}, errors.New(path + ": hooks." + e.event + " is not a list")
 		}
-		matcher := ""
-		switch event {
-		case "PostToolUse":
-			matcher = "Read"
-		case "PreToolUse":
-			matcher = "Bash"
+		if !runsHook(groups, command) {
+			group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}
+			if e.matcher != "" || agent == ClaudeCodeAgent {
+				group["matcher"] = e.matcher
+			}
+			groups = append(groups, group)
 		}
-		if !runsHook(groups) {
-			groups = append(groups, map[string]any{
-				"matcher": matcher,
-				"hooks":   []any{map[string]any{"type": "command", "command": HookCommand}},
-			})
-		}
-		hooks[event] = groups
+		hooks[e.event] = groups
 	}
 	b, err := marshal(m)
 	if err != nil {
@@ -98,13 +98,13 @@ func claudeHooks(path string) (Change, error) {
 	return change(path, b, existed)
 }
 
-func runsHook(groups []any) bool {
+func runsHook(groups []any, command string) bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)
-			if cmd, _ := hm["command"].(string); strings.Contains(cmd, HookCommand) {
+			if cmd, _ := hm["command"].(string); strings.Contains(cmd, command) {
 				return true
 			}
 		}

@@ -18,31 +18,48 @@ var codexServer = map[string]any{"command": "freshctx", "args": []any{"mcp"}, "d
 
 const codexTable = "[mcp_servers.freshctx]\ncommand = \"freshctx\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n"
 
-// Codex plans Codex's configuration in dir (the home folder, or a project
-// root for the project's .codex/config.toml): the freshctx MCP server,
-// merged into what the file holds. The file is read with a TOML parser, so
+// codexEvents: every context reset and tests and builds in Bash through
+// freshctx run. Codex's PostToolUse can replace only an MCP tool's output,
+// so its shell reads are left as they are.
+var codexEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostCompact", ""}, {"PreToolUse", "Bash"}}
+
+// Codex plans Codex's configuration in dir (the Codex home, or a project's
+// .codex folder): the freshctx hooks in hooks.json, merged as Claude Code's
+// settings are, and the freshctx MCP server in config.toml, merged into
+// what that file holds. The file is read with a TOML parser, so
 // an entry written as an inline table or with dotted keys is found (and a
 // commented-out one is not); the table is appended as text so comments and
 // layout stay, and the result is parsed again to prove that it adds the
 // server and changes nothing else. An entry that runs something else is
 // left alone and reported; a file that is not TOML is never written.
 func Codex(dir string) ([]Change, error) {
-	path := filepath.Join(dir, ".codex", "config.toml")
+	hooks, err := mergeHooks(filepath.Join(dir, "hooks.json"), CodexAgent, codexEvents)
+	if err != nil {
+		return nil, err
+	}
+	config, err := codexConfig(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		return nil, err
+	}
+	return []Change{config, hooks}, nil
+}
+
+func codexConfig(path string) (Change, error) {
 	b, err := os.ReadFile(path)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return Change{}, err
 	}
 	before, err := parseTOML(path, b)
 	if err != nil {
-		return nil, err
+		return Change{}, err
 	}
 	if entry, ok := codexEntry(before); ok {
 		c := Change{Path: path, Content: string(b), Action: "unchanged"}
 		if entry["command"] != "freshctx" || !reflect.DeepEqual(entry["args"], []any{"mcp"}) {
 			c.Action = fmt.Sprintf("kept: mcp_servers.freshctx runs %v %v; edit it by hand to use freshctx mcp", entry["command"], entry["args"])
 		}
-		return []Change{c}, nil
+		return c, nil
 	}
 	text := string(b)
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -53,13 +70,9 @@ func Codex(dir string) ([]Change, error) {
 	}
 	text += codexTable
 	if err := checkCodexMerge(path, before, text); err != nil {
-		return nil, err
+		return Change{}, err
 	}
-	c, err := change(path, []byte(text), existed)
-	if err != nil {
-		return nil, err
-	}
-	return []Change{c}, nil
+	return change(path, []byte(text), existed)
 }
 
 func parseTOML(path string, b []byte) (map[string]any, error) {

@@ -10,15 +10,52 @@ import (
 	"github.com/freshctx/freshctx/internal/readcache"
 )
 
-// HookInput is the part of Claude Code's hook JSON freshctx uses.
+// Agent is a coding agent whose hooks freshctx answers.
+type Agent string
+
+const (
+	ClaudeCodeAgent Agent = "claude-code"
+	CodexAgent      Agent = "codex"
+)
+
+// ParseAgent checks an agent name as the hook command takes it.
+func ParseAgent(name string) (Agent, bool) {
+	switch a := Agent(name); a {
+	case ClaudeCodeAgent, CodexAgent:
+		return a, true
+	}
+	return "", false
+}
+
+// Session is the read session of one of the agent's conversations, named
+// by the agent's own conversation id.
+func (a Agent) Session(id string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return -1
+	}, id)
+	prefix := "claude-"
+	if a == CodexAgent {
+		prefix = "codex-"
+	}
+	return prefix + clean
+}
+
+// HookCommand is what the agent's hooks run.
+func (a Agent) HookCommand() string { return "freshctx hook " + string(a) }
+
+// HookInput is the part of an agent's hook JSON freshctx uses (Claude Code
+// and Codex send the same fields).
 type HookInput struct {
 	Event     string `json:"hook_event_name"`
 	SessionID string `json:"session_id"`
 	// Cwd is the conversation's working directory: the project.
 	Cwd string `json:"cwd"`
-	// Source of SessionStart: startup, resume, clear or compact.
+	// Source of SessionStart: startup, resume, clear, compact (Codex: fork).
 	Source string `json:"source"`
-	// Trigger of PreCompact: manual or auto.
+	// Trigger of PreCompact and PostCompact: manual or auto.
 	Trigger string `json:"trigger"`
 	// PostToolUse: the tool, what it was asked and what it answered.
 	ToolName     string          `json:"tool_name"`
@@ -43,46 +80,41 @@ type HookServices struct {
 	SyncRegistry func() error
 	// RunCommands are the Bash command prefixes run through freshctx run.
 	RunCommands []string
+	// Self is the freshctx a rewritten command runs: the hook's own
+	// executable, since the agent's shell (Codex runs a login shell) may
+	// not have the PATH the hook was found on. Empty means "freshctx".
+	Self string
 }
 
-// ClaudeSession is the read session of one Claude Code conversation.
-func ClaudeSession(id string) string {
-	clean := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return -1
-	}, id)
-	return "claude-" + clean
-}
-
-// ClaudeHook answers one Claude Code hook. Every context reset — SessionStart
-// from startup, resume, clear or compact, and PreCompact — puts a barrier
-// in the conversation's own read session (keyed by its session_id) and in
-// every session a running MCP server serves (a server cannot tell which
-// conversation it serves: a barrier costs at most a re-read, a missing one
-// a wrong "unchanged"). SessionStart also starts a registry sync in the
-// background and returns at once. The text returned is what SessionStart
-// adds to the model's context.
-func ClaudeHook(ctx context.Context, h *HookInput, svc HookServices) (string, error) {
-	if h.Event == "PostToolUse" && h.ToolName == "Read" {
+// Hook answers one of the agent's hooks. Every context reset — SessionStart
+// (startup, resume, clear, compact, fork), PreCompact and PostCompact — puts
+// a barrier in the conversation's own read session (keyed by its
+// session_id) and in every session a running MCP server serves (a server
+// cannot tell which conversation it serves: a barrier costs at most a
+// re-read, a missing one a wrong "unchanged"). SessionStart also starts a
+// registry sync in the background and returns at once. PostToolUse on
+// Claude Code's Read goes through the read cache; PreToolUse on Bash routes
+// tests and builds through freshctx run. What is returned is the hook's
+// stdout.
+func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (string, error) {
+	if h.Event == "PostToolUse" && h.ToolName == "Read" && agent == ClaudeCodeAgent {
 		return claudeRead(ctx, h, svc.ReadCache)
 	}
 	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
-		return claudeBash(h, svc.RunCommands)
+		return routeBash(agent, h, svc)
 	}
-	if h.Event != "SessionStart" && h.Event != "PreCompact" {
+	if h.Event != "SessionStart" && h.Event != "PreCompact" && h.Event != "PostCompact" {
 		return "", nil
 	}
 	if h.SessionID != "" {
-		if _, err := svc.ReadCache.Compact(ctx, ClaudeSession(h.SessionID)); err != nil {
+		if _, err := svc.ReadCache.Compact(ctx, agent.Session(h.SessionID)); err != nil {
 			return "", err
 		}
 	}
 	if _, err := svc.ReadCache.CompactLive(ctx); err != nil {
 		return "", err
 	}
-	if h.Event == "PreCompact" {
+	if h.Event != "SessionStart" {
 		return "", nil
 	}
 	if svc.SyncRegistry != nil {
@@ -93,5 +125,11 @@ func ClaudeHook(ctx context.Context, h *HookInput, svc HookServices) (string, er
 	if h.Source == "startup" {
 		return "", nil
 	}
-	return "freshctx: context reset (" + h.Source + "); reads start fresh\n", nil
+	note := "freshctx: context reset (" + h.Source + "); reads start fresh\n"
+	if agent == CodexAgent {
+		b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": "SessionStart", "additionalContext": note}})
+		return string(b), err
+	}
+	return note, nil
 }

@@ -63,10 +63,10 @@ func TestClaudeCodeMergesWithoutLosingKeys(t *testing.T) {
 		t.Fatal("the Stop hook was dropped")
 	}
 	pre := hooks["PreCompact"].([]any)
-	if len(pre) != 2 || !strings.Contains(mustJSON(pre[0]), "backup.sh") || !strings.Contains(mustJSON(pre[1]), HookCommand) {
+	if len(pre) != 2 || !strings.Contains(mustJSON(pre[0]), "backup.sh") || !strings.Contains(mustJSON(pre[1]), ClaudeCodeAgent.HookCommand()) {
 		t.Fatalf("PreCompact = %s", mustJSON(pre))
 	}
-	if !strings.Contains(mustJSON(hooks["SessionStart"]), HookCommand) {
+	if !strings.Contains(mustJSON(hooks["SessionStart"]), ClaudeCodeAgent.HookCommand()) {
 		t.Fatal("no SessionStart hook")
 	}
 	servers := readJSON(t, filepath.Join(root, ".mcp.json"))["mcpServers"].(map[string]any)
@@ -131,7 +131,7 @@ func TestCodexMergesTOML(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, ".codex", "config.toml")
+			path := filepath.Join(dir, "config.toml")
 			if tc.before != "" {
 				write(t, path, tc.before)
 			}
@@ -170,49 +170,60 @@ func TestHookInputIsParsed(t *testing.T) {
 	if err != nil || h.Cwd != "/p" {
 		t.Fatalf("parse: %+v %v", h, err)
 	}
-	out, err := ClaudeHook(context.Background(), h, HookServices{})
+	out, err := Hook(context.Background(), ClaudeCodeAgent, h, HookServices{})
 	if err != nil || out != "" {
 		t.Fatalf("an unhandled event: %q %v", out, err)
 	}
 }
 
-// TestEveryContextResetIsABarrier: after any SessionStart or PreCompact,
-// the conversation's next read of a file it had read is its content again.
+// TestEveryContextResetIsABarrier: after any SessionStart, PreCompact or
+// PostCompact, the conversation's next read of a file it had read is its
+// content again, for each agent.
 func TestEveryContextResetIsABarrier(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.txt"), strings.Repeat("a line long enough that the unchanged note is cheaper\n", 5))
 	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
-	session := ClaudeSession("0b3f-9a")
-	read := func() string {
-		res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: "a.txt"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := rc.Delivered(ctx, res); err != nil {
-			t.Fatal(err)
-		}
-		return res.Mode
-	}
-	synced := 0
-	for _, h := range []HookInput{
+	resets := []HookInput{
 		{Event: "SessionStart", Source: "startup"}, {Event: "SessionStart", Source: "resume"},
 		{Event: "SessionStart", Source: "clear"}, {Event: "SessionStart", Source: "compact"}, {Event: "PreCompact", Trigger: "auto"},
-	} {
-		read()
-		if m := read(); m != readcache.ModeUnchanged {
-			t.Fatalf("before %s/%s: %s", h.Event, h.Source, m)
-		}
-		h.SessionID = "0b3f-9a"
-		if _, err := ClaudeHook(ctx, &h, HookServices{ReadCache: rc, SyncRegistry: func() error { synced++; return nil }}); err != nil {
-			t.Fatal(err)
-		}
-		if m := read(); m != readcache.ModeFull {
-			t.Fatalf("after %s/%s the read answered %s", h.Event, h.Source, m)
-		}
 	}
-	if synced != 4 {
-		t.Fatalf("registry sync started %d times, want once per SessionStart", synced)
+	for agent, events := range map[Agent][]HookInput{
+		ClaudeCodeAgent: resets,
+		CodexAgent:      append(resets, HookInput{Event: "SessionStart", Source: "fork"}, HookInput{Event: "PostCompact", Trigger: "manual"}),
+	} {
+		session := agent.Session("0b3f-9a")
+		read := func() string {
+			res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: "a.txt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rc.Delivered(ctx, res); err != nil {
+				t.Fatal(err)
+			}
+			return res.Mode
+		}
+		synced := 0
+		for _, h := range events {
+			read()
+			if m := read(); m != readcache.ModeUnchanged {
+				t.Fatalf("%s: before %s/%s: %s", agent, h.Event, h.Source, m)
+			}
+			h.SessionID = "0b3f-9a"
+			out, err := Hook(ctx, agent, &h, HookServices{ReadCache: rc, SyncRegistry: func() error { synced++; return nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := read(); m != readcache.ModeFull {
+				t.Fatalf("%s: after %s/%s the read answered %s", agent, h.Event, h.Source, m)
+			}
+			if agent == CodexAgent && out != "" && !json.Valid([]byte(out)) {
+				t.Fatalf("codex: %s/%s answered %q, not JSON", h.Event, h.Source, out)
+			}
+		}
+		if want := strings.Count(fmt.Sprint(events), "SessionStart"); synced != want {
+			t.Fatalf("%s: registry sync started %d times, want once per SessionStart (%d)", agent, synced, want)
+		}
 	}
 }
 
@@ -243,7 +254,7 @@ func TestReadHookReplacesOnlyWhatTheModelHas(t *testing.T) {
 	svc := HookServices{ReadCache: rc}
 	replaced := func(h *HookInput) *claudeReadOutput {
 		t.Helper()
-		out, err := ClaudeHook(ctx, h, svc)
+		out, err := Hook(ctx, ClaudeCodeAgent, h, svc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,27 +316,72 @@ func TestBashHookRoutesTestsAndBuilds(t *testing.T) {
 		"freshctx run -- go test ./...": "",
 		"cd sub && go test ./...":       "",
 	} {
-		in, _ := json.Marshal(map[string]any{"command": line, "timeout": 60000})
-		out, err := claudeBash(&HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in},
-			[]string{"go test", "cargo build", "npx vitest", "make"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want == "" {
-			if out != "" {
-				t.Errorf("%q routed: %s", line, out)
+		for _, agent := range []Agent{ClaudeCodeAgent, CodexAgent} {
+			in, _ := json.Marshal(map[string]any{"command": line, "timeout": 60000})
+			out, err := Hook(context.Background(), agent, &HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in},
+				HookServices{RunCommands: []string{"go test", "cargo build", "npx vitest", "make"}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
+			if want == "" {
+				if out != "" {
+					t.Errorf("%s: %q routed: %s", agent, line, out)
+				}
+				continue
+			}
+			var reply struct {
+				HookSpecificOutput struct {
+					PermissionDecision string         `json:"permissionDecision"`
+					UpdatedInput       map[string]any `json:"updatedInput"`
+				} `json:"hookSpecificOutput"`
+			}
+			json.Unmarshal([]byte(out), &reply)
+			got := reply.HookSpecificOutput.UpdatedInput
+			if got["command"] != want || got["timeout"] != float64(60000) {
+				t.Errorf("%s: %q → %v, want command %q and the timeout kept", agent, line, got, want)
+			}
+			// Codex applies a rewrite only with "allow"; Claude Code keeps
+			// its own permission check when no decision is given.
+			if decision := reply.HookSpecificOutput.PermissionDecision; (agent == CodexAgent) != (decision == "allow") {
+				t.Errorf("%s: permissionDecision %q", agent, decision)
+			}
 		}
-		var reply struct {
-			HookSpecificOutput struct {
-				UpdatedInput map[string]any `json:"updatedInput"`
-			} `json:"hookSpecificOutput"`
+	}
+}
+
+// TestCodexGetsHooks: init codex adds its hooks to hooks.json beside
+// config.toml, keeps the user's own, and a second run changes nothing.
+func TestCodexGetsHooks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "hooks.json"), `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]}}`)
+	changes, err := Codex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(changes); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := loadJSON(filepath.Join(dir, "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := m["hooks"].(map[string]any)
+	for _, event := range []string{"SessionStart", "PreCompact", "PostCompact", "PreToolUse"} {
+		if !strings.Contains(mustJSON(hooks[event]), `"freshctx hook codex"`) {
+			t.Errorf("hooks.%s = %s", event, mustJSON(hooks[event]))
 		}
-		json.Unmarshal([]byte(out), &reply)
-		got := reply.HookSpecificOutput.UpdatedInput
-		if got["command"] != want || got["timeout"] != float64(60000) {
-			t.Errorf("%q → %v, want command %q and the timeout kept", line, got, want)
+	}
+	pre := hooks["PreToolUse"].([]any)
+	if len(pre) != 2 || !strings.Contains(mustJSON(pre[0]), "guard.sh") || !strings.Contains(mustJSON(pre[1]), `"matcher":"Bash"`) {
+		t.Errorf("PreToolUse = %s", mustJSON(pre))
+	}
+	again, err := Codex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range again {
+		if c.Action != "unchanged" {
+			t.Errorf("second run: %s %s", c.Path, c.Action)
 		}
 	}
 }

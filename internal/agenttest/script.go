@@ -1,0 +1,93 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// ToolUse is one tool call the scripted model makes.
+type ToolUse struct {
+	Name  string
+	Input map[string]any
+	// Namespace is the Responses API's tool namespace (Codex serves an
+	// MCP server's tools as namespace mcp__SERVER); empty for plain tools.
+	Namespace string
+}
+
+// Step is one answer of the main loop: tool calls, or (when Calls is
+// empty) a final text.
+type Step struct {
+	Calls []ToolUse
+	Text  string
+	// InputTokens is the usage the Responses stand-in reports with this
+	// answer (default 10): over Codex's limit, Codex compacts its context
+	// before its next request.
+	InputTokens int
+}
+
+// scripted is what both stand-ins share: the script, how far it got, and
+// every request body received.
+type scripted struct {
+	mu       sync.Mutex
+	script   []Step
+	next     int
+	requests []json.RawMessage
+}
+
+// Requests returns every request body received so far.
+func (s *scripted) Requests() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.requests...)
+}
+
+// take logs body and returns the step that answers it: the next one of the
+// script for a main-loop request (one that offers tools), else a short
+// text. n counts the requests so far, for unique ids.
+func (s *scripted) take(body []byte, mainLoop bool) (step Step, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, body)
+	step = Step{Text: "ok"}
+	if mainLoop && s.next < len(s.script) {
+		step = s.script[s.next]
+		s.next++
+	}
+	return step, len(s.requests)
+}
+
+// serve listens on a loopback port until the test ends and returns the
+// base URL.
+func serve(t testing.TB, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// flatText flattens a tool result's content as both APIs send it: a
+// string, or a list of blocks with text.
+func flatText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var b strings.Builder
+	for _, x := range blocks {
+		b.WriteString(x.Text)
+	}
+	return b.String()
+}
