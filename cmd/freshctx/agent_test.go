@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 
 // agentBinary is a real agent: $VAR, else name on PATH. Without it the
 // agent's tests skip, saying how to install it.
-func agentBinary(t *testing.T, env, name, pkg string) string {
+func agentBinary(t testing.TB, env, name, pkg string) string {
 	t.Helper()
 	if p := os.Getenv(env); p != "" {
 		return p
@@ -31,31 +30,33 @@ func agentBinary(t *testing.T, env, name, pkg string) string {
 // claudeRig is a repository wired with `freshctx init claude-code` and the
 // real Claude Code pointed at a scripted model.
 type claudeRig struct {
-	t      *testing.T
+	t      testing.TB
 	claude string
 	dir    string
 	file   string // notes.txt, 40 lines
 	env    []string
 }
 
-func newClaudeRig(t *testing.T) *claudeRig {
+func newClaudeRig(t testing.TB) *claudeRig { return newClaudeRigWired(t, true) }
+
+// newClaudeRigWired is newClaudeRig, with freshctx's init left out when
+// wired is false: the same repository and agent, without freshctx.
+func newClaudeRigWired(t testing.TB, wired bool) *claudeRig {
 	claude := agentBinary(t, "FRESHCTX_CLAUDE", "claude", "@anthropic-ai/claude-code")
 	bin := buildBinary(t)
 	r := testgit.New(t)
-	var b strings.Builder
-	for i := 1; i <= 40; i++ {
-		fmt.Fprintf(&b, "line %d of notes.txt, long enough that re-sending it costs real tokens\n", i)
-	}
-	r.Write("notes.txt", b.String())
+	r.Write("notes.txt", notesText(40))
 	r.Commit("init")
 	gocache, _ := exec.Command("go", "env", "GOCACHE").Output() // kept warm under the test's HOME
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"GOCACHE="+strings.TrimSpace(string(gocache)), "HOME="+t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1")
-	init := exec.Command(bin, "init", "claude-code")
-	init.Dir, init.Env = r.Dir, env
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("init: %v %s", err, out)
+	if wired {
+		init := exec.Command(bin, "init", "claude-code")
+		init.Dir, init.Env = r.Dir, env
+		if out, err := init.CombinedOutput(); err != nil {
+			t.Fatalf("init: %v %s", err, out)
+		}
 	}
 	return &claudeRig{t: t, claude: claude, dir: r.Dir, file: filepath.Join(r.Dir, "notes.txt"), env: env}
 }
@@ -69,6 +70,13 @@ func (c *claudeRig) read() agenttest.ToolUse {
 func (c *claudeRig) run(script []agenttest.Step, args ...string) []string {
 	c.t.Helper()
 	api := agenttest.NewAnthropic(c.t, script)
+	c.runWith(api, args...)
+	return api.ToolResults()
+}
+
+// runWith runs claude -p with args against a stand-in the caller set up.
+func (c *claudeRig) runWith(api *agenttest.Anthropic, args ...string) {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.claude, append([]string{"-p", "Work on notes.txt.", "--allowedTools", "Read,Edit"}, args...)...)
@@ -78,7 +86,6 @@ func (c *claudeRig) run(script []agenttest.Step, args ...string) []string {
 	if err != nil {
 		c.t.Fatalf("claude: %v\n%s", err, out)
 	}
-	return api.ToolResults()
 }
 
 // TestClaudeCodeReadGoesThroughTheReadCache drives the real Claude Code
@@ -153,7 +160,7 @@ func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
 
 // writeCalcModule writes a Go module whose one test fails after 50 lines
 // of chatter.
-func writeCalcModule(t *testing.T, dir string) {
+func writeCalcModule(t testing.TB, dir string) {
 	t.Helper()
 	for name, text := range map[string]string{
 		"go.mod":  "module example.com/calc\n\ngo 1.22\n",

@@ -230,7 +230,7 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 }
 
 // buildBinary builds freshctx into a temporary directory.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "freshctx")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

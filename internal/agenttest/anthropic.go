@@ -13,48 +13,80 @@ import (
 type Anthropic struct {
 	URL string
 	scripted
+	id int // offsets the ids it makes, unique among stand-ins
 }
 
 // NewAnthropic starts the stand-in with a script; it stops with the test.
 func NewAnthropic(t testing.TB, script []Step) *Anthropic {
 	t.Helper()
-	a := &Anthropic{scripted: scripted{script: script}}
+	a := &Anthropic{scripted: scripted{script: script}, id: int(standIns.Add(1)) << 20}
 	a.URL = serve(t, a)
 	return a
 }
 
-// ToolResults returns, in order, the text of every tool_result the model
-// was sent in the last main-loop request (the whole conversation).
-func (a *Anthropic) ToolResults() []string {
-	reqs := a.Requests()
-	for i := len(reqs) - 1; i >= 0; i-- {
+// ToolResult is one tool result the model was sent.
+type ToolResult struct {
+	ID   string // the tool_use id it answers
+	Text string
+	// With are the ids of every tool result in the request that first
+	// carried this one, this one included: what the model held beside it.
+	With []string
+}
+
+// Results returns every tool result the model was sent, in the order it
+// was first sent. A compaction drops results from later requests; what
+// the model received before stays in the log.
+func (a *Anthropic) Results() []ToolResult {
+	var out []ToolResult
+	seen := map[string]bool{}
+	for _, req := range a.Requests() {
 		var body struct {
-			Tools    []json.RawMessage `json:"tools"`
 			Messages []struct {
 				Content json.RawMessage `json:"content"`
 			} `json:"messages"`
 		}
-		if json.Unmarshal(reqs[i], &body) != nil || len(body.Tools) == 0 {
+		if json.Unmarshal(req, &body) != nil {
 			continue
 		}
-		var out []string
+		var here []ToolResult
 		for _, m := range body.Messages {
 			var blocks []struct {
-				Type    string          `json:"type"`
-				Content json.RawMessage `json:"content"`
+				Type      string          `json:"type"`
+				ToolUseID string          `json:"tool_use_id"`
+				Content   json.RawMessage `json:"content"`
 			}
 			if json.Unmarshal(m.Content, &blocks) != nil {
 				continue
 			}
 			for _, b := range blocks {
 				if b.Type == "tool_result" {
-					out = append(out, flatText(b.Content))
+					here = append(here, ToolResult{ID: b.ToolUseID, Text: flatText(b.Content)})
 				}
 			}
 		}
-		return out
+		ids := make([]string, len(here))
+		for i, r := range here {
+			ids[i] = r.ID
+		}
+		for _, r := range here {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				r.With = ids
+				out = append(out, r)
+			}
+		}
 	}
-	return nil
+	return out
+}
+
+// ToolResults returns the text of every tool result the model was sent,
+// in the order it was first sent.
+func (a *Anthropic) ToolResults() []string {
+	var out []string
+	for _, r := range a.Results() {
+		out = append(out, r.Text)
+	}
+	return out
 }
 
 func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -69,7 +101,12 @@ func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Tools  []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
-	step, n := a.take(body, len(req.Tools) > 0)
+	summary := asksForSummary(body)
+	step, n := a.take(body, len(req.Tools) > 0 && !summary)
+	if summary {
+		step = Step{Text: "<analysis>The work so far.</analysis>\n<summary>The files were read; nothing is pending.</summary>"}
+	}
+	n = a.id + n
 	if req.Stream {
 		streamStep(w, step, n)
 		return
@@ -89,7 +126,7 @@ func message(step Step, n int) map[string]any {
 		content = append(content, map[string]any{"type": "text", "text": step.Text})
 	}
 	return map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": "claude-stand-in",
-		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 10}}
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": max(step.InputTokens, 10), "output_tokens": 10}}
 }
 
 // streamStep writes the step as the Messages API's server-sent events.
@@ -124,6 +161,21 @@ func streamStep(w http.ResponseWriter, step Step, n int) {
 		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 	event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 10}})
+		"delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil}, "usage": msg["usage"]})
 	event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// asksForSummary reports whether a request is Claude Code's compaction: it
+// sends the tools too, but its last message asks for a plain-text summary.
+func asksForSummary(body []byte) bool {
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
+		return false
+	}
+	last := flatText(req.Messages[len(req.Messages)-1].Content)
+	return strings.Contains(last, "<summary>") && strings.Contains(last, "Do NOT call any tools")
 }

@@ -14,12 +14,13 @@ import (
 type OpenAI struct {
 	URL string // base URL, ending in /v1
 	scripted
+	id int // offsets the ids it makes, unique among stand-ins
 }
 
 // NewOpenAI starts the stand-in with a script; it stops with the test.
 func NewOpenAI(t testing.TB, script []Step) *OpenAI {
 	t.Helper()
-	o := &OpenAI{scripted: scripted{script: script}}
+	o := &OpenAI{scripted: scripted{script: script}, id: int(standIns.Add(1)) << 20}
 	o.URL = serve(t, o) + "/v1"
 	return o
 }
@@ -63,6 +64,7 @@ func (o *OpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	json.Unmarshal(body, &req)
 	step, n := o.take(body, len(req.Tools) > 0)
+	n = o.id + n
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(v map[string]any) {
 		b, _ := json.Marshal(v)

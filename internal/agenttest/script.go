@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -23,11 +24,15 @@ type ToolUse struct {
 type Step struct {
 	Calls []ToolUse
 	Text  string
-	// InputTokens is the usage the Responses stand-in reports with this
-	// answer (default 10): over Codex's limit, Codex compacts its context
-	// before its next request.
+	// InputTokens is the usage reported with this answer (default 10):
+	// over the agent's limit, it compacts its context before its next
+	// request.
 	InputTokens int
 }
+
+// standIns counts the stand-ins started, so that the tool call ids of one
+// never repeat another's (a resumed conversation carries the old ones).
+var standIns atomic.Int64
 
 // scripted is what both stand-ins share: the script, how far it got, and
 // every request body received.

@@ -125,7 +125,10 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	if h.Source == "startup" {
 		return "", nil
 	}
-	note := "freshctx: context reset (" + h.Source + "); reads start fresh\n"
+	// Claude Code keeps the last messages verbatim across a compaction: an
+	// [unchanged] note among them stands for content the summary dropped.
+	note := "freshctx: context reset (" + h.Source + "); reads start fresh: an [unchanged: …] note from before " +
+		"stands for content you may no longer hold, so read the file again\n"
 	if agent == CodexAgent {
 		b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "SessionStart", "additionalContext": note}})
