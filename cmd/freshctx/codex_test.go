@@ -22,6 +22,8 @@ type codexRig struct {
 	dir   string
 	home  string // CODEX_HOME
 	env   []string
+	// resume makes the next run continue the last conversation.
+	resume bool
 }
 
 func newCodexRig(t *testing.T) *codexRig {
@@ -75,6 +77,9 @@ func (c *codexRig) runWith(api *agenttest.OpenAI, config ...string) *agenttest.O
 		"-c", `model_providers.standin={name="stand-in", base_url="` + api.URL + `", wire_api="responses", env_key="STANDIN_API_KEY"}`}
 	for _, kv := range config {
 		args = append(args, "-c", kv)
+	}
+	if c.resume {
+		args = append(args, "resume", "--last")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -161,6 +166,25 @@ func TestCodexCompactionIsABarrier(t *testing.T) {
 		if !strings.Contains(got[i], want) {
 			t.Fatalf("read %d: the model got %q, want %q", i+1, got[i], want)
 		}
+	}
+}
+
+// TestCodexResumedConversationGetsContent: a conversation Codex resumes
+// (its SessionStart with source resume) gets a file it read before whole,
+// then the note again.
+func TestCodexResumedConversationGetsContent(t *testing.T) {
+	c := newCodexRig(t)
+	twice := []agenttest.Step{{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}}, {Calls: []agenttest.ToolUse{mcpRead("notes.txt")}}, {Text: "done"}}
+	for i := range 2 {
+		got := c.run(twice).ToolResults()
+		if want := 2 + 2*i; len(got) != want {
+			t.Fatalf("run %d: the model was sent %d tool results, want %d (a resumed conversation carries the first two)", i, len(got), want)
+		}
+		last := got[len(got)-2:]
+		if !strings.Contains(last[0], "line 40 of notes.txt") || !strings.Contains(last[1], "[unchanged: notes.txt") {
+			t.Fatalf("run %d (resume=%v): the model got %q then %q", i, c.resume, last[0], last[1])
+		}
+		c.resume = true
 	}
 }
 
