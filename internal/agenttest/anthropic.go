@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -14,7 +15,12 @@ type Anthropic struct {
 	URL string
 	scripted
 	id int // offsets the ids it makes, unique among stand-ins
+	// summaries counts the compaction requests answered.
+	summaries atomic.Int64
 }
+
+// Summaries returns how many compaction requests were answered.
+func (a *Anthropic) Summaries() int { return int(a.summaries.Load()) }
 
 // NewAnthropic starts the stand-in with a script; it stops with the test.
 func NewAnthropic(t testing.TB, script []Step) *Anthropic {
@@ -102,6 +108,9 @@ func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	json.Unmarshal(body, &req)
 	summary := asksForSummary(body)
+	if summary {
+		a.summaries.Add(1)
+	}
 	step, n := a.take(body, len(req.Tools) > 0 && !summary)
 	if summary {
 		step = Step{Text: "<analysis>The work so far.</analysis>\n<summary>The files were read; nothing is pending.</summary>"}

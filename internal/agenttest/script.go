@@ -50,6 +50,13 @@ func (s *scripted) Requests() []json.RawMessage {
 	return append([]json.RawMessage(nil), s.requests...)
 }
 
+// Taken returns how many steps of the script were answered.
+func (s *scripted) Taken() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
 // take logs body and returns the step that answers it: the next one of the
 // script for a main-loop request (one that offers tools), else a short
 // text. n counts the requests so far, for unique ids.

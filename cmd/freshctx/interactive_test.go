@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/agenttest"
+)
+
+// tmuxClaude is the interactive Claude Code running in a detached tmux
+// session, its first-run dialogs answered in its configuration.
+type tmuxClaude struct {
+	t    *testing.T
+	name string
+}
+
+func startTmuxClaude(t *testing.T, c *claudeRig, api *agenttest.Anthropic) *tmuxClaude {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := ""
+	for _, kv := range c.env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	// Onboarding done, the folder trusted, the key and the project's MCP
+	// server approved: what a user answers once.
+	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-ant-test"}, "rejected": []string{}},
+		"projects":              map[string]any{c.dir: map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"freshctx"}}}})
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"new-session", "-d", "-s", "", "-x", "200", "-y", "50", "-c", c.dir, "env", "-i"}
+	name := fmt.Sprintf("freshctx-%d", time.Now().UnixNano())
+	args[3] = name
+	for _, kv := range append(c.env, "ANTHROPIC_BASE_URL="+api.URL) {
+		if !strings.ContainsAny(kv, "\n") {
+			args = append(args, kv)
+		}
+	}
+	args = append(args, c.claude, "--allowedTools", "Read,Edit")
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	tc := &tmuxClaude{t: t, name: name}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	tc.waitFor("the prompt", func() bool { return strings.Contains(tc.screen(), "❯") })
+	return tc
+}
+
+func (tc *tmuxClaude) screen() string {
+	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", tc.name).Output()
+	return string(out)
+}
+
+// send types a line and presses Enter.
+func (tc *tmuxClaude) send(line string) {
+	tc.t.Helper()
+	if out, err := exec.Command("tmux", "send-keys", "-t", tc.name, "-l", line).CombinedOutput(); err != nil {
+		tc.t.Fatalf("send-keys: %v %s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond) // let the input settle before Enter
+	exec.Command("tmux", "send-keys", "-t", tc.name, "Enter").Run()
+}
+
+func (tc *tmuxClaude) waitFor(what string, done func() bool) {
+	tc.t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if done() {
+			return
+		}
+	}
+	tc.t.Fatalf("waited a minute for %s; the screen:\n%s", what, tc.screen())
+}
+
+// TestClaudeCodeInteractiveClearAndCompact drives the interactive Claude
+// Code in tmux: after /clear and after /compact, a file the model read in
+// the conversation comes whole again, then as the note.
+func TestClaudeCodeInteractiveClearAndCompact(t *testing.T) {
+	c := newClaudeRig(t)
+	twice := []agenttest.Step{{Calls: []agenttest.ToolUse{c.read()}}, {Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"}}
+	api := agenttest.NewAnthropic(t, append(append(append([]agenttest.Step{}, twice...), twice...), twice...))
+	tc := startTmuxClaude(t, c, api)
+	phase := func(n int) {
+		tc.send(fmt.Sprintf("Read notes.txt twice (%d).", n))
+		tc.waitFor(fmt.Sprintf("phase %d", n), func() bool { return api.Taken() == 3*n })
+	}
+	phase(1)
+	time.Sleep(time.Second)
+	tc.send("/clear")
+	time.Sleep(2 * time.Second)
+	phase(2)
+	time.Sleep(time.Second)
+	tc.send("/compact")
+	tc.waitFor("the compaction", func() bool { return api.Summaries() > 0 })
+	time.Sleep(3 * time.Second)
+	phase(3)
+	got := api.ToolResults()
+	if len(got) != 6 {
+		t.Fatalf("the model was sent %d tool results, want 6; the screen:\n%s", len(got), tc.screen())
+	}
+	for i, r := range got {
+		want := "line 40 of notes.txt"
+		if i%2 == 1 {
+			want = "[unchanged: notes.txt"
+		}
+		if !strings.Contains(r, want) {
+			t.Fatalf("read %d (after %s): the model got %.200q, want %q", i+1, []string{"start", "start", "/clear", "/clear", "/compact", "/compact"}[i], r, want)
+		}
+	}
+}
