@@ -18,9 +18,6 @@ import (
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-// Version is the version reported to MCP clients.
-var Version = "dev"
-
 func newMCPCmd(a *app) *cobra.Command {
 	var tools string
 	var structured bool

@@ -47,12 +47,28 @@ func Main(ctx context.Context, args []string, streams IO) int {
 	}
 	if !a.ran {
 		err = usageError{err} // cobra refused the arguments before any command ran
+		a.json = a.json || jsonAsked(args)
 	}
 	var es exitStatus
 	if !errors.As(err, &es) {
 		reportError(streams, a.json, err)
 	}
 	return exitCode(err)
+}
+
+// jsonAsked reports whether args ask for --json before any "--": cobra
+// parses no flag when it cannot find the command, yet the error must come
+// as JSON too.
+func jsonAsked(args []string) bool {
+	for _, arg := range args {
+		switch arg {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 const rootLong = `freshctx remembers context for coding agents and knows whether it is still true.
@@ -95,7 +111,7 @@ func newRootCmd(a *app) *cobra.Command {
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
 		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a),
-		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a))
+		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a), newVersionCmd(a))
 	return cmd
 }
 
