@@ -121,6 +121,15 @@ func (s *Store) apply(ctx context.Context, m migration, latest int) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("migration %d: %w", m.version, s.classify(err))
 	}
+	if version == 0 {
+		// The blob folder is recorded with the schema that creates the
+		// store: a process opening it right after this commit must find
+		// it, not fall back to the older stores' folder.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`,
+			blobAreaKey, blobDirName(s.path)); err != nil {
+			return fmt.Errorf("migration %d: record blob folder: %w", m.version, s.classify(err))
+		}
+	}
 	stmt := fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", m.version, applicationID)
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("migration %d: %w", m.version, s.classify(err))
