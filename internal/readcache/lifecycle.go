@@ -44,7 +44,7 @@ func (s *Service) Sessions(ctx context.Context) ([]SessionInfo, error) {
 				return err
 			}
 			si.CreatedAt = time.Unix(0, created)
-			if n, _ := strconv.Atoi(pid); alive(n) {
+			if n, _ := strconv.Atoi(pid); store.ProcessAlive(n) {
 				si.PID = n
 			}
 			si.Ended = ends && si.PID == 0
@@ -71,7 +71,7 @@ func (s *Service) Delete(ctx context.Context, session string) (int, error) {
 		if err != nil {
 			return err
 		}
-		if p, _ := strconv.Atoi(pid); alive(p) {
+		if p, _ := strconv.Atoi(pid); store.ProcessAlive(p) {
 			return fmt.Errorf("session %s: %w (pid %d)", session, ErrLive, p)
 		}
 		n, err = deleteSession(ctx, tx, session)
@@ -123,7 +123,7 @@ func deleteEnded(ctx context.Context, tx *store.Tx) (sessions, entries int, err 
 			rows.Close()
 			return 0, 0, err
 		}
-		if p, _ := strconv.Atoi(pid); !alive(p) {
+		if p, _ := strconv.Atoi(pid); !store.ProcessAlive(p) {
 			ended = append(ended, name)
 		}
 	}

@@ -2,11 +2,8 @@ package readcache
 
 import (
 	"context"
-	"errors"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -71,7 +68,7 @@ func (s *Service) CompactLive(ctx context.Context) ([]string, error) {
 	}
 	var done []string
 	for session, pid := range live {
-		if !alive(pid) {
+		if !store.ProcessAlive(pid) {
 			if err := s.Detach(ctx, session); err != nil {
 				return done, err
 			}
@@ -83,16 +80,4 @@ func (s *Service) CompactLive(ctx context.Context) ([]string, error) {
 		done = append(done, session)
 	}
 	return done, nil
-}
-
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

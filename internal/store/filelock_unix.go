@@ -26,8 +26,12 @@ func lockedByWriter(path string) bool {
 	return errors.Is(err, syscall.EWOULDBLOCK)
 }
 
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid exists (one of
+// another user's counts). A pid of 0 or less names no process.
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

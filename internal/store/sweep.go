@@ -233,7 +233,7 @@ func (s *Store) abandoned(path string) bool {
 	if err != nil || lockedByWriter(path) {
 		return false
 	}
-	if pid, ok := tmpPID(filepath.Base(path)); ok && !processAlive(pid) {
+	if pid, ok := tmpPID(filepath.Base(path)); ok && !ProcessAlive(pid) {
 		return true
 	}
 	return time.Since(fi.ModTime()) > tmpMaxAge
