@@ -107,7 +107,7 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 		return "", nil
 	}
 	if h.SessionID != "" {
-		if _, err := svc.ReadCache.Compact(ctx, agent.Session(h.SessionID)); err != nil {
+		if _, err := svc.ReadCache.CompactExisting(ctx, agent.Session(h.SessionID)); err != nil {
 			return "", err
 		}
 	}

@@ -43,18 +43,29 @@ func (s *Service) New(ctx context.Context, name string) (*SessionResult, error) 
 // Compact records a compaction at the leaf: no trust from before it is
 // used on this path again.
 func (s *Service) Compact(ctx context.Context, session string) (*SessionResult, error) {
-	return s.barrier(ctx, session, "compaction")
+	return s.barrier(ctx, session, "compaction", true)
+}
+
+// CompactExisting is Compact for a session that may not exist, as an
+// agent's hook names one: a session nothing was read in holds nothing to
+// forget, and is not made (the answer is nil then).
+func (s *Service) CompactExisting(ctx context.Context, session string) (*SessionResult, error) {
+	res, err := s.barrier(ctx, session, "compaction", false)
+	if errors.Is(err, ErrNoSession) {
+		return nil, nil
+	}
+	return res, err
 }
 
 // Mark appends an opaque entry (an integration's own event) at the leaf.
 func (s *Service) Mark(ctx context.Context, session, note string) (*SessionResult, error) {
-	return s.barrier(ctx, session, "opaque")
+	return s.barrier(ctx, session, "opaque", true)
 }
 
-func (s *Service) barrier(ctx context.Context, session, kind string) (*SessionResult, error) {
+func (s *Service) barrier(ctx context.Context, session, kind string, create bool) (*SessionResult, error) {
 	res := &SessionResult{Session: session}
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
-		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, true)
+		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, create)
 		if err != nil {
 			return err
 		}
