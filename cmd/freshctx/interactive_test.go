@@ -42,9 +42,8 @@ func startTmuxClaude(t *testing.T, c *claudeRig, api *agenttest.Anthropic) *tmux
 	if err := os.WriteFile(filepath.Join(c.dir, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"new-session", "-d", "-s", "", "-x", "200", "-y", "50", "-c", c.dir, "env", "-i"}
 	name := fmt.Sprintf("freshctx-%d", time.Now().UnixNano())
-	args[3] = name
+	args := []string{"new-session", "-d", "-s", name, "-x", "200", "-y", "50", "-c", c.dir, "env", "-i"}
 	for _, kv := range append(c.env, "ANTHROPIC_BASE_URL="+api.URL) {
 		if !strings.ContainsAny(kv, "\n") {
 			args = append(args, kv)

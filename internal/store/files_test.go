@@ -358,3 +358,29 @@ func TestFullDiskSaysDiskFull(t *testing.T) {
 		t.Fatalf("meta on a full disk = %q, %v", v, err)
 	}
 }
+
+// TestSchemaAndBlobFolderCommitTogether: the transaction that creates a
+// store records its blob folder, so a process that opens the store right
+// after (before the creator's open returns) finds the folder, not the
+// older stores' blobs/.
+func TestSchemaAndBlobFolderCommitTogether(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "freshctx.db")
+	db, err := sql.Open("sqlite", dsn(path, time.Second, "rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := &Store{db: db, path: path}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.apply(ctx, ms[0], len(ms)); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	if err := db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", blobAreaKey).Scan(&name); err != nil || name != "freshctx.db-blobs" {
+		t.Fatalf("after the first migration the blob folder is %q (%v), want freshctx.db-blobs", name, err)
+	}
+}
