@@ -8,8 +8,9 @@ import (
 )
 
 // Codex keeps the head and the tail of a tool result over its budget and
-// drops the middle before the model sees it (10,000 bytes for a model it
-// has no metadata for; tool_output_token_limit in its config). A read the
+// drops the middle before the model sees it (0.169.0, with a model it has
+// no metadata for, sent 12 KB of a 46 KB read; tool_output_token_limit in
+// its config sets the budget). A read the
 // model got only part of must never count as delivered, so reads served to
 // Codex stay well under that budget: line numbers add 7 bytes a line.
 const (
