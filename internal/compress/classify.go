@@ -17,6 +17,11 @@ const (
 	Auto Class = iota
 	// Noise is never kept, not even as context (progress, passing tests).
 	Noise
+	// Detail is kept when the output is short enough to keep whole and is
+	// noise otherwise: frames of libraries, the code under them.
+	Detail
+	// Marker stands for lines a compressor left out on purpose.
+	Marker
 	Plain
 	Warning
 	Ref
@@ -25,16 +30,16 @@ const (
 )
 
 var (
-	errorWords   = regexp.MustCompile(`(?i)\b(error|errors|fail|failed|failure|failures|failing|panic|panicked|fatal|exception|traceback|segmentation fault|undefined reference|assertion|cannot|could not|not found|denied|aborted|FAIL)\b|^E\s|✗|✖`)
+	errorWords   = regexp.MustCompile(`(?i)\b(error|errors|fail|failed|failure|failures|failing|panic|panicked|fatal|exception|traceback|segmentation fault|undefined reference|assertion|cannot|could not|not found|denied|aborted|FAIL)\b|^E\s|✗|✖|^[×✕]\s`)
 	warningWords = regexp.MustCompile(`(?i)\b(warning|warn|deprecated)\b`)
-	summaryLine  = regexp.MustCompile(`(?i)^(ok\s+\S+|PASS$|FAIL$|FAIL\s+\S+|---\s*(PASS|FAIL)|=+ .*(passed|failed|error).* =+$|test result:|tests?:\s+\d+|Tests run:|Ran \d+ tests?|BUILD (SUCCESS|FAILURE)|\d+ (passed|failed|passing|failing|tests?|examples?|problems?|errors?|warnings?)\b|Finished|Done in|Total:)`)
+	summaryLine  = regexp.MustCompile(`(?i)^(ok\s+\S+\s+(\(cached\)|[\d.]+m?s\b|\[no test files\])|PASS$|FAIL$|FAIL\s+\S+|---\s*(PASS|FAIL)|=+ .*(passed|failed|error).* =+$|test result:|tests?:\s+\d+|Tests run:|Ran \d+ tests?|BUILD (SUCCESS|FAILURE)|\d+ (passed|failed|passing|failing|tests?|examples?|problems?|errors?|warnings?)\b|Finished|Done in|Total:)`)
 	noError      = regexp.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
 )
 
 // Keywords that must occur (lowercased) before a regexp is worth running:
 // most lines of a long log carry none of them.
 var (
-	errorHints   = newWordSet("error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖")
+	errorHints   = newWordSet("error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖", "×", "✕")
 	warningHints = newWordSet("warn", "deprecat")
 )
 
@@ -44,6 +49,9 @@ func classify(line string, scratch *[]byte) Class {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return Plain
+	}
+	if chatter.MatchString(t) {
+		return Noise
 	}
 	lower := toLower(t, scratch)
 	if summaryLine.MatchString(t) { // anchored: only tried at the start

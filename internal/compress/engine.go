@@ -1,6 +1,9 @@
 package compress
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Options are what a compressor is made for.
 type Options struct {
@@ -20,8 +23,14 @@ type Rules struct {
 	// classification. It may keep state: each compressor gets its own.
 	Judge func(line string) Class
 	// Before and After are the context lines kept around an important line;
-	// 0 means 2.
+	// 0 means 2. NoContext keeps none.
 	Before, After int
+	NoContext     bool
+	// Block, when set, names the failure a line starts (pytest's
+	// "____ test_x[3] ____"). A block whose kept lines equal an earlier
+	// block's but for quoted values and numbers collapses into one line
+	// naming it; a summary line ends the last block.
+	Block func(line string) (name string, ok bool)
 }
 
 // Generic is the compressor for output no per-tool compressor claims.
@@ -49,6 +58,7 @@ type engine struct {
 
 	prev      string
 	prevCount int
+	prevClass Class // Auto: judge prev when it is flushed
 	started   bool
 
 	early     []pending // the first lines, kept whole if the output is short
@@ -60,11 +70,21 @@ type engine struct {
 	out     []Kept
 	capped  int
 	scratch []byte
+
+	blocks blocks
+
+	// headline is the last error or warning line, the head of the
+	// diagnostic the lines below it belong to; headlineKept says whether
+	// the digest has it. A kept location line brings its headline along.
+	headline     string
+	headlineKept bool
 }
 
 type pending struct {
 	text  string
 	class Class
+	// skipped > 0: not a line but that many lines a wrapper dropped.
+	skipped int
 }
 
 // NewEngine returns a compressor driven by rules. Raw keeps every line, so
@@ -75,6 +95,9 @@ func NewEngine(in Intent, r Rules) Compressor {
 	}
 	if r.After == 0 {
 		r.After = 2
+	}
+	if r.NoContext {
+		r.Before, r.After = 0, 0
 	}
 	return &engine{intent: in, rules: r, selective: in == Raw}
 }
@@ -87,12 +110,34 @@ func (g *engine) Line(text string) {
 			return
 		}
 	}
-	if g.started && text == g.prev {
+	g.lineAs(text, Auto)
+}
+
+// lineAs takes a cleaned line whose class a wrapper already knows (Auto:
+// judge it as usual). Repeats collapse into one line that counts them.
+func (g *engine) lineAs(text string, c Class) {
+	if g.started && text == g.prev && c == g.prevClass {
 		g.prevCount++
 		return
 	}
 	g.flushPrev()
-	g.prev, g.prevCount, g.started = text, 1, true
+	g.prev, g.prevCount, g.prevClass, g.started = text, 1, c, true
+}
+
+// skip counts lines a wrapper dropped without showing them to the engine,
+// so the gap markers still say how much is left out.
+func (g *engine) skip(n int) {
+	if n <= 0 {
+		return
+	}
+	g.flushPrev()
+	g.started = false
+	p := pending{class: Noise, skipped: n}
+	if !g.selective {
+		g.early = append(g.early, p)
+		return
+	}
+	g.take(p)
 }
 
 func (g *engine) judge(line string) Class {
@@ -109,10 +154,14 @@ func (g *engine) flushPrev() {
 		return
 	}
 	text := g.prev
-	if g.prevCount > 1 {
+	if g.prevCount > 1 && strings.TrimSpace(text) != "" {
 		text = fmt.Sprintf("%s [×%d]", text, g.prevCount)
 	}
-	p := pending{text: text, class: g.judge(g.prev)}
+	class := g.prevClass
+	if class == Auto {
+		class = g.judge(g.prev)
+	}
+	p := pending{text: text, class: class}
 	if !g.selective {
 		g.early = append(g.early, p)
 		if len(g.early) > keepAllBelow || g.intent == Errors || g.intent == Tests {
@@ -134,26 +183,42 @@ func (g *engine) keeps(c Class) bool {
 		return false
 	case g.intent == Raw:
 		return true
+	case c == Detail:
+		return false
 	case g.intent == Errors:
 		return c == Error || c == Ref || c == SummaryLine
 	case g.intent == Tests:
-		return c == Error || c == SummaryLine
+		return c == Error || c == Ref || c == SummaryLine
 	default:
 		return c != Plain
 	}
 }
 
 func (g *engine) take(p pending) {
+	if g.rules.Block != nil && p.skipped == 0 {
+		if name, ok := g.rules.Block(p.text); ok {
+			g.out = g.blocks.close(g.out)
+			g.blocks.open(name, len(g.out))
+		} else if p.class == SummaryLine {
+			g.out = g.blocks.close(g.out)
+		}
+	}
+	g.trackHeadline(p)
 	switch {
 	case g.keeps(p.class):
 		g.reportGap()
+		g.keepHeadline(p)
 		for _, b := range g.before {
 			g.emit(b.text, PrioContext)
 		}
 		g.before = g.before[:0]
 		g.emit(p.text, prio(p.class))
 		g.after = g.rules.After
-	case p.class == Noise:
+	case p.skipped > 0:
+		g.omitted += p.skipped
+	case strings.TrimSpace(p.text) == "":
+		// A blank line carries nothing: dropping it is not worth a marker.
+	case p.class == Noise, p.class == Detail:
 		g.omitted++
 	case g.after > 0 && g.intent != Tests && g.intent != Errors:
 		g.emit(p.text, PrioContext)
@@ -161,6 +226,10 @@ func (g *engine) take(p pending) {
 	default:
 		if g.intent == Tests || g.intent == Errors {
 			g.omitted++ // no context for these intents
+			return
+		}
+		if g.rules.Before == 0 {
+			g.omitted++
 			return
 		}
 		if len(g.before) == g.rules.Before {
@@ -176,7 +245,7 @@ func (g *engine) reportGap() {
 		return // terse intents report one total at the end
 	}
 	if g.omitted > 0 {
-		g.emit(fmt.Sprintf("… [%d lines omitted]", g.omitted), PrioMarker)
+		g.emit(omittedMarker(g.omitted), PrioMarker)
 		g.omitted = 0
 	}
 }
@@ -191,6 +260,8 @@ func (g *engine) emit(text string, p Priority) {
 
 func prio(c Class) Priority {
 	switch c {
+	case Marker:
+		return PrioMarker
 	case Error:
 		return PrioError
 	case SummaryLine:
@@ -208,16 +279,17 @@ func (g *engine) Finish() []Kept {
 	if !g.selective {
 		out := make([]Kept, 0, len(g.early))
 		for _, e := range g.early {
-			if e.class != Noise {
+			if e.skipped == 0 && e.class != Noise && (e.class != Detail || g.intent == Summary) {
 				out = append(out, Kept{Text: e.text, Prio: prio(e.class)})
 			}
 		}
 		return out
 	}
+	g.out = g.blocks.close(g.out)
 	// The last lines often say how it ended: keep them.
 	g.reportGap()
 	if g.omitted > 0 && (g.intent == Errors || g.intent == Tests) {
-		g.emit(fmt.Sprintf("… [%d lines omitted]", g.omitted), PrioMarker)
+		g.emit(omittedMarker(g.omitted), PrioMarker)
 		g.omitted = 0
 	}
 	for _, b := range g.before {
@@ -227,4 +299,39 @@ func (g *engine) Finish() []Kept {
 		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: digest line limit]", g.capped), Prio: PrioMarker})
 	}
 	return g.out
+}
+
+// omittedMarker is the line that stands for n dropped lines.
+func omittedMarker(n int) string {
+	if n == 1 {
+		return "… [1 line omitted]"
+	}
+	return fmt.Sprintf("… [%d lines omitted]", n)
+}
+
+// trackHeadline notes the line that heads a diagnostic; a blank line or a
+// summary ends the diagnostic.
+func (g *engine) trackHeadline(p pending) {
+	switch {
+	case p.skipped > 0:
+	case p.class == Error || p.class == Warning:
+		g.headline, g.headlineKept = p.text, false
+	case p.class == SummaryLine || strings.TrimSpace(p.text) == "":
+		g.headline = ""
+	}
+}
+
+// keepHeadline emits the headline of the diagnostic a kept line belongs to
+// when the intent dropped it: " --> build.rs:2:9" alone does not say what
+// is wrong there.
+func (g *engine) keepHeadline(p pending) {
+	if p.text == g.headline {
+		g.headlineKept = true
+		return
+	}
+	if g.headline == "" || g.headlineKept || p.class != Ref {
+		return
+	}
+	g.emit(g.headline, PrioWarning)
+	g.headlineKept = true
 }

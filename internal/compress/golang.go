@@ -1,14 +1,26 @@
 package compress
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 )
 
 // Go is the compressor for go test (plain, -v, -json, -race), go build and
 // go vet.
-var Go = family("go", goCmd, goHead, goRules)
+var Go = Factory{
+	Name: "go",
+	Match: func(argv []string, out []byte) bool {
+		return (len(argv) > 0 && goCmd.MatchString(strings.Join(argv, " "))) || goHead.Match(out)
+	},
+	New: func(o Options) Compressor {
+		r := goRules(o.Root)
+		if o.Intent == Raw { // every line, in order
+			r.Transform = goJSON
+			return NewEngine(o.Intent, r)
+		}
+		return newGoTests(NewEngine(o.Intent, r).(*engine), goJSON)
+	},
+}
 
 var (
 	goCmd  = regexp.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
@@ -37,19 +49,6 @@ func goRules(root string) Rules {
 	traces := 0
 	return Rules{
 		Before: 1,
-		Transform: func(line string) (string, bool) {
-			if !strings.HasPrefix(line, `{"`) || !strings.Contains(line, `"Action":`) {
-				return line, true
-			}
-			var ev goEvent
-			if json.Unmarshal([]byte(line), &ev) != nil {
-				return line, true
-			}
-			if ev.Action != "output" {
-				return "", false // run/pass/fail events repeat what the output said
-			}
-			return strings.TrimRight(ev.Output, "\n"), true
-		},
 		Judge: func(line string) Class {
 			switch {
 			case goNoise.MatchString(line):

@@ -14,7 +14,7 @@ var (
 
 	// jsNoisePrefix and jsNoise are tried on the line without its indent.
 	jsNoisePrefix = prefixes("✓ ", "√ ", "PASS ", "# Subtest: ", "duration_ms: ", "failureType: ", "TAP version",
-		"Start at ", "Duration ", "⎯", "npm warn ", "npm notice ", "stack: |-", "potentially fixable with", "Watch Usage")
+		"Start at ", "Duration ", "⎯", "npm notice ", "stack: |-", "potentially fixable with", "Watch Usage")
 	jsNoise = regexp.MustCompile(`^(ok \d+ - |---$|\.\.\.$|RUN\s+v\d|\d+\.\.\d+$|# (suites|cancelled|skipped|todo|duration_ms) |> \S+@\S+ )`)
 	jsError = match(`^(\s*(✕|×) |\s*● |\s*FAIL |\s*not ok \d+ - |\s+\d+:\d+\s+error\s|\s*(\w+Error|Error): |\s*error: )`,
 		"error TS", `error TS\d+`)
@@ -46,7 +46,7 @@ func jsRules(root string) Rules {
 				inFailure, blockLines = true, 0
 				fr.newTrace()
 				return Error
-			case jsWarning.MatchString(line):
+			case jsWarning.MatchString(line), strings.HasPrefix(t, "npm warn "), strings.HasPrefix(t, "WARN "):
 				return Warning
 			}
 			if strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "❯") || strings.HasSuffix(t, ")") {

@@ -6,30 +6,54 @@ import (
 )
 
 // Python is the compressor for pytest and unittest, and Python tracebacks.
-var Python = family("python", pyCmd, pyHead, pythonRules)
+var Python = Factory{
+	Name: "python",
+	Match: func(argv []string, out []byte) bool {
+		return (len(argv) > 0 && pyCmd.MatchString(strings.Join(argv, " "))) || pyHead.Match(out)
+	},
+	New: func(o Options) Compressor {
+		if o.Intent == Raw { // every line, in order
+			return NewEngine(o.Intent, pythonRules(o.Root))
+		}
+		return newPyTraces(NewEngine(o.Intent, pythonRules(o.Root)).(*engine), o.Root)
+	},
+}
 
 var (
 	pyCmd  = regexp.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
 	pyHead = regexp.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
 
 	pyNoise = match(`^(platform |rootdir: |plugins: |cachedir: |configfile: |collecting |collected \d+ items?|\s*\.+\s*(\[\s*\d+%\])?$|`+
-		`=+ test session starts =+$|(_ )+_?$|-{20,}$|={20,}$)`,
-		" PASSED", `::\S+ PASSED\b`, " SKIPPED", `::\S+ SKIPPED\b`, " XFAIL", `::\S+ XFAIL\b`,
+		`=+ test session starts =+$|(_ )+_?$|-{20,}$|={20,}$|\S+\.py [.FEsxX]+\s*(\[\s*\d+%\])?$)`,
+		" PASSED", `::.* PASSED\b`, " SKIPPED", `::.* SKIPPED\b`, " XFAIL", `::.* XFAIL\b`, " XPASS", `::.* XPASS\b`,
 		"... ok", `\.\.\. ok$`, "... skipped", `\.\.\. skipped.*$`)
 	pyError = match(`^((FAILED|ERROR) \S|E\s|(FAIL|ERROR): |_{3,} .+ _{3,}$|\w+(Error|Exception|Exit|Interrupt)\b(:|$)|`+
 		`Traceback \(most recent call last\):$|>\s)`,
 		" FAILED", `::\S+ FAILED\b`, " ERROR", `::\S+ ERROR\b`, "... FAIL", `\.\.\. FAIL$`, "... ERROR", `\.\.\. ERROR$`)
 	pySummary = regexp.MustCompile(`^(=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|=+ short test summary info =+$|Ran \d+ tests? in |(FAILED|OK)( \(.*\))?$|\d+ (passed|failed))`)
-	pyFrame   = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
+	pyBlock   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
+	// pyVerboseResult is pytest -v's per-test line; the short test summary
+	// names the failures again.
+	pyVerboseResult = regexp.MustCompile(`::.* (FAILED|ERROR)\s+\[\s*\d+%\]$`)
+	pyFrame         = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
 )
 
 func pythonRules(root string) Rules {
 	fr := newFrames(root, 4)
 	return Rules{
+		NoContext: true,
+		Block: func(line string) (string, bool) {
+			if m := pyBlock.FindStringSubmatch(line); m != nil {
+				return m[1], true
+			}
+			return "", false
+		},
 		Judge: func(line string) Class {
 			switch {
 			case pyNoise.MatchString(line):
 				return Noise
+			case pyVerboseResult.MatchString(line):
+				return Plain
 			case pySummary.MatchString(line):
 				return SummaryLine
 			case strings.HasPrefix(line, "Traceback "):

@@ -52,7 +52,9 @@ func rustRules(root string) Rules {
 				return Warning
 			case strings.HasPrefix(line, "help: "):
 				block = "help"
-				return Noise
+				return Warning // what to do about it
+			case block == "warning" && strings.Contains(line, " help: "):
+				return Warning // the carets, with the suggestion after them
 			case t == "failures:":
 				block = "failures"
 				return Error

@@ -1,2 +1,2 @@
-npx vitest run
+npx vitest run vitest/stack.test.mjs
 # root /home/dev/js

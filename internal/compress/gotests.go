@@ -1,0 +1,169 @@
+package compress
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// goTests regroups the output of go test -v (and -json, whose output events
+// carry the same text) by test before the line engine sees it. go test -v
+// prints a test's log lines between its "=== RUN" and its "--- PASS" or
+// "--- FAIL" line; read in order, a failure's message sits above its header
+// and reads as the previous test's, and a passing test's t.Log lines look
+// like findings. So a test's lines are held until its result: a passing or
+// skipped test's are dropped (counted in the gap markers), a failing test's
+// follow its "--- FAIL" header, as plain go test prints them. Lines of tests
+// with no result when a panic or the package's result arrives (a crash, a
+// timeout) go out under their "=== RUN" line, which then counts as an error.
+type goTests struct {
+	engine    *engine
+	transform func(string) (string, bool)
+	current   string
+	held      map[string]*heldTest
+	order     []string // names in held, first run first
+	heldLines int
+}
+
+type heldTest struct {
+	run     string // the === RUN line
+	lines   []string
+	dropped int // lines past the caps
+}
+
+const (
+	// maxHeldPerTest and maxHeld bound memory: past them a test's lines are
+	// counted, not kept.
+	maxHeldPerTest = 2000
+	maxHeld        = 50000
+)
+
+var (
+	goMarker = regexp.MustCompile(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`)
+	goResult = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
+	// goFlush are lines printed outside any test: a crash, the package's
+	// result. Whatever is still held goes out before them.
+	goFlush = regexp.MustCompile(`^(panic: |fatal error: |(ok|FAIL)\s+\S+\s|FAIL$|PASS$|exit status \d+$|\*\*\* Test killed)`)
+)
+
+func newGoTests(e *engine, transform func(string) (string, bool)) *goTests {
+	return &goTests{engine: e, transform: transform, held: map[string]*heldTest{}}
+}
+
+func (g *goTests) Line(text string) {
+	text = Clean(text)
+	var ok bool
+	if text, ok = g.transform(text); !ok {
+		return
+	}
+	if m := goMarker.FindStringSubmatch(text); m != nil {
+		g.current = m[2]
+		if m[1] == "PAUSE" {
+			g.current = ""
+		}
+		if m[1] == "RUN" && g.held[m[2]] == nil {
+			g.held[m[2]] = &heldTest{run: text}
+			g.order = append(g.order, m[2])
+		}
+		g.engine.skip(1)
+		return
+	}
+	if m := goResult.FindStringSubmatch(text); m != nil {
+		g.result(text, m[1], m[2])
+		return
+	}
+	if goFlush.MatchString(text) {
+		g.flushAll()
+		g.current = ""
+		g.engine.lineAs(text, Auto)
+		return
+	}
+	t := g.held[g.current]
+	if t == nil {
+		g.engine.lineAs(text, Auto)
+		return
+	}
+	if len(t.lines) >= maxHeldPerTest || g.heldLines >= maxHeld {
+		t.dropped++
+		return
+	}
+	t.lines = append(t.lines, text)
+	g.heldLines++
+}
+
+// result handles a test's "--- PASS/FAIL/SKIP" line.
+func (g *goTests) result(text, verdict, name string) {
+	if g.current == name {
+		g.current = ""
+	}
+	t := g.held[name]
+	g.forget(name)
+	if verdict != "FAIL" {
+		if t != nil {
+			g.engine.skip(len(t.lines) + t.dropped)
+		}
+		g.engine.skip(1)
+		return
+	}
+	g.engine.lineAs(text, Auto)
+	if t != nil {
+		g.replay(t)
+	}
+}
+
+func (g *goTests) replay(t *heldTest) {
+	for _, l := range t.lines {
+		g.engine.lineAs(l, Auto)
+	}
+	g.engine.skip(t.dropped)
+}
+
+func (g *goTests) forget(name string) {
+	t := g.held[name]
+	if t == nil {
+		return
+	}
+	g.heldLines -= len(t.lines)
+	delete(g.held, name)
+	for i, n := range g.order {
+		if n == name {
+			g.order = append(g.order[:i], g.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// flushAll sends out the lines of every test that has no result yet, each
+// under its "=== RUN" line: the test was running when the package ended.
+func (g *goTests) flushAll() {
+	for _, name := range g.order {
+		t := g.held[name]
+		if len(t.lines) == 0 && t.dropped == 0 {
+			continue
+		}
+		g.engine.lineAs(t.run+" (no result)", Error)
+		g.replay(t)
+	}
+	g.held, g.order, g.heldLines = map[string]*heldTest{}, nil, 0
+}
+
+func (g *goTests) Finish() []Kept {
+	g.flushAll()
+	return g.engine.Finish()
+}
+
+// goJSON turns a go test -json event into the text it carries; other
+// events are dropped (run/pass/fail events repeat what the output said).
+func goJSON(line string) (string, bool) {
+	if !strings.HasPrefix(line, `{"`) || !strings.Contains(line, `"Action":`) {
+		return line, true
+	}
+	var ev goEvent
+	if json.Unmarshal([]byte(line), &ev) != nil {
+		return line, true
+	}
+	if ev.Action != "output" {
+		return "", false
+	}
+	return strings.TrimRight(ev.Output, "\n"), true
+}

@@ -1,0 +1,2 @@
+cargo test --offline -p util
+# root /home/dev/rust/ws

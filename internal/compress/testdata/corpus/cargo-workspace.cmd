@@ -1,0 +1,2 @@
+cargo build --offline
+# root /home/dev/rust/ws

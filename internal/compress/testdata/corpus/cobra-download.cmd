@@ -1,0 +1,2 @@
+GOMODCACHE=$PWD/.modcache GOFLAGS=-modcacherw go build ./... && rm -rf .modcache
+# root /home/dev/cobra

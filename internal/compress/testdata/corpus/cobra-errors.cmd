@@ -1,0 +1,2 @@
+go test -run 'Args|Fish' -v .
+# root /home/dev/cobra

@@ -1,0 +1,2 @@
+go test -json .
+# root /home/dev/cobra

@@ -1,0 +1,2 @@
+go test -v .
+# root /home/dev/cobra

@@ -1,0 +1,2 @@
+cd merge && git merge feature
+# root /home/dev/generic

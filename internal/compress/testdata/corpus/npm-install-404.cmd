@@ -1,0 +1,2 @@
+npm install freshctx-corpus-no-such-package
+# root /home/dev/js/deps

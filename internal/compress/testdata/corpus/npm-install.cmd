@@ -1,0 +1,2 @@
+npm install --no-audit --no-fund
+# root /home/dev/js/deps

@@ -1,0 +1,2 @@
+env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null python3 -m pip install --no-index --target .site nosuchpkg-freshctx
+# root /home/dev/python/pkg

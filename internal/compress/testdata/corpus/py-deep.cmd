@@ -1,0 +1,2 @@
+python3 deep.py
+# root /home/dev/python/scratch

@@ -1,0 +1,2 @@
+python3 scratch.py api worker
+# root /home/dev/python/scratch

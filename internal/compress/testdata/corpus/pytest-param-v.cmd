@@ -1,0 +1,2 @@
+python3 -m pytest -v -p no:cacheprovider tests
+# root /home/dev/python/pricing

@@ -1,0 +1,2 @@
+python3 -m pytest -p no:cacheprovider tests
+# root /home/dev/python/pricing

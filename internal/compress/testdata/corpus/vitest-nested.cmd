@@ -1,0 +1,2 @@
+npx vitest run vitest/queue
+# root /home/dev/js
