@@ -35,19 +35,33 @@ func (f *frames) judge(path, key string, foreign bool) Class {
 	return Ref
 }
 
-// inWorkspace reports whether a frame's file is the workspace's own: a
-// relative path, or an absolute one under the root.
+// inWorkspace reports whether a frame's file is the workspace's own code:
+// anything but a library's (node_modules, site-packages, the Go module
+// cache and GOROOT, the Rust toolchain and registry, system folders). A
+// path outside the root is still the user's code when it is not a
+// library's: a script run from elsewhere, a sibling checkout.
 func (f *frames) inWorkspace(path string) bool {
-	if path == "" {
+	if path == "" || strings.HasPrefix(path, "node:") {
 		return false
 	}
-	if !filepath.IsAbs(path) {
-		return !strings.Contains(path, "node_modules") && !strings.HasPrefix(path, "node:")
+	if f.root != "" {
+		if rel, err := filepath.Rel(f.root, path); err == nil && !strings.HasPrefix(rel, "..") {
+			path = rel
+		}
 	}
-	if f.root == "" {
-		return false
+	return !libraryPath(path)
+}
+
+// libraryDirs mark a path as a library's or the toolchain's.
+var libraryDirs = []string{"node_modules/", "site-packages/", "dist-packages/", "/lib/python", "/pkg/mod/",
+	"/go/src/", "/rustc/", "/.cargo/registry/", "/.rustup/", "/usr/lib/", "/usr/include/", "/usr/local/lib/",
+	"/usr/share/", "/jvm/"}
+
+func libraryPath(path string) bool {
+	for _, d := range libraryDirs {
+		if strings.Contains(path, d) {
+			return true
+		}
 	}
-	rel, err := filepath.Rel(f.root, path)
-	return err == nil && !strings.HasPrefix(rel, "..") &&
-		!strings.Contains(rel, "node_modules") && !strings.Contains(rel, "site-packages")
+	return false
 }

@@ -15,7 +15,7 @@ var Python = Factory{
 		if o.Intent == Raw { // every line, in order
 			return NewEngine(o.Intent, pythonRules(o.Root))
 		}
-		return newPyTraces(NewEngine(o.Intent, pythonRules(o.Root)).(*engine), o.Root)
+		return newPyTraces(NewEngine(o.Intent, pythonRules(o.Root)).(*engine))
 	},
 }
 
@@ -70,7 +70,10 @@ func pythonRules(root string) Rules {
 	}
 }
 
+// isPythonLib reports a frame of the standard library or an installed
+// package; "<frozen importlib._bootstrap>" is the interpreter's own,
+// "<string>" and "<stdin>" are the user's code.
 func isPythonLib(path string) bool {
 	return strings.Contains(path, "site-packages") || strings.Contains(path, "dist-packages") ||
-		strings.Contains(path, "/lib/python") || strings.HasPrefix(path, "<")
+		strings.Contains(path, "/lib/python") || strings.HasPrefix(path, "<frozen")
 }

@@ -20,7 +20,6 @@ import (
 //     a short "path.py:N: in func" frame of a library is Detail with its code.
 type pyTraces struct {
 	engine *engine
-	root   *frames
 
 	trace   []string // a plain traceback being read; nil when none
 	failed  failedGroup
@@ -44,8 +43,8 @@ var (
 	pySeparator = regexp.MustCompile(`^(_ )+_?$|^_{3,} .+ _{3,}$|^=+ .* =+$`)
 )
 
-func newPyTraces(e *engine, root string) *pyTraces {
-	return &pyTraces{engine: e, root: newFrames(root, 1<<30)}
+func newPyTraces(e *engine) *pyTraces {
+	return &pyTraces{engine: e}
 }
 
 func (p *pyTraces) Line(text string) {
@@ -95,7 +94,7 @@ func (p *pyTraces) emitTrace() {
 	var frames []pyFrameLines
 	for _, l := range trace[1:] {
 		if m := pyTraceFrame.FindStringSubmatch(l); m != nil {
-			frames = append(frames, pyFrameLines{lines: []string{l}, lib: isPythonLib(m[1]) || !p.root.inWorkspace(m[1])})
+			frames = append(frames, pyFrameLines{lines: []string{l}, lib: isPythonLib(m[1])})
 			continue
 		}
 		if len(frames) == 0 {
@@ -158,7 +157,7 @@ func pyKeptFrames(frames []pyFrameLines) []bool {
 // pytestLine takes a line outside plain tracebacks: pytest's own report.
 func (p *pyTraces) pytestLine(text string) {
 	if m := pyLocation.FindStringSubmatch(text); m != nil {
-		lib := isPythonLib(m[1]) || !p.root.inWorkspace(m[1])
+		lib := isPythonLib(m[1])
 		if strings.HasPrefix(m[3], "in ") {
 			p.flushSection()
 			p.libCode = lib

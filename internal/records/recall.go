@@ -38,17 +38,18 @@ type Hit struct {
 }
 
 const (
-	rrfK = 60
-	// listDepth is how many candidates each ranked list contributes.
-	listDepth = 200
+	// listDepth is how many candidates the full-text search and each exact
+	// list contribute.
+	listDepth = 300
 	maxTerms  = 32
 )
 
-// Recall finds the records that best match the query: a BM25 list over
-// command, label, digest and facts, exact lists for paths, test names and
-// symbols named in the query, and a recency list, fused by reciprocal rank
-// (k=60) and multiplied by each record's freshness factor. Freshness of all
-// candidates that could still reach the top is checked against one snapshot.
+// Recall finds the records that best match the query. Candidates come from
+// the full-text index (the query's rarer words and their parts) and from
+// exact lists of the paths and names it holds; each is scored by relevance
+// (see rank.go). Records of near-equal relevance are ordered by freshness,
+// then newest first. Freshness of every record that could still reach the
+// top is checked against one snapshot.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) {
 	if req.Limit <= 0 {
 		req.Limit = 10
@@ -58,17 +59,21 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 		return nil, err
 	}
 	q := parseQuery(req.Query)
-	var lists [][]int64
+	var ranked []scored
 	err = s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		lists, err = gatherLists(ctx, tx, q, filter, req.Limit)
+		ranked, err = rank(ctx, tx, q, filter, req.Limit)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
-	scores := fuse(lists)
-	ids := topCandidates(scores, req.Limit)
+	ids := make([]int64, len(ranked))
+	rel := map[int64]float64{}
+	for i, r := range ranked {
+		ids[i] = r.id
+		rel[r.id] = r.rel
+	}
 	recs, err := s.loadMany(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -79,14 +84,17 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	hits := make([]Hit, 0, len(recs))
 	for _, r := range recs {
 		hits = append(hits, Hit{
-			ID: r.ID, Score: round(scores[r.ID] * r.Freshness.Label.RankFactor()), Freshness: r.Freshness.Label,
+			ID: r.ID, Score: round(rel[r.ID] * r.Freshness.Label.RankFactor()), Freshness: r.Freshness.Label,
 			Files: r.Freshness.Files, Command: r.Command, Label: r.Label, ExitCode: r.ExitCode,
 			CreatedAt: r.CreatedAt,
 		})
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
+		if ba, bb := band(rel[a.ID]), band(rel[b.ID]); ba != bb {
+			return bb - ba
+		}
+		if fa, fb := a.Freshness.RankFactor(), b.Freshness.RankFactor(); fa != fb {
+			if fa > fb {
 				return -1
 			}
 			return 1
@@ -106,17 +114,69 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	return hits, nil
 }
 
-// snippet is the full-text snippet of a hit, made only for the results
-// shown; else the first digest line with a query term, else the first line.
-func (s *Service) snippet(ctx context.Context, r *Record, q query) string {
-	if len(q.terms) > 0 {
-		var snip string
-		err := s.Store.DB().QueryRowContext(ctx, `SELECT snippet(records_fts, 2, '', '', '…', 16)
-			FROM records_fts WHERE records_fts MATCH ? AND rowid = ?`, q.ftsExpr(), r.ID).Scan(&snip)
-		if err == nil && strings.TrimSpace(snip) != "" {
-			return strings.TrimSpace(snip)
+// scored is a candidate's relevance.
+type scored struct {
+	id  int64
+	rel float64
+}
+
+// rank gathers and scores the candidates and keeps those that can still
+// reach the top limit: freshness reorders only within a relevance band.
+func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int) ([]scored, error) {
+	if q.isEmpty {
+		where, args := filterSQL("id", filter)
+		ids, err := queryIDs(ctx, tx, "SELECT id FROM records WHERE 1"+where+" ORDER BY id DESC LIMIT ?", append(args, limit)...)
+		out := make([]scored, len(ids))
+		for i, id := range ids {
+			out[i] = scored{id: id}
+		}
+		return out, err
+	}
+	ws := queryWords(q)
+	idf, err := docShare(ctx, tx, ftsTerms(ws))
+	if err != nil {
+		return nil, err
+	}
+	for i := range ws {
+		ws[i].idf = idf[ws[i].text]
+		ws[i].pidf = make([]float64, len(ws[i].parts))
+		for j, p := range ws[i].parts {
+			ws[i].pidf[j] = idf[p]
 		}
 	}
+	ids, err := gatherCandidates(ctx, tx, q, ws, idf, filter)
+	if err != nil {
+		return nil, err
+	}
+	cands, err := loadCandidates(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scored, 0, len(cands))
+	for _, id := range ids {
+		if c := cands[id]; c != nil {
+			out = append(out, scored{id: id, rel: relevance(c, ws, q)})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scored) int {
+		if ba, bb := band(a.rel), band(b.rel); ba != bb {
+			return bb - ba
+		}
+		return int(b.id - a.id)
+	})
+	if len(out) > limit {
+		n := limit
+		for n < len(out) && band(out[n].rel) == band(out[limit-1].rel) {
+			n++
+		}
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// snippet is the digest line of a hit that holds the most query words,
+// else its first line.
+func (s *Service) snippet(_ context.Context, r *Record, q query) string {
 	return snippetFor(r, "", q)
 }
 
@@ -124,9 +184,12 @@ func round(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
 // query is the user's text split the ways the lists need it.
 type query struct {
-	terms   []string // for FTS5, each quoted
-	paths   []string // path-like words
-	names   []string // words that may be test names, symbols or codes
+	terms []string // for FTS5, each quoted
+	paths []string // path-like words
+	names []string // words that may be test names, symbols or codes
+	// phrase matches the query's words in its order, whatever is between
+	// them but words (case-insensitive); nil for one word.
+	phrase  *regexp.Regexp
 	isEmpty bool
 }
 
@@ -157,6 +220,13 @@ func parseQuery(text string) query {
 		}
 	}
 	q.isEmpty = len(q.terms) == 0 && len(q.paths) == 0
+	if len(q.terms) > 1 {
+		quoted := make([]string, len(q.terms))
+		for i, t := range q.terms {
+			quoted[i] = regexp.QuoteMeta(t)
+		}
+		q.phrase = regexp.MustCompile(`(?i)(^|[^\w])` + strings.Join(quoted, `[^\w]+`) + `($|[^\w])`)
+	}
 	return q
 }
 
@@ -219,97 +289,119 @@ func filterSQL(col string, filter []string) (string, []any) {
 	return fmt.Sprintf(" AND %s IN (SELECT record_id FROM record_files WHERE %s)", col, strings.Join(conds, " OR ")), args
 }
 
-// gatherLists runs the ranked lists: BM25, paths, names, then recency over
-// the union (or, for an empty query, the newest records).
-func gatherLists(ctx context.Context, tx *store.Tx, q query, filter []string, limit int) ([][]int64, error) {
-	var lists [][]int64
-	add := func(ids []int64, err error) error {
-		if err == nil && len(ids) > 0 {
-			lists = append(lists, ids)
+// rareIDF: a word in more than about 5% of the newest records is too
+// common to find candidates by (a record that has only common words of the
+// query scores low anyway), unless every word is that common.
+var rareIDF = math.Log((sampleSize + 1) / (0.05*sampleSize + 0.5))
+
+// gatherCandidates finds the records worth scoring: the full-text search's
+// best for the query's rarer words and parts, and the records naming its
+// paths (or their base names) and its test names, codes and symbols.
+func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, idf map[string]float64, filter []string) ([]int64, error) {
+	var ids []int64
+	seen := map[int64]bool{}
+	add := func(list []int64, err error) error {
+		for _, id := range list {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
 		}
 		return err
 	}
-	if q.isEmpty {
-		where, args := filterSQL("id", filter)
-		return lists, add(queryIDs(ctx, tx, "SELECT id FROM records WHERE 1"+where+" ORDER BY id DESC LIMIT ?", append(args, limit)...))
+	var rare []string
+	for _, t := range ftsTerms(ws) {
+		if idf[t] >= rareIDF {
+			rare = append(rare, quoteTerm(t))
+		}
 	}
-	if len(q.terms) > 0 {
-		if err := add(bm25List(ctx, tx, q, filter)); err != nil {
+	where, args := filterSQL("rowid", filter)
+	if len(rare) > 0 {
+		err := add(queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?`+where+`
+			ORDER BY bm25(records_fts, 1.0, 2.0, 1.0, 3.0) LIMIT `+fmt.Sprint(listDepth), append([]any{strings.Join(rare, " OR ")}, args...)...))
+		if err != nil {
 			return nil, err
 		}
 	}
-	where, fargs := filterSQL("record_id", filter)
+	// The paths the query names, and the query itself, as phrases: a file
+	// name made of common words (rates.py) and a message quoted whole.
+	var phrases []string
 	for _, p := range q.paths {
-		args := append([]any{p, path.Base(p)}, fargs...)
-		if err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_files
-			WHERE (path = ? OR base = ?)`+where+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), args...)); err != nil {
+		phrases = append(phrases, phraseOf(p))
+	}
+	if len(q.terms) > 1 {
+		phrases = append(phrases, phraseOf(strings.Join(q.terms, " ")))
+	}
+	for _, ph := range phrases {
+		if ph == "" {
+			continue
+		}
+		err := add(queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?`+where+`
+			ORDER BY bm25(records_fts, 1.0, 2.0, 1.0, 3.0) LIMIT `+fmt.Sprint(listDepth), append([]any{ph}, args...)...))
+		if err != nil {
+			return nil, err
+		}
+	}
+	if expr := wordsExpr(ws); len(ids) < listDepth && expr != "" {
+		// Common words, or a compound word only its common parts find:
+		// the newest records that hold a word (or all its parts), read
+		// backwards from the index, cost little to add and scoring sorts
+		// them out.
+		err := add(queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?`+where+`
+			ORDER BY rowid DESC LIMIT `+fmt.Sprint(listDepth), append([]any{expr}, args...)...))
+		if err != nil {
+			return nil, err
+		}
+	}
+	fwhere, fargs := filterSQL("record_id", filter)
+	for _, p := range q.paths {
+		err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_files WHERE (path = ? OR base = ?)`+fwhere+`
+			ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), append([]any{p, path.Base(p)}, fargs...)...))
+		if err != nil {
 			return nil, err
 		}
 	}
 	for _, n := range q.names {
-		args := append([]any{n}, fargs...)
-		if err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_facts
-			WHERE kind IN ('test', 'code', 'symbol') AND value = ?`+where+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), args...)); err != nil {
+		err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_facts
+			WHERE kind IN ('test', 'code', 'symbol') AND value = ?`+fwhere+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth),
+			append([]any{n}, fargs...)...))
+		if err != nil {
 			return nil, err
 		}
 	}
-	return append(lists, recency(lists)), nil
+	return ids, nil
 }
 
-// commonShare: a term in more than this share of records is left out of
-// the full-text search, unless every term is that common.
-const commonShare = 0.05
-
-func bm25List(ctx context.Context, tx *store.Tx, q query, filter []string) ([]int64, error) {
-	expr, onlyCommon, err := selectTerms(ctx, tx, q)
-	if err != nil {
-		return nil, err
+// phraseOf is an FTS5 phrase of a text's words, in order ("" if none).
+func phraseOf(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+	if len(words) == 0 || len(words) > maxTerms {
+		return ""
 	}
-	where, args := filterSQL("rowid", filter)
-	order := "bm25(records_fts, 1.0, 2.0, 1.0, 3.0)"
-	if onlyCommon {
-		// BM25 cannot tell records apart by words they all share: the
-		// newest that contain them, read backwards from the index, will do.
-		order = "rowid DESC"
-	}
-	return queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?`+where+`
-		ORDER BY `+order+` LIMIT `+fmt.Sprint(listDepth), append([]any{expr}, args...)...)
+	return `"` + strings.ReplaceAll(strings.Join(words, " "), `"`, `""`) + `"`
 }
 
-// sampleSize is how many of the newest records estimate a term's share.
+// wordsExpr matches records holding any query word, or all parts of one.
+func wordsExpr(ws []qword) string {
+	var alts []string
+	for _, w := range ws {
+		alt := quoteTerm(w.text)
+		if len(w.parts) > 0 {
+			parts := make([]string, len(w.parts))
+			for i, p := range w.parts {
+				parts[i] = quoteTerm(p)
+			}
+			alt = "(" + alt + " OR (" + strings.Join(parts, " AND ") + "))"
+		}
+		alts = append(alts, alt)
+	}
+	return strings.Join(alts, " OR ")
+}
+
+// sampleSize is how many of the newest records estimate a word's share.
 const sampleSize = 1000
-
-// selectTerms drops terms most records contain, judged by their share of the
-// newest records (reading a common term's whole document list to count it
-// would cost as much as the search); if all are common it keeps them and
-// says so.
-func selectTerms(ctx context.Context, tx *store.Tx, q query) (string, bool, error) {
-	var newest, oldest int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM records`).Scan(&newest, &oldest); err != nil {
-		return "", false, err
-	}
-	from := max(newest-sampleSize, oldest-1)
-	sample := newest - from
-	keep := query{}
-	for _, t := range q.terms {
-		one := query{terms: []string{t}}
-		var docs int64
-		// Counting stops as soon as the term is known to be common.
-		limit := int64(commonShare*float64(sample)) + 1
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM records_fts
-			WHERE records_fts MATCH ? AND rowid > ? LIMIT ?)`, one.ftsExpr(), from, limit).Scan(&docs)
-		if err != nil {
-			return "", false, fmt.Errorf("term frequency: %w", err)
-		}
-		if sample < sampleSize || float64(docs) <= commonShare*float64(sample) {
-			keep.terms = append(keep.terms, t)
-		}
-	}
-	if len(keep.terms) == 0 {
-		return q.ftsExpr(), true, nil
-	}
-	return keep.ftsExpr(), false, nil
-}
 
 func queryIDs(ctx context.Context, tx *store.Tx, q string, args ...any) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, q, args...)
@@ -326,62 +418,6 @@ func queryIDs(ctx context.Context, tx *store.Tx, q string, args ...any) ([]int64
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
-}
-
-// recency ranks every candidate found by another list, newest first (ids
-// grow with time).
-func recency(lists [][]int64) []int64 {
-	var all []int64
-	seen := map[int64]bool{}
-	for _, l := range lists {
-		for _, id := range l {
-			if !seen[id] {
-				seen[id] = true
-				all = append(all, id)
-			}
-		}
-	}
-	slices.SortFunc(all, func(a, b int64) int { return int(b - a) })
-	return all
-}
-
-// fuse is reciprocal rank fusion: Σ 1/(k + rank), rank from 1.
-func fuse(lists [][]int64) map[int64]float64 {
-	scores := map[int64]float64{}
-	for _, l := range lists {
-		for i, id := range l {
-			scores[id] += 1 / float64(rrfK+i+1)
-		}
-	}
-	return scores
-}
-
-// topCandidates keeps the records that can still reach the top limit once
-// the freshness factor (between 0.88 and 1.06) is applied.
-func topCandidates(scores map[int64]float64, limit int) []int64 {
-	ids := make([]int64, 0, len(scores))
-	for id := range scores {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b int64) int {
-		if scores[a] != scores[b] {
-			if scores[a] > scores[b] {
-				return -1
-			}
-			return 1
-		}
-		return int(b - a)
-	})
-	if len(ids) <= limit {
-		return ids
-	}
-	worst, best := freshness.StaleDeleted.RankFactor(), freshness.Fresh.RankFactor()
-	cut := scores[ids[limit-1]] * worst / best
-	n := limit
-	for n < len(ids) && scores[ids[n]] >= cut {
-		n++
-	}
-	return ids[:n]
 }
 
 // loadMany loads records with their files, in one transaction.
@@ -412,15 +448,20 @@ func snippetFor(r *Record, fts string, q query) string {
 		return fts
 	}
 	lines := strings.Split(strings.TrimSpace(r.Digest), "\n")
+	best, bestN := lines[0], 0
 	for _, l := range lines {
 		low := strings.ToLower(l)
+		n := 0
 		for _, t := range q.terms {
 			if strings.Contains(low, strings.ToLower(t)) {
-				return truncateLine(l)
+				n++
 			}
 		}
+		if n > bestN {
+			best, bestN = l, n
+		}
 	}
-	return truncateLine(lines[0])
+	return truncateLine(best)
 }
 
 func truncateLine(s string) string {

@@ -49,10 +49,10 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		root:       s.WS.Root, facts: a.facts.List(), factText: a.facts.Text(),
 	}
 	switch {
-	case m.kind == "capture":
-		r.Command = "(stdin)"
 	case c.opt.Command != "":
 		r.Command = c.opt.Command
+	case m.kind == "capture":
+		r.Command = "(stdin)"
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
 	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
@@ -196,7 +196,7 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, command, label, digest, facts)
-			VALUES (?, ?, ?, ?, ?)`, r.ID, r.Command, r.Label, r.Digest, r.factText+filesText(r.stamp))
+			VALUES (?, ?, ?, ?, ?)`, r.ID, r.Command, r.Label, r.Digest, searchText(r))
 		if err != nil {
 			return fmt.Errorf("index record: %w", err)
 		}
@@ -229,6 +229,15 @@ func insertFacts(ctx context.Context, tx *store.Tx, id int64, fs []facts.Fact) e
 }
 
 // filesText lists the referenced paths for the full-text index.
+// searchText is what the index's facts column holds: the facts, the files,
+// and the parts of every compound word of the record (fish and completions
+// of fish_completions_test.go, Gen and Fish of GenFish), so that a part
+// finds the whole.
+func searchText(r *Record) string {
+	text := r.factText + filesText(r.stamp)
+	return text + "\n" + partsText(r.Command, r.Label, r.Digest, text)
+}
+
 func filesText(st freshness.Stamp) string {
 	var b strings.Builder
 	for _, f := range st.Files {
