@@ -201,7 +201,7 @@ func newArtifactInvalidateCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&req.Type, "type", "", "artifacts of this type")
 	cmd.Flags().StringVar(&req.Key, "key", "", "artifacts with this key")
-	cmd.Flags().StringVar(&req.PathPrefix, "path-prefix", "", "artifacts with an input at or under this path")
+	cmd.Flags().StringVar(&req.PathPrefix, "path-prefix", "", "artifacts with an input whose path starts with this text (src/auth: src/auth.go, src/auth/…, src/authz.go; end with / for a folder only)")
 	return cmd
 }
 

@@ -231,6 +231,8 @@ func TestChangeSummaryIsStaleOnANewCommit(t *testing.T) {
 
 func TestInvalidateByPrefixTypeAndKey(t *testing.T) {
 	f := newFixture(t)
+	f.r.Write("mod_a.go", "package demo\n")
+	f.r.Commit("a file beside the folder")
 	f.put(PutRequest{Type: "dependency_graph", Key: "a", Deps: []string{"mod_a/a.go"}})
 	f.put(PutRequest{Type: "dependency_graph", Key: "b", Deps: []string{"mod_b/b.go"}})
 	f.put(PutRequest{Type: "tool_result", Key: "a", Deps: []string{"mod_a/a.go"}})
@@ -252,9 +254,19 @@ func TestInvalidateByPrefixTypeAndKey(t *testing.T) {
 	if _, err := f.svc.Invalidate(context.Background(), InvalidateRequest{}); err == nil {
 		t.Fatal("an invalidation without a selector was accepted")
 	}
-	// mod_ is a prefix of names, not a folder: nothing under it.
-	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_"}); res.Invalidated != 0 {
-		t.Fatalf("name prefix matched: %+v", res)
+	// A prefix is text: src/auth selects src/auth.go; a trailing slash
+	// keeps to the folder.
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a.go", Deps: []string{"mod_a.go"}})
+	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_a/"}); res.Invalidated != 2 {
+		t.Fatalf("folder prefix: %+v", res)
+	}
+	f.expect("file_summary", "mod_a.go", Digests{}, all(Hit))
+	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_a"}); res.Invalidated != 3 {
+		t.Fatalf("text prefix: %+v", res)
+	}
+	f.expect("file_summary", "mod_a.go", Digests{}, all(Stale))
+	if res, _ := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_"}); res.Invalidated != 4 {
+		t.Fatalf("text prefix of two folders and a file: %+v", res)
 	}
 }
 

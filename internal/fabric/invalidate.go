@@ -10,8 +10,11 @@ import (
 )
 
 // InvalidateRequest selects artifacts of the current repository to force
-// refreshing: by type, key, and/or a path prefix (every artifact with an
-// input at or under it). At least one is needed.
+// refreshing: by type, key, and/or a path prefix — every artifact with an
+// input whose root-relative path starts with it, as a string: "src/auth"
+// selects src/auth.go, src/auth/token.go and src/authz.go alike ("src/auth/"
+// only the folder). Selecting too much costs a regeneration; too little
+// would serve stale content. At least one is needed.
 type InvalidateRequest struct {
 	Type, Key, PathPrefix string
 }
@@ -44,8 +47,11 @@ func (s *Service) Invalidate(ctx context.Context, req InvalidateRequest) (*Inval
 			return nil, fmt.Errorf("--path-prefix: %w", err)
 		}
 		if p != "." {
-			where = append(where, `id IN (SELECT artifact_id FROM artifact_deps WHERE path = ? OR substr(path, 1, ?) = ?)`)
-			args = append(args, p, len(p)+1, strings.TrimSuffix(p, "/")+"/")
+			if strings.HasSuffix(req.PathPrefix, "/") {
+				p += "/"
+			}
+			where = append(where, `id IN (SELECT artifact_id FROM artifact_deps WHERE substr(path, 1, ?) = ?)`)
+			args = append(args, len(p), p)
 		}
 	}
 	res := &InvalidateResult{}
