@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -29,6 +31,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_NAME", "t")
 			env.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			// Scripts that run go share the build cache: a cold one costs
+			// a compile of the standard library.
+			env.Setenv("GOCACHE", goCache())
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -42,6 +47,14 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+var goCache = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
 
 // cmdMaxRSS runs a command and fails unless its peak resident memory stayed
 // under the limit: maxrss LIMIT_MB CMD [ARG...]. The command's exit status is

@@ -76,12 +76,12 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Fatalf("run: %s %v", text, rec)
 	}
 	_, hits := call(t, cs, "recall", map[string]any{"query": "Add want"})
-	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"] != "fresh" {
+	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"].(map[string]any)["label"] != "fresh" {
 		t.Fatalf("recall: %v", first)
 	}
 	r.Write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
 	text, hits = call(t, cs, "recall", map[string]any{"query": "Add want"})
-	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"] != "stale_changed" || !strings.Contains(text, "stale_changed calc.go") {
+	if first := hits["results"].([]any)[0].(map[string]any); first["freshness"].(map[string]any)["label"] != "stale_changed" || !strings.Contains(text, "stale_changed calc.go") {
 		t.Fatalf("recall after the edit: %s", text)
 	}
 

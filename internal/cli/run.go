@@ -13,12 +13,14 @@ type recordFlags struct {
 	intent    string
 	label     string
 	maxTokens int
+	inputs    []string
 }
 
 func (f *recordFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.intent, "intent", "summary", "what the digest is for: summary, errors, tests or raw")
 	cmd.Flags().StringVar(&f.label, "label", "", "a label to find the record by")
 	cmd.Flags().IntVar(&f.maxTokens, "max-tokens", 0, "cap the digest at this many tokens, saying what was left out (0: no cap)")
+	cmd.Flags().StringArrayVar(&f.inputs, "inputs", nil, "the files the command reads, as a glob relative to the current folder ('**' for any folders; repeatable); replaces the scope chosen from the command")
 }
 
 // prepare validates the flags and opens the records service.
@@ -28,7 +30,13 @@ func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *rec
 		return opt, nil, err
 	}
 	svc, err := a.runRecords(cmd.Context())
-	return opt, svc, err
+	if err != nil {
+		return opt, nil, err
+	}
+	if opt.Inputs, err = svc.ScopeGlobs(f.inputs); err != nil {
+		return opt, nil, usageError{err}
+	}
+	return opt, svc, nil
 }
 
 func (f *recordFlags) options(a *app) (records.Options, error) {
@@ -73,6 +81,9 @@ freshctx exits with the command's exit status.`,
 			if err != nil {
 				return err
 			}
+			if err := a.checkNew(cmd, svc, rec); err != nil {
+				return err
+			}
 			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}
@@ -105,10 +116,22 @@ func newCaptureCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := a.checkNew(cmd, svc, rec); err != nil {
+				return err
+			}
 			return a.render(rec, func() error { return render.Record(a.io.Out, rec) })
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about (repeatable)")
 	return cmd
+}
+
+// checkNew gives a new record its freshness for --json, as show would: its
+// files were stamped as the command ended, so this is one stat each.
+func (a *app) checkNew(cmd *cobra.Command, svc *records.Service, rec *records.Record) error {
+	if !a.json || rec.ID == 0 {
+		return nil
+	}
+	return svc.CheckAll(cmd.Context(), []*records.Record{rec})
 }

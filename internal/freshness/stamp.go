@@ -82,4 +82,22 @@ type FileResult struct {
 type Result struct {
 	Label Label        `json:"label"`
 	Files []FileResult `json:"files"`
+	// SupersededBy is a later record of the same command in the same
+	// workspace and folder (records only; 0 when none).
+	SupersededBy int64 `json:"superseded_by,omitempty"`
+	// InputsChanged is what changed in the record's input scope since it
+	// was made (records only). The label keeps its meaning: it speaks of
+	// the files the item named.
+	InputsChanged *InputsChanged `json:"inputs_changed,omitempty"`
+}
+
+// InputsChanged is what changed in an item's input scope since it was made.
+type InputsChanged struct {
+	Count int      `json:"count"`
+	Paths []string `json:"paths"` // the first few, root-relative
+	// Scope is the globs the item's inputs were taken to be.
+	Scope []string `json:"scope"`
+	// Complete is false when the search stopped at its bound or a folder
+	// could not be read: Count is then a lower bound.
+	Complete bool `json:"complete"`
 }

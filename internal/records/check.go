@@ -2,14 +2,20 @@ package records
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // CheckAll sets the Freshness of every record, reading each workspace once:
 // one snapshot per distinct root among the records. It runs no git: each
-// file is lstat'ed, and hashed only when its fingerprint moved.
+// file is lstat'ed, and hashed only when its fingerprint moved. It also
+// says which records a later run of their command superseded, and what
+// changed in each record's input scope since (one walk per scope).
 func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 	byRoot := map[string][]*Record{}
 	for _, r := range recs {
@@ -20,7 +26,52 @@ func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 			return err
 		}
 	}
+	if err := s.markSuperseded(ctx, recs); err != nil {
+		return err
+	}
+	checkInputs(recs)
 	return nil
+}
+
+// markSuperseded sets SupersededBy: the first later run of the same
+// command in the same workspace and folder.
+func (s *Service) markSuperseded(ctx context.Context, recs []*Record) error {
+	return s.Store.View(ctx, func(tx *store.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `SELECT coalesce(min(id), 0) FROM records
+			WHERE root = ? AND cwd = ? AND command = ? AND id > ? AND kind = 'run'`)
+		if err != nil {
+			return fmt.Errorf("superseded: %w", err)
+		}
+		defer stmt.Close()
+		for _, r := range recs {
+			if r.Kind != "run" || r.Freshness == nil {
+				continue
+			}
+			if err := stmt.QueryRowContext(ctx, r.root, r.Cwd, r.Command, r.ID).Scan(&r.Freshness.SupersededBy); err != nil {
+				return fmt.Errorf("superseded: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// checkInputs sets InputsChanged, walking each distinct scope once.
+func checkInputs(recs []*Record) {
+	walks := map[string]scopeTimes{}
+	for _, r := range recs {
+		if r.Freshness == nil || r.root == "" {
+			continue
+		}
+		key := r.root + "\x00" + strings.Join(r.inputs, "\x00")
+		st, ok := walks[key]
+		if !ok {
+			st = walkScope(r.root, r.inputs)
+			walks[key] = st
+		}
+		ch := st.changedSince(r.CreatedAt, r.CreatedAt.Add(time.Duration(r.DurationMS)*time.Millisecond))
+		ch.Scope = r.inputs
+		r.Freshness.InputsChanged = ch
+	}
 }
 
 func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) error {

@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +21,7 @@ var ErrNotFound = errors.New("no such record")
 const recordColumns = `id, kind, command, root, cwd, label, intent, compressor, exit_code, started_at,
 	duration_ms, coalesce(stdout_blob, ''), coalesce(stderr_blob, ''), stdout_bytes, stderr_bytes,
 	raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-	git_tree, git_dirty, is_git, stamped_at, redactions`
+	git_tree, git_dirty, is_git, stamped_at, redactions, inputs`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -28,13 +29,20 @@ func scanRecord(row scanner) (*Record, error) {
 	var r Record
 	var exit sql.NullInt64
 	var started, stamped int64
+	var inputs string
 	g := &r.stamp.Git
 	err := row.Scan(&r.ID, &r.Kind, &r.Command, &r.root, &r.Cwd, &r.Label, &r.Intent, &r.Compressor, &exit,
 		&started, &r.DurationMS, &r.blobs[0], &r.blobs[1], &r.StdoutBytes, &r.StderrBytes, &r.RawTokens,
 		&r.RawTokensExact, &r.Digest, &r.DigestTokens, &r.Omitted, &g.RepoID, &g.Branch, &g.Head, &g.Tree,
-		&g.Dirty, &g.IsRepo, &stamped, &r.Redactions)
+		&g.Dirty, &g.IsRepo, &stamped, &r.Redactions, &inputs)
 	if err != nil {
 		return nil, err
+	}
+	r.inputs = []string{"**"} // records made before scopes: the work tree
+	if inputs != "" {
+		if err := json.Unmarshal([]byte(inputs), &r.inputs); err != nil {
+			return nil, fmt.Errorf("record %d: input scope: %w", r.ID, err)
+		}
 	}
 	if exit.Valid {
 		code := int(exit.Int64)

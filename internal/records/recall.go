@@ -28,7 +28,7 @@ type RecallRequest struct {
 type Hit struct {
 	ID        int64                  `json:"id"`
 	Score     float64                `json:"score"`
-	Freshness freshness.Label        `json:"freshness"`
+	Freshness *freshness.Result      `json:"freshness"`
 	Files     []freshness.FileResult `json:"files"`
 	Command   string                 `json:"command"`
 	Label     string                 `json:"label"`
@@ -47,8 +47,8 @@ const (
 // Recall finds the records that best match the query. Candidates come from
 // the full-text index (the query's rarer words and their parts) and from
 // exact lists of the paths and names it holds; each is scored by relevance
-// (see rank.go). Records of near-equal relevance are ordered by freshness,
-// then newest first. Freshness of every record that could still reach the
+// (see rank.go). Records of near-equal relevance are ordered: not
+// superseded first, then by freshness, then newest first. Freshness of every record that could still reach the
 // top is checked against one snapshot.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) {
 	if req.Limit <= 0 {
@@ -84,7 +84,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	hits := make([]Hit, 0, len(recs))
 	for _, r := range recs {
 		hits = append(hits, Hit{
-			ID: r.ID, Score: round(rel[r.ID] * r.Freshness.Label.RankFactor()), Freshness: r.Freshness.Label,
+			ID: r.ID, Score: round(rel[r.ID] * r.Freshness.Label.RankFactor()), Freshness: r.Freshness,
 			Files: r.Freshness.Files, Command: r.Command, Label: r.Label, ExitCode: r.ExitCode,
 			CreatedAt: r.CreatedAt,
 		})
@@ -93,7 +93,15 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 		if ba, bb := band(rel[a.ID]), band(rel[b.ID]); ba != bb {
 			return bb - ba
 		}
-		if fa, fb := a.Freshness.RankFactor(), b.Freshness.RankFactor(); fa != fb {
+		// Among equals, the latest run of a command before the runs it
+		// superseded, then the fresher, then the newer.
+		if sa, sb := a.Freshness.SupersededBy != 0, b.Freshness.SupersededBy != 0; sa != sb {
+			if sb {
+				return -1
+			}
+			return 1
+		}
+		if fa, fb := a.Freshness.Label.RankFactor(), b.Freshness.Label.RankFactor(); fa != fb {
 			if fa > fb {
 				return -1
 			}

@@ -39,8 +39,8 @@ func TestRecallFreshBeatsStaleOnEqualMatch(t *testing.T) {
 	if len(hits) != 2 || hits[0].ID != fresh.ID || hits[1].ID != stale.ID {
 		t.Fatalf("order = %v, want fresh %d before newer stale %d", ids(hits), fresh.ID, stale.ID)
 	}
-	if hits[0].Freshness != freshness.Fresh || hits[1].Freshness != freshness.StaleChanged {
-		t.Fatalf("labels = %s, %s", hits[0].Freshness, hits[1].Freshness)
+	if hits[0].Freshness.Label != freshness.Fresh || hits[1].Freshness.Label != freshness.StaleChanged {
+		t.Fatalf("labels = %s, %s", hits[0].Freshness.Label, hits[1].Freshness.Label)
 	}
 }
 
@@ -53,8 +53,8 @@ func TestRecallStrongStaleBeatsWeakFresh(t *testing.T) {
 	if len(hits) < 2 || hits[0].ID != strong.ID {
 		t.Fatalf("order = %v, want the strong stale match %d first (weak fresh %d)", ids(hits), strong.ID, weak.ID)
 	}
-	if hits[0].Freshness != freshness.StaleChanged {
-		t.Fatalf("label = %s", hits[0].Freshness)
+	if hits[0].Freshness.Label != freshness.StaleChanged {
+		t.Fatalf("label = %s", hits[0].Freshness.Label)
 	}
 	// The result says which file changed and how.
 	f := hits[0].Files[0]

@@ -41,6 +41,8 @@ type Record struct {
 	// factText is what the full-text index holds for the facts.
 	factText string
 	blobs    [2]string // stdout, stderr digests, "" when empty
+	// inputs is the input scope: root-relative globs.
+	inputs []string
 }
 
 // File is a file the output referenced.

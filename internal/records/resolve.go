@@ -16,7 +16,7 @@ const maxStamped = 5000
 // order of appearance: relative paths against the command's directory and
 // then the root, Java frames against the usual source roots. Paths outside
 // the root are dropped.
-func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref) [][]string {
+func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirs ...string) [][]string {
 	out := make([][]string, 0, len(rs))
 	for _, r := range rs {
 		var alts []string
@@ -33,6 +33,12 @@ func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref) [][]string {
 			}
 			if rel, err := ws.Rel(r.Path, ws.Root); err == nil {
 				alts = append(alts, rel)
+			}
+			// go test prints a test file relative to its package's folder.
+			for _, d := range dirs {
+				if rel, err := ws.Rel(r.Path, ws.Abs(d)); err == nil {
+					alts = append(alts, rel)
+				}
 			}
 		}
 		if len(alts) > 0 {

@@ -60,6 +60,9 @@ type Options struct {
 	// Command is the command line as the user wrote it, shown and searched
 	// instead of the argv that runs it (a shell line run as sh -c LINE).
 	Command string
+	// Inputs, when set, is the record's input scope (root-relative globs,
+	// see scope.go) instead of the one chosen from the command.
+	Inputs []string
 }
 
 // Progress is how far a running command has got.

@@ -55,6 +55,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		r.Command = "(stdin)"
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
+	r.inputs = s.inputsOf(c.opt, m.argv)
 	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
 	var n int
 	r.Label, n = redact.String(r.Label)
@@ -72,9 +73,29 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	return r, nil
 }
 
+func inputsJSON(globs []string) string {
+	if len(globs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(globs)
+	return string(b)
+}
+
+// inputsOf is a record's input scope: the one given, else the one its
+// command suggests (a capture's, from the command it was given, if any).
+func (s *Service) inputsOf(opt Options, argv []string) []string {
+	if len(opt.Inputs) > 0 {
+		return opt.Inputs
+	}
+	if len(argv) == 0 && opt.Command != "" {
+		argv = []string{"sh", "-c", opt.Command}
+	}
+	return InputScope(s.WS.Root, s.cwdRel(), argv)
+}
+
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	alts := candidates(s.WS, s.Cwd, c.analysis.refs)
+	alts := candidates(s.WS, s.Cwd, c.analysis.refs, scopeDirs(r.inputs)...)
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}
@@ -176,13 +197,13 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 		res, err := tx.ExecContext(ctx, `INSERT INTO records (kind, command, argv, root, cwd, label, intent,
 			compressor, exit_code, started_at, duration_ms, stdout_blob, stderr_blob, stdout_bytes, stderr_bytes,
 			raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-			git_tree, git_dirty, is_git, stamped_at, redactions)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			git_tree, git_dirty, is_git, stamped_at, redactions, inputs)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Kind, r.Command, string(argvJSON), r.root, r.Cwd, r.Label, r.Intent, r.Compressor, r.ExitCode,
 			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
 			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
 			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
-			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions)
+			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions, inputsJSON(r.inputs))
 		if err != nil {
 			return fmt.Errorf("insert record: %w", err)
 		}

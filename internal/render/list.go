@@ -12,16 +12,16 @@ import (
 
 // ListItem is one row of `list --json`.
 type ListItem struct {
-	ID           int64           `json:"id"`
-	Command      string          `json:"command"`
-	Label        string          `json:"label"`
-	ExitCode     *int            `json:"exit_code"`
-	CreatedAt    time.Time       `json:"created_at"`
-	DurationMS   int64           `json:"duration_ms"`
-	Freshness    freshness.Label `json:"freshness"`
-	Files        int             `json:"files"`
-	RawTokens    int             `json:"raw_tokens"`
-	DigestTokens int             `json:"digest_tokens"`
+	ID           int64             `json:"id"`
+	Command      string            `json:"command"`
+	Label        string            `json:"label"`
+	ExitCode     *int              `json:"exit_code"`
+	CreatedAt    time.Time         `json:"created_at"`
+	DurationMS   int64             `json:"duration_ms"`
+	Freshness    *freshness.Result `json:"freshness"`
+	Files        int               `json:"files"`
+	RawTokens    int               `json:"raw_tokens"`
+	DigestTokens int               `json:"digest_tokens"`
 }
 
 // ListItems turns records into the rows list shows.
@@ -29,7 +29,7 @@ func ListItems(recs []*records.Record) []ListItem {
 	items := make([]ListItem, len(recs))
 	for i, r := range recs {
 		items[i] = ListItem{ID: r.ID, Command: r.Command, Label: r.Label, ExitCode: r.ExitCode,
-			CreatedAt: r.CreatedAt, DurationMS: r.DurationMS, Freshness: r.Freshness.Label,
+			CreatedAt: r.CreatedAt, DurationMS: r.DurationMS, Freshness: r.Freshness,
 			Files: len(r.Files), RawTokens: r.RawTokens, DigestTokens: r.DigestTokens}
 	}
 	return items
@@ -53,7 +53,7 @@ func List(w io.Writer, items []ListItem) error {
 			what = "[" + it.Label + "] " + what
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d→%d\t%s\n", it.ID, Age(timeSince(it.CreatedAt)), exit,
-			it.Freshness, it.RawTokens, it.DigestTokens, Truncate(what, 60))
+			Freshness(it.Freshness), it.RawTokens, it.DigestTokens, Truncate(what, 60))
 	}
 	return tw.Flush()
 }

@@ -68,7 +68,7 @@ func Show(w io.Writer, r *records.Record) error {
 		title = r.Label + " · " + title
 	}
 	fmt.Fprintf(w, "record %d · %s · %s · %s · %s\n\n", r.ID, title, exit,
-		r.CreatedAt.Local().Format(time.DateTime), r.Freshness.Label)
+		r.CreatedAt.Local().Format(time.DateTime), Freshness(r.Freshness))
 	fmt.Fprint(w, r.Digest)
 	if len(r.Freshness.Files) == 0 {
 		return nil
@@ -79,6 +79,31 @@ func Show(w io.Writer, r *records.Record) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, f.Path, f.Reason)
 	}
 	return tw.Flush()
+}
+
+// Freshness is a record's label with what else is known beside it: a later
+// run of its command, and changes in its input scope since it was made.
+func Freshness(f *freshness.Result) string {
+	if f == nil {
+		return string(freshness.Unknown)
+	}
+	parts := []string{string(f.Label)}
+	if f.SupersededBy != 0 {
+		parts = append(parts, fmt.Sprintf("superseded by #%d", f.SupersededBy))
+	}
+	if ic := f.InputsChanged; ic != nil {
+		switch {
+		case ic.Count > 0:
+			more := ""
+			if ic.Count > len(ic.Paths) || !ic.Complete {
+				more = ", …"
+			}
+			parts = append(parts, fmt.Sprintf("inputs changed: %d (%s%s)", ic.Count, strings.Join(ic.Paths, ", "), more))
+		case !ic.Complete:
+			parts = append(parts, "inputs not all checked")
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func Hits(w io.Writer, hits []records.Hit) error {
@@ -98,7 +123,7 @@ func Hits(w io.Writer, hits []records.Hit) error {
 		if h.Label != "" {
 			what = "[" + h.Label + "] " + what
 		}
-		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, h.Freshness, Truncate(what, 70), exit, Age(timeSince(h.CreatedAt)))
+		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, Freshness(h.Freshness), Truncate(what, 70), exit, Age(timeSince(h.CreatedAt)))
 		if h.Snippet != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(h.Snippet, "\n", "\n  "))
 		}

@@ -1,0 +1,337 @@
+package records
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+)
+
+// A record's input scope is the set of files its command read, as globs
+// relative to the workspace root: "**" matches any number of folders,
+// other segments match as path.Match does. It is chosen from the command:
+//
+//   - go test/build/vet/run/install: the named packages' folders ("./x/..."
+//     recursively) and the module files, go.mod and go.sum;
+//   - cargo: the crate (the folder of the nearest Cargo.toml);
+//   - pytest, jest, vitest, tsc, mocha, npm/pnpm/yarn test, python -m
+//     unittest: the project (the folder of the nearest package.json,
+//     pyproject.toml, setup.py, setup.cfg or tsconfig.json);
+//   - anything else: the whole work tree.
+//
+// `--inputs GLOB` replaces it. A file of the scope changed since the
+// record when its mtime or ctime is after the record started; a folder of
+// it whose entries changed counts too (a file added or removed).
+
+// maxScopeFiles bounds the walk that looks for changed inputs; past it the
+// answer is incomplete and says so.
+const maxScopeFiles = 20000
+
+// skipDirs are never inputs: version control, dependencies, build output.
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".freshctx": true, "node_modules": true,
+	"target": true, "__pycache__": true, ".pytest_cache": true, ".mypy_cache": true, ".venv": true,
+	"venv": true, ".tox": true}
+
+// ScopeGlobs turns globs the user typed, relative to the current folder,
+// into root-relative ones, refusing those that leave the root or are not
+// valid patterns.
+func (s *Service) ScopeGlobs(globs []string) ([]string, error) {
+	var out []string
+	for _, g := range globs {
+		if strings.TrimSpace(g) == "" {
+			return nil, fmt.Errorf("--inputs: empty glob")
+		}
+		p := filepath.ToSlash(g)
+		if filepath.IsAbs(g) {
+			rel, err := filepath.Rel(s.WS.Root, g)
+			if err != nil {
+				return nil, fmt.Errorf("--inputs %s: %w", g, err)
+			}
+			p = filepath.ToSlash(rel)
+		} else {
+			p = path.Join(s.cwdRel(), p)
+		}
+		p = path.Clean(p)
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return nil, fmt.Errorf("--inputs %s: outside the workspace root %s", g, s.WS.Root)
+		}
+		for _, seg := range strings.Split(p, "/") {
+			if _, err := path.Match(seg, ""); err != nil {
+				return nil, fmt.Errorf("--inputs %s: %w", g, err)
+			}
+		}
+		if p == "." {
+			p = "**"
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// InputScope chooses the scope of a command run in cwd (root-relative).
+func InputScope(root, cwd string, argv []string) []string {
+	words := commandWords(argv)
+	if len(words) == 0 {
+		return []string{"**"}
+	}
+	tool := path.Base(words[0])
+	switch {
+	case tool == "go" && len(words) > 1 && isGoBuildVerb(words[1]):
+		return goScope(root, cwd, words[2:])
+	case tool == "cargo" || tool == "cargo-clippy":
+		return []string{join(projectDir(root, cwd, "Cargo.toml"), "**")}
+	case isProjectTool(words):
+		return []string{join(projectDir(root, cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json"), "**")}
+	}
+	return []string{"**"}
+}
+
+// commandWords are the words of a command line, a shell line (sh -c LINE)
+// split on blanks, past environment settings and launchers.
+func commandWords(argv []string) []string {
+	words := argv
+	if len(argv) == 3 && (path.Base(argv[0]) == "sh" || path.Base(argv[0]) == "bash") && argv[1] == "-c" {
+		words = strings.Fields(argv[2])
+	}
+	for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "env" || words[0] == "npx" ||
+		words[0] == "exec" || words[0] == "time") {
+		words = words[1:]
+	}
+	return words
+}
+
+func isGoBuildVerb(v string) bool {
+	switch v {
+	case "test", "build", "vet", "run", "install":
+		return true
+	}
+	return false
+}
+
+func isProjectTool(words []string) bool {
+	tool := path.Base(words[0])
+	switch tool {
+	case "pytest", "py.test", "jest", "vitest", "tsc", "mocha", "tox", "nox", "eslint":
+		return true
+	case "npm", "pnpm", "yarn", "bun":
+		return len(words) > 1 && (words[1] == "test" || words[1] == "run" || words[1] == "t")
+	}
+	if strings.HasPrefix(tool, "python") {
+		for i, w := range words {
+			if w == "-m" && i+1 < len(words) && (words[i+1] == "pytest" || words[i+1] == "unittest") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// goScope is the packages a go command names and the module files.
+func goScope(root, cwd string, args []string) []string {
+	mod := projectDir(root, cwd, "go.mod")
+	scope := []string{join(mod, "go.mod"), join(mod, "go.sum")}
+	pkgs := 0
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !strings.HasPrefix(a, ".") {
+			continue // an import path or a test name: not a folder we can name
+		}
+		pkgs++
+		rel := path.Clean(path.Join(cwd, strings.TrimSuffix(a, "/...")))
+		if strings.HasSuffix(a, "...") {
+			scope = append(scope, join(rel, "**"))
+		} else {
+			scope = append(scope, join(rel, "*"))
+		}
+	}
+	if pkgs == 0 {
+		scope = append(scope, join(cwd, "*")) // the package in cwd
+	}
+	return scope
+}
+
+// projectDir is the nearest folder from cwd up to the root holding one of
+// the marker files, else cwd.
+func projectDir(root, cwd string, markers ...string) string {
+	for dir := cwd; ; dir = path.Dir(dir) {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir), m)); err == nil {
+				return dir
+			}
+		}
+		if dir == "." || dir == "/" || dir == "" {
+			return cwd
+		}
+	}
+}
+
+func join(dir, rest string) string {
+	if dir == "." || dir == "" {
+		return rest
+	}
+	return dir + "/" + rest
+}
+
+// matchScope reports whether a root-relative path is in the scope.
+func matchScope(scope []string, p string) bool {
+	for _, g := range scope {
+		if matchGlob(strings.Split(g, "/"), strings.Split(p, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchGlob(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(segs); i++ {
+				if matchGlob(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+// scopeDirMatch reports whether a folder may hold files of the scope.
+func scopeDirMatch(scope []string, dir string) bool {
+	if dir == "." {
+		return true
+	}
+	segs := strings.Split(dir, "/")
+	for _, g := range scope {
+		pat := strings.Split(g, "/")
+		if prefixMatch(pat, segs) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixMatch: could a path below the folder segs match pat?
+func prefixMatch(pat, segs []string) bool {
+	for i, s := range segs {
+		if i >= len(pat) {
+			return false
+		}
+		if pat[i] == "**" {
+			return true
+		}
+		if ok, _ := path.Match(pat[i], s); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// maxChangedPaths is how many changed paths a result names.
+const maxChangedPaths = 5
+
+// scopeTimes walks a scope once and returns the change time (the later of
+// mtime and ctime) of every file in it, and of every folder it walks.
+type scopeTimes struct {
+	files    map[string]time.Time
+	dirs     map[string]bool
+	complete bool
+}
+
+func walkScope(root string, scope []string) scopeTimes {
+	st := scopeTimes{files: map[string]time.Time{}, dirs: map[string]bool{}, complete: true}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			st.complete = false
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (skipDirs[d.Name()] || !scopeDirMatch(scope, rel)) {
+				return fs.SkipDir
+			}
+		} else if !matchScope(scope, rel) {
+			return nil
+		}
+		if len(st.files) >= maxScopeFiles {
+			st.complete = false
+			return fs.SkipAll
+		}
+		if info, err := d.Info(); err == nil {
+			st.files[rel] = freshness.ChangeTime(info)
+			st.dirs[rel] = d.IsDir()
+		}
+		return nil
+	})
+	return st
+}
+
+// changedSince counts the scope's files changed after start and its
+// folders whose entries changed after end (the run itself may add
+// __pycache__ and the like while it runs).
+func (st scopeTimes) changedSince(start, end time.Time) *freshness.InputsChanged {
+	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
+	var changed []string
+	for p, at := range st.files {
+		if st.dirs[p] && at.After(end) || !st.dirs[p] && at.After(start) {
+			changed = append(changed, p)
+		}
+	}
+	out.Count = len(changed)
+	slices.SortFunc(changed, func(a, b string) int { // files before folders, then by name
+		if st.dirs[a] != st.dirs[b] {
+			if st.dirs[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	if len(changed) > maxChangedPaths {
+		changed = changed[:maxChangedPaths]
+	}
+	out.Paths = append(out.Paths, changed...)
+	return out
+}
+
+// scopeDirs are the folders a scope names before any wildcard (args for
+// "args/*"), where a tool may print paths relative to.
+func scopeDirs(scope []string) []string {
+	var out []string
+	for _, g := range scope {
+		segs := strings.Split(g, "/")
+		n := 0
+		for n < len(segs)-1 && !strings.ContainsAny(segs[n], "*?[") {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		if d := strings.Join(segs[:n], "/"); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
