@@ -194,7 +194,7 @@ func newArtifactInvalidateCmd(a *app) *cobra.Command {
 				return err
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "invalidated %d artifacts\n", res.Invalidated)
+				_, err := fmt.Fprintf(a.io.Out, "invalidated %s\n", render.Count(res.Invalidated, "artifact", "artifacts"))
 				return err
 			})
 		},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/freshctx/freshctx/internal/render"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,8 +51,8 @@ records are deleted or none is.`,
 				}
 			}
 			return a.render(out, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "forgot %d records; deleted %d blobs, freed %d bytes\n",
-					len(out.IDs), out.BlobsDeleted, out.BytesFreed)
+				_, err := fmt.Fprintf(a.io.Out, "forgot %s; deleted %d blobs, freed %d bytes\n",
+					render.Count(len(out.IDs), "record", "records"), out.BlobsDeleted, out.BytesFreed)
 				return err
 			})
 		},

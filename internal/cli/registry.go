@@ -143,7 +143,7 @@ stale and says how many lines moved.`,
 				return err
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "summarized %d files\n", len(res.Updated))
+				_, err := fmt.Fprintf(a.io.Out, "summarized %s\n", render.Count(len(res.Updated), "file", "files"))
 				return err
 			})
 		},

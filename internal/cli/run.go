@@ -101,10 +101,18 @@ freshctx exits with the command's exit status.`,
 func newCaptureCmd(a *app) *cobra.Command {
 	var f recordFlags
 	var files []string
+	var exitCode int
 	cmd := &cobra.Command{
 		Use:   "capture [flags] < OUTPUT",
 		Short: "Record text from stdin, as run does for a command",
+		Long: `Record text read from stdin as run records a command's output: the whole
+text kept, a digest printed with a footer naming the record.
+
+--exit-code N records the status of the command that wrote the text, where
+it is known (a pipe's status is not, until the pipe ends: write the output
+to a file first, as in the second example); capture then exits with N.`,
 		Example: `  make 2>&1 | freshctx capture --label build
+  go test ./... > test.log 2>&1; freshctx capture --exit-code $? < test.log
   freshctx capture --file docs/deploy.md < notes.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -112,18 +120,32 @@ func newCaptureCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec, err := svc.Capture(cmd.Context(), records.CaptureRequest{Options: opt, Input: a.io.In, Files: files})
+			req := records.CaptureRequest{Options: opt, Input: a.io.In, Files: files}
+			if cmd.Flags().Changed("exit-code") {
+				if exitCode < 0 || exitCode > 255 {
+					return usagef("--exit-code must be 0 to 255, not %d", exitCode)
+				}
+				req.ExitCode = &exitCode
+			}
+			rec, err := svc.Capture(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
 			if err := a.checkNew(cmd, svc, rec); err != nil {
 				return err
 			}
-			return a.render(rec, func() error { return render.Record(a.io.Out, rec) })
+			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
+				return err
+			}
+			if req.ExitCode != nil && *req.ExitCode != 0 {
+				return exitStatus{*req.ExitCode}
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about (repeatable)")
+	cmd.Flags().IntVar(&exitCode, "exit-code", 0, "the exit status of the command that wrote the text; capture exits with it")
 	return cmd
 }
 

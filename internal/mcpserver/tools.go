@@ -289,7 +289,7 @@ func callSummarize(ctx context.Context, s *Server, raw json.RawMessage) (string,
 	if err != nil {
 		return "", nil, err
 	}
-	return fmt.Sprintf("summarized %d files\n", len(res.Updated)), res, nil
+	return "summarized " + render.Count(len(res.Updated), "file", "files") + "\n", res, nil
 }
 
 func callClose(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
@@ -373,7 +373,7 @@ func callInvalidate(ctx context.Context, s *Server, raw json.RawMessage) (string
 	if err != nil {
 		return "", nil, err
 	}
-	return fmt.Sprintf("invalidated %d artifacts\n", res.Invalidated), res, nil
+	return "invalidated " + render.Count(res.Invalidated, "artifact", "artifacts") + "\n", res, nil
 }
 
 func callArtifactStats(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {

@@ -76,6 +76,9 @@ type file struct {
 	version string
 	lines   int
 	binary  string // why the content is not served, if it is not
+	// encoding names what content was decoded from when the file is not
+	// UTF-8 ("" when it is): content is then the decoded text.
+	encoding string
 }
 
 // Read answers a read from the session's trust and records it.
@@ -112,7 +115,21 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 		res, err = s.answer(ctx, tx, req.Session, f, rng)
 		return err
 	})
+	if err == nil && f.encoding != "" {
+		noteEncoding(res, f)
+	}
 	return res, err
+}
+
+// noteEncoding tells the reader that what it sees was decoded: the lines
+// are the file's, but its bytes are not UTF-8.
+func noteEncoding(res *ReadResult, f *file) {
+	note := fmt.Sprintf("%s is not UTF-8; shown decoded as %s", f.rel, f.encoding)
+	res.Reason = strings.TrimPrefix(res.Reason+"; "+note, "; ")
+	if res.Mode == ModeFull || res.Mode == ModeDiff || res.Mode == ModeBaselineFallback {
+		res.Text = "[" + note + "]\n" + res.Text
+		res.Tokens = countTokens(res.Text)
+	}
 }
 
 // load reads the file's bytes now. Every answer is decided from these
@@ -145,9 +162,42 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 	if bytes.IndexByte(content[:min(len(content), 8192)], 0) >= 0 {
 		f.binary = "binary"
 	} else if !utf8.Valid(content) {
-		f.binary = "not UTF-8 text"
+		if looksLikeText(content) {
+			f.content, f.encoding = latin1(content), "Latin-1 (ISO-8859-1)"
+		} else {
+			f.binary = "not UTF-8 text"
+		}
 	}
 	return f, nil
+}
+
+// looksLikeText reports a file of text in a single-byte encoding: few
+// control characters besides tab, newline, carriage return and form feed.
+func looksLikeText(b []byte) bool {
+	ctl := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' || c == 0x7f {
+			ctl++
+		}
+	}
+	return ctl*100 <= len(b)
+}
+
+// latin1 decodes ISO-8859-1 into UTF-8; its C1 control characters (0x80 to
+// 0x9F) become U+FFFD, as nothing should act on them.
+func latin1(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for _, c := range b {
+		switch {
+		case c < 0x80:
+			out = append(out, c)
+		case c < 0xa0:
+			out = utf8.AppendRune(out, utf8.RuneError)
+		default:
+			out = utf8.AppendRune(out, rune(c))
+		}
+	}
+	return out
 }
 
 // readAtMost reads a file, refusing one that grew past limit meanwhile.

@@ -188,7 +188,11 @@ func TestSensitiveBinaryAndOutside(t *testing.T) {
 	if err != nil || res.Mode != ModeFull {
 		t.Fatalf("allowed: %+v %v", res, err)
 	}
-	for _, p := range []string{"logo.png", "latin1.txt"} {
+	// latin1.txt is text in another encoding: served decoded (encoding_test.go).
+	if res := f.expect("s", "latin1.txt", ModeFull); !strings.Contains(res.Text, "café") {
+		t.Fatalf("latin1.txt: %q", res.Text)
+	}
+	for _, p := range []string{"logo.png"} {
 		f.expect("s", p, ModeFull)
 		res := f.expect("s", p, ModeFull) // never cached
 		if !strings.Contains(res.Text, "content is not shown") {

@@ -13,9 +13,13 @@ type CaptureRequest struct {
 	Input io.Reader
 	// Files are referenced explicitly (--file), besides those found in the text.
 	Files []string
+	// ExitCode, when set, is the status of the command whose output this
+	// is (a pipe's first command); else the record has none.
+	ExitCode *int
 }
 
-// Capture reads all of Input into a record whose exit code is null.
+// Capture reads all of Input into a record whose exit code is the one
+// given, else null.
 func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, error) {
 	var explicit []string
 	for _, f := range req.Files {
@@ -36,5 +40,6 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 		c.wait()
 		return nil, fmt.Errorf("read input: %w", copyErr)
 	}
-	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: s.now().Sub(start), files: explicit})
+	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: s.now().Sub(start), files: explicit,
+		exitCode: req.ExitCode})
 }

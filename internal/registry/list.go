@@ -37,12 +37,24 @@ type ListResult struct {
 	Counts ListCounts `json:"counts"`
 	// LastVerifiedSHA is the commit the registry was last verified at.
 	LastVerifiedSHA string `json:"last_verified_sha"`
+	// SkippedFiles names the skipped files and why, by path, the first
+	// maxSkippedListed of them (Counts.Skipped counts them all).
+	SkippedFiles []SkippedFile `json:"skipped_files"`
 }
+
+// SkippedFile is a file the registry does not keep, and why.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// maxSkippedListed bounds the skipped files list names.
+const maxSkippedListed = 200
 
 // List returns the registered files by path (only those with a stale
 // summary when staleOnly), and counts.
 func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error) {
-	res := &ListResult{Files: []File{}, Counts: ListCounts{Skipped: map[string]int{}}}
+	res := &ListResult{Files: []File{}, Counts: ListCounts{Skipped: map[string]int{}}, SkippedFiles: []SkippedFile{}}
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
 		q := `SELECT ` + rowColumns + ` FROM registry_files WHERE root = ?`
 		if staleOnly {
@@ -69,7 +81,11 @@ func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error)
 			return err
 		}
 		res.LastVerifiedSHA = st.lastSHA
-		return countAll(ctx, tx, s.WS.Root, &res.Counts)
+		if err := countAll(ctx, tx, s.WS.Root, &res.Counts); err != nil {
+			return err
+		}
+		res.SkippedFiles, err = listSkipped(ctx, tx, s.WS.Root)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry list: %w", err)
@@ -110,4 +126,22 @@ func countAll(ctx context.Context, tx *store.Tx, root string, c *ListCounts) err
 		c.Skipped[reason] = n
 	}
 	return rows.Err()
+}
+
+func listSkipped(ctx context.Context, tx *store.Tx, root string) ([]SkippedFile, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path, reason FROM registry_skipped WHERE root = ? ORDER BY path LIMIT ?`,
+		root, maxSkippedListed)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []SkippedFile{}
+	for rows.Next() {
+		var f SkippedFile
+		if err := rows.Scan(&f.Path, &f.Reason); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }

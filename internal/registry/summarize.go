@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 
@@ -23,6 +24,24 @@ type SummarizeResult struct {
 	Updated []string `json:"updated"`
 }
 
+// nothingStored says that a batch was refused whole.
+func nothingStored(n int, err error) error {
+	if n == 1 {
+		return fmt.Errorf("nothing stored: %w", err)
+	}
+	return fmt.Errorf("nothing stored (of %d summaries, all or none): %w", n, err)
+}
+
+// withoutPath drops the absolute path an OS error carries: the message
+// names the root-relative one.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Summarize stores summaries, each against the file's content now: that
 // content is kept (as a blob) so later drift can be measured, and the file's
 // digest is refreshed. All are stored or none.
@@ -34,17 +53,17 @@ func (s *Service) Summarize(ctx context.Context, items []Summary) (*SummarizeRes
 	for i, it := range items {
 		rel, err := s.WS.Rel(it.Path, s.Cwd)
 		if err != nil {
-			return nil, err
+			return nil, nothingStored(len(items), err)
 		}
 		if it.Summary == "" {
-			return nil, fmt.Errorf("%s: empty summary", it.Path)
+			return nil, nothingStored(len(items), fmt.Errorf("%s: empty summary", rel))
 		}
 		if reason := skipByName(rel); reason != "" {
-			return nil, fmt.Errorf("%s is skipped by the registry (%s)", rel, reason)
+			return nil, nothingStored(len(items), fmt.Errorf("%s is skipped by the registry (%s)", rel, reason))
 		}
 		if abs, err := s.WS.Resolve(rel); err == nil {
 			if why := s.WS.SensitiveFile(rel, abs, nil); why != "" {
-				return nil, fmt.Errorf("%s is %s: the registry keeps no summary (and no copy) of it", rel, why)
+				return nil, nothingStored(len(items), fmt.Errorf("%s is %s: the registry keeps no summary (and no copy) of it", rel, why))
 			}
 		}
 		items[i].Path, paths[i] = rel, rel
@@ -60,9 +79,9 @@ func (s *Service) Summarize(ctx context.Context, items []Summary) (*SummarizeRes
 	for _, d := range digests {
 		switch {
 		case d.Err != nil:
-			return nil, fmt.Errorf("summarize %s: %w", d.Path, d.Err)
+			return nil, nothingStored(len(items), fmt.Errorf("%s: %w", d.Path, withoutPath(d.Err)))
 		case d.Tag != "":
-			return nil, fmt.Errorf("%s is skipped by the registry (%s)", d.Path, d.Tag)
+			return nil, nothingStored(len(items), fmt.Errorf("%s is skipped by the registry (%s)", d.Path, d.Tag))
 		}
 	}
 	if err := snap.Flush(ctx); err != nil {

@@ -45,10 +45,10 @@ func footer(r *records.Record) string {
 	}
 	parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
 	if n := len(r.Files); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d files", n))
+		parts = append(parts, Count(n, "file", "files"))
 	}
 	if r.Redactions > 0 {
-		parts = append(parts, fmt.Sprintf("%d secrets redacted", r.Redactions))
+		parts = append(parts, Count(r.Redactions, "secret", "secrets")+" redacted")
 	}
 	if r.NotKept != "" {
 		parts = append(parts, "the digest above is all that remains")
@@ -137,8 +137,8 @@ func Hits(w io.Writer, hits []records.Hit) error {
 }
 
 func Stats(w io.Writer, st *records.Stats) error {
-	fmt.Fprintf(w, "%d records · %d raw tokens → %d served · %d saved (%.1f%%)",
-		st.Records, st.RawTokens, st.DigestTokens, st.SavedTokens, st.SavingsPct)
+	fmt.Fprintf(w, "%s · %d raw tokens → %d served · %d saved (%.1f%%)",
+		Count(st.Records, "record", "records"), st.RawTokens, st.DigestTokens, st.SavedTokens, st.SavingsPct)
 	if st.Estimated > 0 {
 		fmt.Fprintf(w, " · %d estimated", st.Estimated)
 	}
@@ -160,7 +160,7 @@ func Sync(w io.Writer, r *registry.SyncResult) error {
 	if r.Head != "" {
 		parts = append(parts, "HEAD "+Short(r.Head))
 	}
-	parts = append(parts, fmt.Sprintf("%d files", r.Files))
+	parts = append(parts, Count(r.Files, "file", "files"))
 	if r.Action == registry.ActionVerify {
 		parts = append(parts, fmt.Sprintf("%d checked: %d changed, %d missing, %d new", r.Candidates, r.Mismatch, r.Missing, r.New))
 	}
@@ -217,16 +217,26 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 	for reason, n := range r.Counts.Skipped {
 		skipped = append(skipped, fmt.Sprintf("%d %s", n, reason))
 	}
-	line := fmt.Sprintf("%d files · %d stale · %d without summary", r.Counts.Files, r.Counts.Stale, r.Counts.Unsummarized)
+	line := fmt.Sprintf("%s · %d stale · %d without summary", Count(r.Counts.Files, "file", "files"), r.Counts.Stale, r.Counts.Unsummarized)
 	if len(skipped) > 0 {
 		line += " · skipped: " + strings.Join(SortStrings(skipped), ", ")
 	}
-	_, err := fmt.Fprintln(w, line)
-	return err
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return err
+	}
+	const shown = 10
+	for i, f := range r.SkippedFiles {
+		if i == shown {
+			fmt.Fprintf(w, "  … (registry list --json names up to %d)\n", len(r.SkippedFiles))
+			break
+		}
+		fmt.Fprintf(w, "  skipped %s (%s)\n", f.Path, f.Reason)
+	}
+	return nil
 }
 
 func Close(w io.Writer, r *registry.CloseResult) error {
-	fmt.Fprintf(w, "commit %s · %d files updated\n", Short(r.Commit), len(r.Updated))
+	fmt.Fprintf(w, "commit %s · %s updated\n", Short(r.Commit), Count(len(r.Updated), "file", "files"))
 	if len(r.NeedsSummary) > 0 {
 		fmt.Fprintf(w, "needs summary: %s\n", strings.Join(r.NeedsSummary, ", "))
 	}
@@ -368,4 +378,12 @@ func Sessions(w io.Writer, list []readcache.SessionInfo) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, s.Entries, s.Leaf, Age(timeSince(s.CreatedAt)), state)
 	}
 	return tw.Flush()
+}
+
+// Count is n and a noun in its number: "1 file", "2 files".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
