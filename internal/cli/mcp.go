@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -270,10 +271,27 @@ exits 1; the agent goes on without freshctx's answer.`,
 			if err != nil {
 				return err
 			}
+			if a.json {
+				return a.render(hookJSON(args[0], h, out), nil)
+			}
 			_, err = fmt.Fprint(a.io.Out, out)
 			return err
 		},
 	}
+}
+
+// hookJSON is what hook --json prints: the event and the answer the agent
+// would read (its JSON as an object, other text as a string, none as null).
+func hookJSON(agent string, h *integrate.HookInput, out string) map[string]any {
+	var answer any
+	switch t := strings.TrimSpace(out); {
+	case t == "":
+	case json.Valid([]byte(t)):
+		answer = json.RawMessage(t)
+	default:
+		answer = out
+	}
+	return map[string]any{"agent": agent, "event": h.Event, "session_id": h.SessionID, "answer": answer}
 }
 
 // syncInBackground starts freshctx registry sync in its own session, with
