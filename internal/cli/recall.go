@@ -20,10 +20,14 @@ func newRecallCmd(a *app) *cobra.Command {
 		Use:   "recall QUERY",
 		Short: "Find earlier records by what they said, freshest first among equals",
 		Long: `Search records by words, file paths, test names, error codes and symbols.
-Results are ranked by relevance (full-text BM25 fused with exact path, name
-and recency lists) and then by freshness: a record whose files are unchanged
-wins a near-tie against one whose files changed. Each result says which of
-its files changed or were deleted since.
+Results are ranked by relevance: rare words weigh more, part of a name finds
+the whole (fish finds fish_completions_test.go, GenFish finds
+TestFailGenFishCompletionFile), and a full path, an exact test name or code
+and the query's words in order count extra. Only records of near-equal
+relevance are ordered by the rest: the latest run of a command first, then
+the record whose files are unchanged, then the newer. Each result says which
+of its files changed or were deleted since, whether a later run superseded
+it, and what changed in its command's inputs.
 
 An empty query lists the newest records (of --file, if given).`,
 		Example: `  freshctx recall "TestAdd calc.go"

@@ -20,6 +20,7 @@
 //
 // Every version delivered is stored (as a blob) while an entry refers to it,
 // so a diff base is never lost to age; `session gc` removes what nothing
-// refers to. Sensitive files are not served unless allowed; binary and
-// non-UTF-8 files get a notice, not content.
+// refers to. Sensitive files are not served unless allowed; binary files
+// get a notice, not content; text that is not UTF-8 is served decoded as
+// Latin-1, saying so.
 package readcache
