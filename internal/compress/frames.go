@@ -13,6 +13,9 @@ type frames struct {
 	perTrace int
 	kept     int
 	seen     map[string]bool
+	// traceSeen: a frame is a repeat only within its trace (a race report's
+	// "Previous write" stack repeats the frames of the access above it).
+	traceSeen bool
 }
 
 func newFrames(root string, perTrace int) *frames {
@@ -20,7 +23,12 @@ func newFrames(root string, perTrace int) *frames {
 }
 
 // newTrace starts counting a new trace.
-func (f *frames) newTrace() { f.kept = 0 }
+func (f *frames) newTrace() {
+	f.kept = 0
+	if f.traceSeen {
+		clear(f.seen)
+	}
+}
 
 // judge classifies a frame naming path; key identifies it for de-duplication.
 func (f *frames) judge(path, key string, foreign bool) Class {

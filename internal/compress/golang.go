@@ -46,6 +46,7 @@ type goEvent struct {
 
 func goRules(root string) Rules {
 	fr := newFrames(root, 4)
+	fr.traceSeen = true
 	traces := 0
 	return Rules{
 		Before: 1,

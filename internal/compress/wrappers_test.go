@@ -103,3 +103,23 @@ func TestBlankValues(t *testing.T) {
 		t.Errorf("another line number must differ: %q", c.String())
 	}
 }
+
+// TestRaceKeepsBothStacks: a race report's "Previous write" stack repeats
+// the frames of the access above it; both are kept.
+func TestRaceKeepsBothStacks(t *testing.T) {
+	for _, e := range loadCorpus(t) {
+		if e.name != "go-test-race" {
+			continue
+		}
+		_, d := compressEntry(e, Summary)
+		_, after, ok := strings.Cut(d, "Previous write at 0x00c000018258 by goroutine 11:\n")
+		if !ok {
+			t.Fatalf("no Previous write header:\n%s", d)
+		}
+		if lines := strings.SplitN(after, "\n", 3); !strings.Contains(lines[1], "race.go:8") {
+			t.Fatalf("the Previous write stack lost its frame:\n%s", d)
+		}
+		return
+	}
+	t.Fatal("go-test-race not in the corpus")
+}
