@@ -22,7 +22,10 @@ var (
 	jsSummary = match(`^(Tests?:\s|Test Suites:|Snapshots:|Time:\s|\s*Test Files\s|\s*Tests\s+\d|`+
 		`# (tests|pass|fail) \d+|[✖✔] \d+ problems?|Found \d+ errors?|\s*ℹ (tests|pass|fail) \d+)`,
 		"Ran all test suites", "")
-	jsFrame    = regexp.MustCompile(`^\s*(?:at |async )?(?:.*\()?(?:file://)?((?:/|\.{0,2}/|[\w@-]+/)?[^\s():]+\.[cm]?[jt]sx?|node:[\w/]+|[^\s():]+):(\d+):(\d+)\)?$`)
+	jsFrame = regexp.MustCompile(`^\s*(?:at |async )?(?:.*\()?(?:file://)?((?:/|\.{0,2}/|[\w@-]+/)?[^\s():]+\.[cm]?[jt]sx?|node:[\w/]+|[^\s():]+):(\d+):(\d+)\)?$`)
+	// jsBlock heads one failure's report: vitest's "FAIL  file > test",
+	// jest's "● suite › test".
+	jsBlock    = regexp.MustCompile(`^\s*(?:FAIL\s+(\S+ > .+)|● (.+ › .+))$`)
 	jsCodeLine = regexp.MustCompile(`^\s*>?\s*\d+\s*\|.*$|^\s*\|\s*\^`)
 )
 
@@ -34,6 +37,12 @@ func jsRules(root string) Rules {
 	inFailure, blockLines := false, 0
 	return Rules{
 		Before: 1,
+		Block: func(line string) (string, bool) {
+			if m := jsBlock.FindStringSubmatch(line); m != nil {
+				return m[1] + m[2], true
+			}
+			return "", false
+		},
 		Judge: func(line string) Class {
 			t := strings.TrimSpace(line)
 			switch {
