@@ -134,7 +134,7 @@ func ftsTerms(ws []qword) []string {
 // common word costs no more than a rare one.
 func docShare(ctx context.Context, tx *store.Tx, words []string) (map[string]float64, error) {
 	var newest, oldest int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM records`).Scan(&newest, &oldest); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT max(id) FROM records), 0), coalesce((SELECT min(id) FROM records), 0)`).Scan(&newest, &oldest); err != nil {
 		return nil, err
 	}
 	from := max(newest-sampleSize, oldest-1)

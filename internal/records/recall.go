@@ -40,7 +40,7 @@ type Hit struct {
 const (
 	// listDepth is how many candidates the full-text search and each exact
 	// list contribute.
-	listDepth = 300
+	listDepth = 200
 	maxTerms  = 32
 )
 

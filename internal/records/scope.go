@@ -245,16 +245,21 @@ func prefixMatch(pat, segs []string) bool {
 // maxChangedPaths is how many changed paths a result names.
 const maxChangedPaths = 5
 
-// scopeTimes walks a scope once and returns the change time (the later of
-// mtime and ctime) of every file in it, and of every folder it walks.
+// scopeTimes is one walk of a scope: the change time (the later of mtime
+// and ctime) of every file and folder in it, latest first.
 type scopeTimes struct {
-	files    map[string]time.Time
-	dirs     map[string]bool
+	entries  []scopeEntry
 	complete bool
 }
 
+type scopeEntry struct {
+	path string
+	at   time.Time
+	dir  bool
+}
+
 func walkScope(root string, scope []string) scopeTimes {
-	st := scopeTimes{files: map[string]time.Time{}, dirs: map[string]bool{}, complete: true}
+	st := scopeTimes{complete: true}
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			st.complete = false
@@ -275,44 +280,37 @@ func walkScope(root string, scope []string) scopeTimes {
 		} else if !matchScope(scope, rel) {
 			return nil
 		}
-		if len(st.files) >= maxScopeFiles {
+		if len(st.entries) >= maxScopeFiles {
 			st.complete = false
 			return fs.SkipAll
 		}
 		if info, err := d.Info(); err == nil {
-			st.files[rel] = freshness.ChangeTime(info)
-			st.dirs[rel] = d.IsDir()
+			st.entries = append(st.entries, scopeEntry{path: rel, at: freshness.ChangeTime(info), dir: d.IsDir()})
 		}
 		return nil
 	})
+	slices.SortFunc(st.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
 	return st
 }
 
 // changedSince counts the scope's files changed after start and its
 // folders whose entries changed after end (the run itself may add
-// __pycache__ and the like while it runs).
+// __pycache__ and the like while it runs), naming the latest changed
+// first. It reads only the entries changed after start.
 func (st scopeTimes) changedSince(start, end time.Time) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
-	var changed []string
-	for p, at := range st.files {
-		if st.dirs[p] && at.After(end) || !st.dirs[p] && at.After(start) {
-			changed = append(changed, p)
+	for _, e := range st.entries {
+		if !e.at.After(start) {
+			break
+		}
+		if e.dir && !e.at.After(end) {
+			continue
+		}
+		out.Count++
+		if len(out.Paths) < maxChangedPaths {
+			out.Paths = append(out.Paths, e.path)
 		}
 	}
-	out.Count = len(changed)
-	slices.SortFunc(changed, func(a, b string) int { // files before folders, then by name
-		if st.dirs[a] != st.dirs[b] {
-			if st.dirs[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	if len(changed) > maxChangedPaths {
-		changed = changed[:maxChangedPaths]
-	}
-	out.Paths = append(out.Paths, changed...)
 	return out
 }
 
