@@ -127,7 +127,7 @@ func TestMCPAnswersAreText(t *testing.T) {
 	if !strings.Contains(text, "echo 'calc.go:1: odd' && true") || strings.Contains(text, "sh -c") {
 		t.Fatalf("list shows the command as run, not as written:\n%s", text)
 	}
-	if text, _ := call(t, cs, "stats", nil); !strings.Contains(text, "1 records") {
+	if text, _ := call(t, cs, "stats", nil); !strings.Contains(text, "1 record ·") {
 		t.Fatalf("stats: %s", text)
 	}
 	call(t, cs, "registry_sync", nil)

@@ -70,6 +70,9 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	if _, err := s.pruneIfDue(ctx); err != nil {
 		return r, fmt.Errorf("record %d saved, but pruning old records failed: %w", r.ID, err)
 	}
+	if err := s.indexOldParts(ctx); err != nil {
+		return r, fmt.Errorf("record %d saved, but re-indexing older records failed: %w", r.ID, err)
+	}
 	return r, nil
 }
 
