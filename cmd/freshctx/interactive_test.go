@@ -54,9 +54,32 @@ func startTmuxClaude(t *testing.T, c *claudeRig, api *agenttest.Anthropic) *tmux
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	tc := &tmuxClaude{t: t, name: name}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { stopTmux(name, c.dir) })
 	tc.waitFor("the prompt", func() bool { return strings.Contains(tc.screen(), "❯") })
 	return tc
+}
+
+// stopTmux ends the session and waits (up to 10 s) for what ran in it to
+// exit: Claude Code and the registry sync its SessionStart hook started in
+// the background still write into the test's folders while they shut
+// down, and the folders are removed next.
+func stopTmux(name, dir string) {
+	out, _ := exec.Command("tmux", "list-panes", "-t", name, "-F", "#{pane_pid}").Output()
+	exec.Command("tmux", "kill-session", "-t", name).Run()
+	pids := strings.Fields(string(out))
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		alive := exec.Command("pgrep", "-f", dir).Run() == nil
+		for _, pid := range pids {
+			if exec.Command("kill", "-0", pid).Run() == nil {
+				alive = true
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (tc *tmuxClaude) screen() string {
