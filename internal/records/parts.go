@@ -39,9 +39,7 @@ func partsText(texts ...string) string {
 	seen := map[string]bool{}
 	var b strings.Builder
 	for _, t := range texts {
-		for _, w := range strings.FieldsFunc(t, func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-		}) {
+		for _, w := range indexWords(t) {
 			parts := identParts(w)
 			if len(parts) < 2 {
 				continue
@@ -57,4 +55,12 @@ func partsText(texts ...string) string {
 		}
 	}
 	return b.String()
+}
+
+// indexWords splits text into the words the full-text index holds: runs of
+// letters, digits and '_' (the tokenizer's tokenchars).
+func indexWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
 }

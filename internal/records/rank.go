@@ -39,7 +39,7 @@ var stopWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, 
 	"on": true, "with": true, "why": true, "does": true, "did": true, "do": true, "is": true, "are": true,
 	"was": true, "which": true, "what": true, "when": true, "how": true, "because": true, "about": true,
 	"for": true, "and": true, "or": true, "it": true, "its": true, "this": true, "that": true, "from": true,
-	"by": true, "at": true, "be": true, "into": true, "an'": true}
+	"by": true, "at": true, "be": true, "into": true}
 
 // qword is one query word with the parts it is made of.
 type qword struct {
@@ -300,7 +300,9 @@ func relevance(c *candidate, ws []qword, q query) float64 {
 		score += phraseBonus
 	}
 	for _, n := range q.names {
-		if containsWord(c.text, n) && strings.ContainsAny(n, "_:.") || containsWord(c.text, n) && hasUpperInside(n) {
+		// A name, not a plain word: it has a separator or an inner capital.
+		isName := strings.ContainsAny(n, "_:.") || hasUpperInside(n)
+		if isName && containsWord(c.text, n) {
 			score += nameBonus
 			break
 		}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
@@ -117,7 +116,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 		byID[r.ID] = r
 	}
 	for i := range hits {
-		hits[i].Snippet = s.snippet(ctx, byID[hits[i].ID], q)
+		hits[i].Snippet = snippetFor(byID[hits[i].ID], "", q)
 	}
 	return hits, nil
 }
@@ -182,12 +181,6 @@ func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int
 	return out, nil
 }
 
-// snippet is the digest line of a hit that holds the most query words,
-// else its first line.
-func (s *Service) snippet(_ context.Context, r *Record, q query) string {
-	return snippetFor(r, "", q)
-}
-
 func round(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
 // query is the user's text split the ways the lists need it.
@@ -206,9 +199,7 @@ var identRe = regexp.MustCompile(`^[A-Za-z_][\w$]*(?:(?:::|\.|/)[\w$]+)*$`)
 func parseQuery(text string) query {
 	var q query
 	seen := map[string]bool{}
-	for _, t := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	}) {
+	for _, t := range indexWords(text) {
 		lt := strings.ToLower(t)
 		if !seen[lt] && len(q.terms) < maxTerms {
 			seen[lt] = true
@@ -382,9 +373,7 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, id
 
 // phraseOf is an FTS5 phrase of a text's words, in order ("" if none).
 func phraseOf(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	})
+	words := indexWords(text)
 	if len(words) == 0 || len(words) > maxTerms {
 		return ""
 	}

@@ -96,13 +96,13 @@ func renamePart(s, w, to string) string {
 		}
 		at, end := i+j, i+j+len(w)
 		i = end
-		startOK := at == 0 || !isLetter(s[at-1]) || (isUpper(s[at]) && isLower(s[at-1]))
-		endOK := end == len(s) || !isLower(s[end])
+		startOK := at == 0 || !isUpperByte(s[at-1]) && !isLowerByte(s[at-1]) || (isUpperByte(s[at]) && isLowerByte(s[at-1]))
+		endOK := end == len(s) || !isLowerByte(s[end])
 		if !startOK || !endOK {
 			continue
 		}
 		rep := to
-		if isUpper(s[at]) {
+		if isUpperByte(s[at]) {
 			rep = strings.ToUpper(to[:1]) + to[1:]
 		}
 		b.WriteString(s[last:at])
@@ -112,10 +112,6 @@ func renamePart(s, w, to string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
-
-func isLower(c byte) bool  { return c >= 'a' && c <= 'z' }
-func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
-func isLetter(c byte) bool { return isLower(c) || isUpper(c) }
 
 // ownWords are the parts of the file names and folders an output names,
 // longest first.

@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -43,8 +44,9 @@ func TestRecallRanksStrongMatchFirst(t *testing.T) {
 	}
 	// A full path: the file of the same base name elsewhere comes after.
 	hits := recall(t, s, "auth/token.go")
-	if len(hits) > 1 && hits[1].ID == otherToken.ID && hits[1].Score >= hits[0].Score {
-		t.Errorf("full path scored no better than the same base name: %+v", hits[:2])
+	i := slices.IndexFunc(hits, func(h Hit) bool { return h.ID == otherToken.ID })
+	if i < 0 || hits[0].ID != tokenRec.ID || hits[i].Score >= hits[0].Score {
+		t.Errorf("auth/token.go: cache/token.go must follow with a lower score: %v", ids(hits))
 	}
 }
 
