@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -38,5 +39,29 @@ func BenchmarkRunPipe(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCaptureKinds measures the whole capture pipeline on a real
+// `go test -v` log and on Go source, each repeated to 20 MB.
+func BenchmarkCaptureKinds(b *testing.B) {
+	for _, k := range []struct{ name, path string }{
+		{"go-test-v", "../redact/testdata/go-test-v.log"},
+		{"source", "pipeline.go"},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			one, err := os.ReadFile(k.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data := bytes.Repeat(one, 20<<20/len(one))
+			s, _ := newService(b)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := s.Capture(context.Background(), CaptureRequest{Input: bytes.NewReader(data)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -35,11 +35,12 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 	}
 	defer c.discard()
 	start, since := s.now(), freshness.FileClock()
-	_, copyErr := io.Copy(c.sinks[Stdout], req.Input)
+	_, copyErr := io.Copy(c.spool.writer(Stdout), req.Input)
+	duration := s.now().Sub(start) // until the input ended, not until it was analysed
 	if copyErr != nil {
 		c.wait()
 		return nil, fmt.Errorf("read input: %w", copyErr)
 	}
-	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: s.now().Sub(start), files: explicit,
+	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: duration, files: explicit,
 		exitCode: req.ExitCode})
 }

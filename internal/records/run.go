@@ -127,7 +127,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	defer c.discard()
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin = s.Cwd, req.Env, req.Stdin
-	cmd.Stdout, cmd.Stderr = c.sinks[Stdout], c.sinks[Stderr]
+	cmd.Stdout, cmd.Stderr = c.spool.writer(Stdout), c.spool.writer(Stderr)
 	cmd.WaitDelay = waitDelay
 	if req.OwnGroup {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -140,6 +140,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	stopSignals := forwardSignals(cmd.Process)
 	stopCancel := context.AfterFunc(ctx, func() { terminate(cmd.Process, req.OwnGroup) })
 	waitErr := cmd.Wait()
+	duration := s.now().Sub(start) // the command's own: its output may still be on its way through the analysis
 	stopCancel()
 	stopSignals()
 	code, err := exitCode(cmd, waitErr)
@@ -148,7 +149,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	}
 	// A cancelled run is still recorded: what it printed until then.
 	return s.finish(context.WithoutCancel(ctx), c, recordMeta{
-		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: s.now().Sub(start),
+		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: duration,
 	})
 }
 
@@ -211,9 +212,12 @@ func forwardSignals(p *os.Process) (stop func()) {
 	}
 }
 
-// capture is one output being recorded: two blob sinks feeding one analysis.
+// capture is one output being recorded: a spool taking both streams as
+// they are written, feeding two blob sinks, which feed one analysis.
 type capture struct {
 	opt      Options
+	spool    *spool
+	drained  chan error
 	sinks    [2]*sink
 	lines    chan []outLine
 	analysis *analysis
@@ -235,12 +239,25 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, progress: &c.bytes}
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
+	c.spool, c.drained = newSpool(s.spoolDir()), make(chan error, 1)
+	go func() {
+		c.drained <- c.spool.drain(func(st Stream, p []byte) { c.sinks[st].Write(p) })
+	}()
 	go func() {
 		c.analysis.consume(c.lines)
 		close(c.done)
 	}()
 	c.stopProg = showProgress(opt, &c.bytes, &c.analysis.lines)
 	return c, nil
+}
+
+// spoolDir is where output waiting for the analysis may spill: the blob
+// folder (private to the user), else the system's temporary folder.
+func (s *Service) spoolDir() string {
+	if s.Store != nil {
+		return s.Store.BlobDir()
+	}
+	return os.TempDir()
 }
 
 func (s *Service) createBlob() (*store.BlobWriter, error) {
@@ -250,8 +267,11 @@ func (s *Service) createBlob() (*store.BlobWriter, error) {
 	return s.Store.CreateBlob()
 }
 
-// wait flushes the sinks and waits for the analysis to drain.
+// wait takes the rest of the spool, flushes the sinks and waits for the
+// analysis to drain.
 func (c *capture) wait() error {
+	c.spool.close()
+	spoolErr := <-c.drained
 	c.stopProg()
 	for _, k := range c.sinks {
 		k.flush()
@@ -263,7 +283,7 @@ func (c *capture) wait() error {
 			return fmt.Errorf("store %s: %w", k.stream, k.err)
 		}
 	}
-	return nil
+	return spoolErr
 }
 
 func (c *capture) discard() {

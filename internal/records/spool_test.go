@@ -1,0 +1,116 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/refs"
+)
+
+// spoolRun writes pieces of both streams into a spool whose consumer is
+// held until every write has returned, then drains it and returns what
+// each stream received, in order.
+func spoolRun(t *testing.T, dir string, memLimit int, hold bool) (want, got [2][]byte) {
+	t.Helper()
+	s := newSpool(dir)
+	s.memLimit = memLimit
+	rng := rand.New(rand.NewPCG(1, 2))
+	release := make(chan struct{})
+	if !hold {
+		close(release)
+	}
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := range 2000 {
+			st := Stream(rng.IntN(2))
+			p := fmt.Appendf(nil, "%d:%s\n", i, bytes.Repeat([]byte{'a' + byte(i%26)}, rng.IntN(300)))
+			want[st] = append(want[st], p...)
+			s.writer(st).Write(p)
+		}
+		s.close()
+	}()
+	if hold {
+		select {
+		case <-wrote: // every write returned with nothing consumed
+		case <-time.After(10 * time.Second):
+			t.Fatal("writes were held back by a consumer that was not reading")
+		}
+		close(release)
+	}
+	<-release
+	err := s.drain(func(st Stream, p []byte) { got[st] = append(got[st], p...) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-wrote
+	return want, got
+}
+
+func TestSpoolNeverHoldsTheWriterAndKeepsOrder(t *testing.T) {
+	dir := t.TempDir()
+	want, got := spoolRun(t, dir, 1000, true)
+	for st := range want {
+		if !bytes.Equal(want[st], got[st]) {
+			t.Fatalf("%s: got %d bytes, want %d, or in another order", Stream(st), len(got[st]), len(want[st]))
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("the spool left %d files behind (%s); unredacted output must not outlive the process", len(left), left[0].Name())
+	}
+}
+
+func TestSpoolWithoutAFileWaitsInsteadOfLosing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	want, got := spoolRun(t, missing, 1000, false)
+	for st := range want {
+		if !bytes.Equal(want[st], got[st]) {
+			t.Fatalf("%s: got %d bytes, want %d", Stream(st), len(got[st]), len(want[st]))
+		}
+	}
+}
+
+// TestRunReportsTheCommandsOwnDuration slows the analysis down to a
+// millisecond every 200 lines of an output larger than a pipe holds: the
+// command ends long before its output is analysed, and the record says how
+// long the command took, not the capture.
+func TestRunReportsTheCommandsOwnDuration(t *testing.T) {
+	s, _ := newService(t)
+	n := 0
+	lineRefs = func(line string) []refs.Ref {
+		if n++; n%200 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		return refs.Line(line)
+	}
+	t.Cleanup(func() { lineRefs = refs.Line })
+	start := time.Now()
+	r, err := s.Run(context.Background(), RunRequest{Argv: []string{"seq", "1", "300000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(start)
+	if total < 1500*time.Millisecond {
+		t.Fatalf("the slowed analysis took only %v", total)
+	}
+	if got := time.Duration(r.DurationMS) * time.Millisecond; got > total/2 {
+		t.Fatalf("duration %v reported for a command whose capture took %v: the analysis was counted as the command's time", got, total)
+	}
+	if r.StdoutBytes != int64(len(seqOutput(300000))) {
+		t.Fatalf("stdout %d bytes, want %d", r.StdoutBytes, len(seqOutput(300000)))
+	}
+}
+
+func seqOutput(n int) string {
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		fmt.Fprintln(&b, i)
+	}
+	return b.String()
+}
