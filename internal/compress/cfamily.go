@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -9,16 +9,16 @@ import (
 var C = family("c", cCmd, cHead, func(string) Rules { return cRules() })
 
 var (
-	cCmd  = regexp.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)
-	cHead = regexp.MustCompile(`(?m)^(\S+\.(c|cc|cpp|cxx|h|hpp):\d+:\d+: (error|warning): |make(\[\d+\])?: \*\*\*)`)
+	cCmd  = rx.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)
+	cHead = rx.MustCompile(`(?m)^(\S+\.(c|cc|cpp|cxx|h|hpp):\d+:\d+: (error|warning): |make(\[\d+\])?: \*\*\*)`)
 
-	cNoise = regexp.MustCompile(`^(\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +
+	cNoise = rx.MustCompile(`^(\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +
 		`make(\[\d+\])?: (Entering|Leaving) directory|make(\[\d+\])?: Nothing to be done|\[\s*\d+%\] (Building|Linking|Built)|-- )`)
 	cError   = match(`^(make(\[\d+\])?: \*\*\*|collect2: |\S*ld(\.\w+)?: )`, ": error: ", "", ": fatal error: ", "", "undefined reference to", "")
 	cWarning = match("", ": warning: ", "")
-	cSummary = regexp.MustCompile(`^(\d+ (errors?|warnings?)( and \d+ warnings?)? generated\.$|make(\[\d+\])?: Target .* not remade|ninja: build stopped)`)
+	cSummary = rx.MustCompile(`^(\d+ (errors?|warnings?)( and \d+ warnings?)? generated\.$|make(\[\d+\])?: Target .* not remade|ninja: build stopped)`)
 	cNote    = match("", ": note: ", "")
-	cSnippet = regexp.MustCompile(`^\s*\d*\s*\|.*$|^\s*[\^~]+[\^~\s]*$|^\s{2,}\S`)
+	cSnippet = rx.MustCompile(`^\s*\d*\s*\|.*$|^\s*[\^~]+[\^~\s]*$|^\s{2,}\S`)
 )
 
 func cRules() Rules {

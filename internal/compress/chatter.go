@@ -1,12 +1,12 @@
 package compress
 
-import "regexp"
+import "github.com/freshctx/freshctx/internal/rx"
 
 // chatter is what package managers print while they fetch, unpack and
 // build: it says nothing once they are done. Their warnings, errors and
 // their closing summary ("added 15 packages", "Successfully installed …",
 // "Done in 1.2s") are not chatter. Tried on the line without its indent.
-var chatter = regexp.MustCompile(`^(` +
+var chatter = rx.MustCompile(`^(` +
 	// pip
 	`Collecting |Downloading |Using cached |Requirement already satisfied: |Processing /|Preparing metadata |` +
 	`Building wheels? for |Created wheel for |Stored in directory: |Installing collected packages: |` +

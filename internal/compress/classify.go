@@ -1,8 +1,7 @@
 package compress
 
 import (
-	"bytes"
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/refs"
@@ -30,17 +29,17 @@ const (
 )
 
 var (
-	errorWords   = regexp.MustCompile(`(?i)\b(error|errors|fail|failed|failure|failures|failing|panic|panicked|fatal|exception|traceback|segmentation fault|undefined reference|assertion|cannot|could not|not found|denied|aborted|FAIL)\b|^E\s|✗|✖|^[×✕]\s`)
-	warningWords = regexp.MustCompile(`(?i)\b(warning|warn|deprecated)\b`)
-	summaryLine  = regexp.MustCompile(`(?i)^(ok\s+\S+\s+(\(cached\)|[\d.]+m?s\b|\[no test files\])|PASS$|FAIL$|FAIL\s+\S+|---\s*(PASS|FAIL)|=+ .*(passed|failed|error).* =+$|test result:|tests?:\s+\d+|Tests run:|Ran \d+ tests?|BUILD (SUCCESS|FAILURE)|\d+ (passed|failed|passing|failing|tests?|examples?|problems?|errors?|warnings?)\b|Finished|Done in|Total:)`)
-	noError      = regexp.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
+	summaryLine = rx.MustCompile(`(?i)^(ok\s+\S+\s+(\(cached\)|[\d.]+m?s\b|\[no test files\])|PASS$|FAIL$|FAIL\s+\S+|---\s*(PASS|FAIL)|=+ .*(passed|failed|error).* =+$|test result:|tests?:\s+\d+|Tests run:|Ran \d+ tests?|BUILD (SUCCESS|FAILURE)|\d+ (passed|failed|passing|failing|tests?|examples?|problems?|errors?|warnings?)\b|Finished|Done in|Total:)`)
+	noError     = rx.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
 )
 
-// Keywords that must occur (lowercased) before a regexp is worth running:
-// most lines of a long log carry none of them.
+// The words that make a line an error or a warning, whole words in any
+// case; a word in phrases is followed by the phrase's next word.
 var (
-	errorHints   = newWordSet("error", "fail", "panic", "fatal", "exception", "traceback", "segmentation", "undefined reference", "assert", "cannot", "could not", "not found", "denied", "abort", "✗", "✖", "×", "✕")
-	warningHints = newWordSet("warn", "deprecat")
+	errorWords = newWordList([]string{"error", "errors", "fail", "failed", "failure", "failures", "failing", "panic",
+		"panicked", "fatal", "exception", "traceback", "assertion", "cannot", "denied", "aborted"},
+		map[string]string{"segmentation": "fault", "undefined": "reference", "could": "not", "not": "found"})
+	warningWords = newWordList([]string{"warning", "warn", "deprecated"}, nil)
 )
 
 // classify says what a cleaned line carries. scratch is reused between
@@ -57,10 +56,10 @@ func classify(line string, scratch *[]byte) Class {
 	if summaryLine.MatchString(t) { // anchored: only tried at the start
 		return SummaryLine
 	}
-	if (errorHints.in(lower) || strings.HasPrefix(t, "E ")) && errorWords.MatchString(t) && !noError.MatchString(t) {
+	if (errorWords.in(lower) || errorMark(t)) && !noError.MatchString(t) {
 		return Error
 	}
-	if warningHints.in(lower) && warningWords.MatchString(t) {
+	if warningWords.in(lower) {
 		return Warning
 	}
 	if len(refs.Line(t)) > 0 {
@@ -69,28 +68,85 @@ func classify(line string, scratch *[]byte) Class {
 	return Plain
 }
 
-// wordSet finds whether any of its words occurs in a text in one pass:
-// words are indexed by their first byte.
-type wordSet [256][][]byte
-
-func newWordSet(words ...string) *wordSet {
-	var ws wordSet
-	for _, w := range words {
-		ws[w[0]] = append(ws[w[0]], []byte(w))
-	}
-	return &ws
+// wordList finds whole words (runs of ASCII letters, digits and '_', as
+// regexp's \b sees them) in a lowercased line.
+type wordList struct {
+	words   map[string]bool
+	phrases map[string]string // first word → the word after one space
+	// Most words of a line are turned away by their first byte and length
+	// before a map is consulted.
+	first          [256]bool
+	minLen, maxLen int
 }
 
-func (ws *wordSet) in(s []byte) bool {
-	for i, c := range s {
-		for _, w := range ws[c] {
-			if bytes.HasPrefix(s[i:], w) {
+func newWordList(words []string, phrases map[string]string) *wordList {
+	l := &wordList{words: map[string]bool{}, phrases: phrases, minLen: 1 << 30}
+	note := func(w string) {
+		l.first[w[0]] = true
+		l.minLen, l.maxLen = min(l.minLen, len(w)), max(l.maxLen, len(w))
+	}
+	for _, w := range words {
+		l.words[w] = true
+		note(w)
+	}
+	for w := range phrases {
+		note(w)
+	}
+	return l
+}
+
+func (l *wordList) in(lower []byte) bool {
+	for i := 0; i < len(lower); {
+		if !isWordByte(lower[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lower) && isWordByte(lower[j]) {
+			j++
+		}
+		if !l.first[lower[i]] || j-i < l.minLen || j-i > l.maxLen {
+			i = j
+			continue
+		}
+		if l.words[string(lower[i:j])] {
+			return true
+		}
+		if next, ok := l.phrases[string(lower[i:j])]; ok && j < len(lower) && lower[j] == ' ' {
+			k := j + 1 + len(next)
+			if k <= len(lower) && string(lower[j+1:k]) == next && (k == len(lower) || !isWordByte(lower[k])) {
 				return true
 			}
+		}
+		i = j
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || 'A' <= c && c <= 'Z'
+}
+
+// errorMark reports the marks that make a trimmed line an error besides
+// words: "E " (pytest's error lines), a cross anywhere, or a line that
+// starts with a multiplication sign.
+func errorMark(t string) bool {
+	if len(t) > 1 && t[0] == 'E' && isSpace(t[1]) {
+		return true
+	}
+	if strings.Contains(t, "✗") || strings.Contains(t, "✖") {
+		return true
+	}
+	for _, x := range []string{"×", "✕"} {
+		if rest, ok := strings.CutPrefix(t, x); ok && rest != "" && isSpace(rest[0]) {
+			return true
 		}
 	}
 	return false
 }
+
+// isSpace is regexp's \s.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // toLower lowercases ASCII letters into scratch: the keywords are ASCII,
 // and this neither allocates per line nor consults Unicode tables.

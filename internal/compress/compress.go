@@ -11,7 +11,7 @@ package compress
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"slices"
 	"strings"
 )
@@ -78,7 +78,7 @@ var registry []Factory
 
 // family makes the factory of a tool family recognised by its command line
 // or by the head of its output, driven by the rules newRules makes.
-func family(name string, cmd, head *regexp.Regexp, newRules func(root string) Rules) Factory {
+func family(name string, cmd, head *rx.Regexp, newRules func(root string) Rules) Factory {
 	return Factory{
 		Name: name,
 		Match: func(argv []string, out []byte) bool {

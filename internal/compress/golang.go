@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -23,18 +23,18 @@ var Go = Factory{
 }
 
 var (
-	goCmd  = regexp.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
-	goHead = regexp.MustCompile(`(?m)^(=== RUN |--- FAIL: |ok  \t|\{"Time":"[^"]+","Action":)`)
+	goCmd  = rx.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
+	goHead = rx.MustCompile(`(?m)^(=== RUN |--- FAIL: |ok  \t|\{"Time":"[^"]+","Action":)`)
 
-	goNoise   = regexp.MustCompile(`^(=== (RUN|PAUSE|CONT|NAME)\s|\s*--- (PASS|SKIP): |PASS$|\?\s+\S+\s+\[no test files\]|go: (downloading|finding|extracting) |={10,}$)`)
+	goNoise   = rx.MustCompile(`^(=== (RUN|PAUSE|CONT|NAME)\s|\s*--- (PASS|SKIP): |PASS$|\?\s+\S+\s+\[no test files\]|go: (downloading|finding|extracting) |={10,}$)`)
 	goFail    = match(`^(\s*--- FAIL: |panic: |fatal error: |WARNING: DATA RACE|\[signal )`, "race detected during execution", "")
-	goSummary = regexp.MustCompile(`^((ok|FAIL)\s+\S+\s+(\d|\(cached\)|\[)|FAIL$|coverage: |\s*(ok|FAIL)\s+\S+\s+[\d.]+s)`)
-	goRace    = regexp.MustCompile(`^(Previous )?(read|write|Read|Write) at 0x[0-9a-f]+ by (goroutine|main goroutine)`)
-	goFrame   = regexp.MustCompile(`^\s+(/?\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
-	goRoutine = regexp.MustCompile(`^goroutine \d+ \[|^Goroutine \d+ \(\w+\) created at:`)
+	goSummary = rx.MustCompile(`^((ok|FAIL)\s+\S+\s+(\d|\(cached\)|\[)|FAIL$|coverage: |\s*(ok|FAIL)\s+\S+\s+[\d.]+s)`)
+	goRace    = rx.MustCompile(`^(Previous )?(read|write|Read|Write) at 0x[0-9a-f]+ by (goroutine|main goroutine)`)
+	goFrame   = rx.MustCompile(`^\s+(/?\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goRoutine = rx.MustCompile(`^goroutine \d+ \[|^Goroutine \d+ \(\w+\) created at:`)
 	// goStdFunc is a frame's function line in the standard library: its
 	// import path's first element has no dot (main excepted).
-	goStdFunc = regexp.MustCompile(`^\s*(?:created by )?([a-z]\w*)(?:/[\w-]+)*\.[^/\s]*\(.*\)(?: in goroutine \d+)?$`)
+	goStdFunc = rx.MustCompile(`^\s*(?:created by )?([a-z]\w*)(?:/[\w-]+)*\.[^/\s]*\(.*\)(?: in goroutine \d+)?$`)
 )
 
 // goEvent is one line of go test -json.

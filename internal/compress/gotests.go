@@ -2,7 +2,7 @@ package compress
 
 import (
 	"encoding/json"
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -39,12 +39,61 @@ const (
 )
 
 var (
-	goMarker = regexp.MustCompile(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`)
-	goResult = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
 	// goFlush are lines printed outside any test: a crash, the package's
 	// result. Whatever is still held goes out before them.
-	goFlush = regexp.MustCompile(`^(panic: |fatal error: |(ok|FAIL)\s+\S+\s|FAIL$|PASS$|exit status \d+$|\*\*\* Test killed)`)
+	goFlush = rx.MustCompile(`^(panic: |fatal error: |(ok|FAIL)\s+\S+\s|FAIL$|PASS$|exit status \d+$|\*\*\* Test killed)`)
 )
+
+// goMarker reads `^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`: a test starting,
+// resuming or naming itself.
+func goMarker(line string) (verb, name string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "=== ")
+	if !ok {
+		return "", "", false
+	}
+	return verbAndName(rest, []string{"RUN", "CONT", "NAME", "PAUSE"}, "")
+}
+
+// goResult reads `^\s*--- (PASS|FAIL|SKIP): (\S+)`: a test's result.
+func goResult(line string) (verb, name string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(line, spaceBytes), "--- ")
+	if !ok {
+		return "", "", false
+	}
+	return verbAndName(rest, []string{"PASS", "FAIL", "SKIP"}, ":")
+}
+
+// spaceBytes are regexp's \s.
+const spaceBytes = " \t\n\f\r"
+
+// verbAndName reads one of verbs, then sep, then one or more spaces, then
+// a name: the bytes up to the next space.
+func verbAndName(s string, verbs []string, sep string) (verb, name string, ok bool) {
+	for _, v := range verbs {
+		rest, found := strings.CutPrefix(s, v+sep)
+		if !found {
+			continue
+		}
+		if sep != "" {
+			// The expression wants exactly one space after the colon.
+			if rest, found = strings.CutPrefix(rest, " "); !found {
+				return "", "", false
+			}
+		} else if t := strings.TrimLeft(rest, spaceBytes); len(t) < len(rest) {
+			rest = t
+		} else {
+			return "", "", false
+		}
+		if end := strings.IndexAny(rest, spaceBytes); end >= 0 {
+			rest = rest[:end]
+		}
+		if rest == "" {
+			return "", "", false
+		}
+		return v, rest, true
+	}
+	return "", "", false
+}
 
 func newGoTests(e *engine, transform func(string) (string, bool)) *goTests {
 	return &goTests{engine: e, transform: transform, held: map[string]*heldTest{}}
@@ -56,20 +105,20 @@ func (g *goTests) Line(text string) {
 	if text, ok = g.transform(text); !ok {
 		return
 	}
-	if m := goMarker.FindStringSubmatch(text); m != nil {
-		g.current = m[2]
-		if m[1] == "PAUSE" {
+	if verb, name, ok := goMarker(text); ok {
+		g.current = name
+		if verb == "PAUSE" {
 			g.current = ""
 		}
-		if m[1] == "RUN" && g.held[m[2]] == nil {
-			g.held[m[2]] = &heldTest{run: text}
-			g.order = append(g.order, m[2])
+		if verb == "RUN" && g.held[name] == nil {
+			g.held[name] = &heldTest{run: text}
+			g.order = append(g.order, name)
 		}
 		g.engine.skip(1)
 		return
 	}
-	if m := goResult.FindStringSubmatch(text); m != nil {
-		g.result(text, m[1], m[2])
+	if verb, name, ok := goResult(text); ok {
+		g.result(text, verb, name)
 		return
 	}
 	if goFlush.MatchString(text) {

@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -10,10 +10,10 @@ import (
 var Java = family("java", javaCmd, javaHead, javaRules)
 
 var (
-	javaCmd  = regexp.MustCompile(`(^|[\s/])(javac|java|mvn|mvnw|gradle|gradlew)(\s|$)`)
-	javaHead = regexp.MustCompile(`(?m)^(\[INFO\] Scanning for projects|\S+\.java:\d+: error: |Exception in thread ")`)
+	javaCmd  = rx.MustCompile(`(^|[\s/])(javac|java|mvn|mvnw|gradle|gradlew)(\s|$)`)
+	javaHead = rx.MustCompile(`(?m)^(\[INFO\] Scanning for projects|\S+\.java:\d+: error: |Exception in thread ")`)
 
-	javaNoise = regexp.MustCompile(`^\[INFO\]\s*(Download(ing|ed) |Scanning |Building |--- |-{10,}|skip non existing|Changes detected|` +
+	javaNoise = rx.MustCompile(`^\[INFO\]\s*(Download(ing|ed) |Scanning |Building |--- |-{10,}|skip non existing|Changes detected|` +
 		`Compiling \d+ source|Nothing to compile|Using |Copying |Installing |T E S T S|Results:|Running \S+$|` +
 		`Tests run: \d+, Failures: 0, Errors: 0|Finished at:|Total time:|$)|^\[ERROR\]\s*$|^\[ERROR\] (To see the full stack trace|` +
 		`Re-run Maven|For more information about the errors|\[Help \d+\]|-> \[Help \d+\]|Please refer to)|^Download(ing|ed) from |` +
@@ -22,8 +22,8 @@ var (
 		": error: ", "", "<<< FAILURE!", "", "<<< ERROR!", "")
 	javaWarning = match(`^\[WARNING\] `, ": warning: ", "")
 	javaSummary = match(`^(\[(INFO|ERROR|WARNING)\] Tests run: \d+, Failures: |\d+ (errors?|warnings?)$)`, "BUILD SUCCESS", "", "BUILD FAILURE", "")
-	javaFrame   = regexp.MustCompile(`^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)$`)
-	javaForeign = regexp.MustCompile(`^(java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.apache\.maven|org\.gradle|kotlin|scala|org\.testng)\.`)
+	javaFrame   = rx.MustCompile(`^\s+at ([\w$.<>/]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)$`)
+	javaForeign = rx.MustCompile(`^(java|javax|jdk|sun|com\.sun|org\.junit|junit|org\.apache\.maven|org\.gradle|kotlin|scala|org\.testng)\.`)
 	javacError  = match("", ".java:", `\.java:\d+: (error|warning): `)
 )
 

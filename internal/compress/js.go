@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -9,24 +9,24 @@ import (
 var JS = family("js", jsCmd, jsHead, jsRules)
 
 var (
-	jsCmd  = regexp.MustCompile(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`)
-	jsHead = regexp.MustCompile(`(?m)^(TAP version \d+|(PASS|FAIL) \S+\.(test|spec)\.[cm]?[jt]sx?| RUN  v\d|\S+\(\d+,\d+\): error TS\d+)`)
+	jsCmd  = rx.MustCompile(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`)
+	jsHead = rx.MustCompile(`(?m)^(TAP version \d+|(PASS|FAIL) \S+\.(test|spec)\.[cm]?[jt]sx?| RUN  v\d|\S+\(\d+,\d+\): error TS\d+)`)
 
 	// jsNoisePrefix and jsNoise are tried on the line without its indent.
 	jsNoisePrefix = prefixes("✓ ", "√ ", "PASS ", "# Subtest: ", "duration_ms: ", "failureType: ", "TAP version",
 		"Start at ", "Duration ", "⎯", "npm notice ", "stack: |-", "potentially fixable with", "Watch Usage")
-	jsNoise = regexp.MustCompile(`^(ok \d+ - |---$|\.\.\.$|RUN\s+v\d|\d+\.\.\d+$|# (suites|cancelled|skipped|todo|duration_ms) |> \S+@\S+ )`)
+	jsNoise = rx.MustCompile(`^(ok \d+ - |---$|\.\.\.$|RUN\s+v\d|\d+\.\.\d+$|# (suites|cancelled|skipped|todo|duration_ms) |> \S+@\S+ )`)
 	jsError = match(`^(\s*(✕|×) |\s*● |\s*FAIL |\s*not ok \d+ - |\s+\d+:\d+\s+error\s|\s*(\w+Error|Error): |\s*error: )`,
 		"error TS", `error TS\d+`)
-	jsWarning = regexp.MustCompile(`^\s+\d+:\d+\s+warning\s`)
+	jsWarning = rx.MustCompile(`^\s+\d+:\d+\s+warning\s`)
 	jsSummary = match(`^(Tests?:\s|Test Suites:|Snapshots:|Time:\s|\s*Test Files\s|\s*Tests\s+\d|`+
 		`# (tests|pass|fail) \d+|[✖✔] \d+ problems?|Found \d+ errors?|\s*ℹ (tests|pass|fail) \d+)`,
 		"Ran all test suites", "")
-	jsFrame = regexp.MustCompile(`^\s*(?:at |async )?(?:.*\()?(?:file://)?((?:/|\.{0,2}/|[\w@-]+/)?[^\s():]+\.[cm]?[jt]sx?|node:[\w/]+|[^\s():]+):(\d+):(\d+)\)?$`)
+	jsFrame = rx.MustCompile(`^\s*(?:at |async )?(?:.*\()?(?:file://)?((?:/|\.{0,2}/|[\w@-]+/)?[^\s():]+\.[cm]?[jt]sx?|node:[\w/]+|[^\s():]+):(\d+):(\d+)\)?$`)
 	// jsBlock heads one failure's report: vitest's "FAIL  file > test",
 	// jest's "● suite › test".
-	jsBlock    = regexp.MustCompile(`^\s*(?:FAIL\s+(\S+ > .+)|● (.+ › .+))$`)
-	jsCodeLine = regexp.MustCompile(`^\s*>?\s*\d+\s*\|.*$|^\s*\|\s*\^`)
+	jsBlock    = rx.MustCompile(`^\s*(?:FAIL\s+(\S+ > .+)|● (.+ › .+))$`)
+	jsCodeLine = rx.MustCompile(`^\s*>?\s*\d+\s*\|.*$|^\s*\|\s*\^`)
 )
 
 // maxBlock bounds the lines kept under one failure.

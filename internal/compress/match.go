@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -10,13 +10,13 @@ import (
 // patterns that may match anywhere, each tried only when the line contains
 // its literal hint.
 type lineMatch struct {
-	anchored *regexp.Regexp
+	anchored *rx.Regexp
 	anywhere []hinted
 }
 
 type hinted struct {
 	hint string
-	re   *regexp.Regexp // nil: the hint alone decides
+	re   *rx.Regexp // nil: the hint alone decides
 }
 
 // match builds a lineMatch from an anchored pattern ("" for none) and
@@ -25,12 +25,12 @@ type hinted struct {
 func match(anchored string, pairs ...string) *lineMatch {
 	m := &lineMatch{}
 	if anchored != "" {
-		m.anchored = regexp.MustCompile(anchored)
+		m.anchored = rx.MustCompile(anchored)
 	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		h := hinted{hint: pairs[i]}
 		if pairs[i+1] != "" {
-			h.re = regexp.MustCompile(pairs[i+1])
+			h.re = rx.MustCompile(pairs[i+1])
 		}
 		m.anywhere = append(m.anywhere, h)
 	}

@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -20,8 +20,8 @@ var Python = Factory{
 }
 
 var (
-	pyCmd  = regexp.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
-	pyHead = regexp.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
+	pyCmd  = rx.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
+	pyHead = rx.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
 
 	pyNoise = match(`^(platform |rootdir: |plugins: |cachedir: |configfile: |collecting |collected \d+ items?|\s*\.+\s*(\[\s*\d+%\])?$|`+
 		`=+ test session starts =+$|(_ )+_?$|-{20,}$|={20,}$|\S+\.py [.FEsxX]+\s*(\[\s*\d+%\])?$)`,
@@ -30,12 +30,12 @@ var (
 	pyError = match(`^((FAILED|ERROR) \S|E\s|(FAIL|ERROR): |_{3,} .+ _{3,}$|\w+(Error|Exception|Exit|Interrupt)\b(:|$)|`+
 		`Traceback \(most recent call last\):$|>\s)`,
 		" FAILED", `::\S+ FAILED\b`, " ERROR", `::\S+ ERROR\b`, "... FAIL", `\.\.\. FAIL$`, "... ERROR", `\.\.\. ERROR$`)
-	pySummary = regexp.MustCompile(`^(=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|=+ short test summary info =+$|Ran \d+ tests? in |(FAILED|OK)( \(.*\))?$|\d+ (passed|failed))`)
-	pyBlock   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
+	pySummary = rx.MustCompile(`^(=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|=+ short test summary info =+$|Ran \d+ tests? in |(FAILED|OK)( \(.*\))?$|\d+ (passed|failed))`)
+	pyBlock   = rx.MustCompile(`^_{3,} (.+?) _{3,}$`)
 	// pyVerboseResult is pytest -v's per-test line; the short test summary
 	// names the failures again.
-	pyVerboseResult = regexp.MustCompile(`::.* (FAILED|ERROR)\s+\[\s*\d+%\]$`)
-	pyFrame         = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
+	pyVerboseResult = rx.MustCompile(`::.* (FAILED|ERROR)\s+\[\s*\d+%\]$`)
+	pyFrame         = rx.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
 )
 
 func pythonRules(root string) Rules {

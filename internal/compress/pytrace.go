@@ -2,7 +2,7 @@ package compress
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -35,12 +35,12 @@ const (
 )
 
 var (
-	pyTraceFrame = regexp.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
+	pyTraceFrame = rx.MustCompile(`^\s+File "([^"]+)", line (\d+)`)
 	// pyLocation is pytest's "path.py:N: Exception" or "path.py:N: " (the
 	// long form, after the code) and "path.py:N: in func" (the short form,
 	// before it).
-	pyLocation  = regexp.MustCompile(`^(\S+\.py):(\d+): ?(in \S+|\w[\w.]*)?$`)
-	pySeparator = regexp.MustCompile(`^(_ )+_?$|^_{3,} .+ _{3,}$|^=+ .* =+$`)
+	pyLocation  = rx.MustCompile(`^(\S+\.py):(\d+): ?(in \S+|\w[\w.]*)?$`)
+	pySeparator = rx.MustCompile(`^(_ )+_?$|^_{3,} .+ _{3,}$|^=+ .* =+$`)
 )
 
 func newPyTraces(e *engine) *pyTraces {
@@ -231,7 +231,7 @@ type failedGroup struct {
 	params    []string // "[1]", "[5]"
 }
 
-var pyFailedParam = regexp.MustCompile(`^((?:FAILED|ERROR) \S+?)(\[[^\]]*\])( - .*)?$`)
+var pyFailedParam = rx.MustCompile(`^((?:FAILED|ERROR) \S+?)(\[[^\]]*\])( - .*)?$`)
 
 // add takes a line into the group if it is a parametrized FAILED line; a
 // line of another test or message first sends the group out.

@@ -1,7 +1,7 @@
 package compress
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
 )
 
@@ -9,22 +9,22 @@ import (
 var Rust = family("rust", rustCmd, rustHead, rustRules)
 
 var (
-	rustCmd  = regexp.MustCompile(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`)
-	rustHead = regexp.MustCompile(`(?m)^(\s+(Compiling|Checking) \S+ v\d|error\[E\d{4}\]|running \d+ tests?$)`)
+	rustCmd  = rx.MustCompile(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`)
+	rustHead = rx.MustCompile(`(?m)^(\s+(Compiling|Checking) \S+ v\d|error\[E\d{4}\]|running \d+ tests?$)`)
 
 	rustNoise = match(`^(\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Blocking|Fresh|Documenting|Packaging|Verifying|Installing|Replacing|Running|Doc-tests)\s|`+
 		`test \S+ \.\.\. (ok|ignored)$|running \d+ tests?$|note: Some details are omitted|stack backtrace:$|`+
 		`For more information about (this|an) error|note: run with .RUST_BACKTRACE)`,
 		"= help: for further information visit", "")
-	rustError   = regexp.MustCompile(`^(error(\[E\d{4}\])?: |test \S+ \.\.\. FAILED$|thread '.*' panicked at |---- \S+ stdout ----$)`)
-	rustWarning = regexp.MustCompile(`^warning(\[\w+\])?: `)
-	rustSummary = regexp.MustCompile(`^(test result: |\s*Finished |error: (could not compile|test failed|aborting due to)|warning: .* generated \d+ warnings?|Some errors have detailed explanations: )`)
-	rustArrow   = regexp.MustCompile(`^\s*--> \S+:\d+:\d+$`)
-	rustSnippet = regexp.MustCompile(`^\s*(\d+\s*)?\|(.*)$|^\s*= (note|help): |^\s*\.\.\.$`)
-	rustFrame   = regexp.MustCompile(`^\s+at (\S+):(\d+):(\d+)$`)
-	rustFunc    = regexp.MustCompile(`^\s+\d+: (\S.*)$`)
-	rustStdFunc = regexp.MustCompile(`^(core|std|alloc|test|__rustc)::|^<.*>::|^__|^_start|^main$`)
-	rustLint    = regexp.MustCompile(`#\[(warn|deny|forbid)\([\w:]+\)\]`)
+	rustError   = rx.MustCompile(`^(error(\[E\d{4}\])?: |test \S+ \.\.\. FAILED$|thread '.*' panicked at |---- \S+ stdout ----$)`)
+	rustWarning = rx.MustCompile(`^warning(\[\w+\])?: `)
+	rustSummary = rx.MustCompile(`^(test result: |\s*Finished |error: (could not compile|test failed|aborting due to)|warning: .* generated \d+ warnings?|Some errors have detailed explanations: )`)
+	rustArrow   = rx.MustCompile(`^\s*--> \S+:\d+:\d+$`)
+	rustSnippet = rx.MustCompile(`^\s*(\d+\s*)?\|(.*)$|^\s*= (note|help): |^\s*\.\.\.$`)
+	rustFrame   = rx.MustCompile(`^\s+at (\S+):(\d+):(\d+)$`)
+	rustFunc    = rx.MustCompile(`^\s+\d+: (\S.*)$`)
+	rustStdFunc = rx.MustCompile(`^(core|std|alloc|test|__rustc)::|^<.*>::|^__|^_start|^main$`)
+	rustLint    = rx.MustCompile(`#\[(warn|deny|forbid)\([\w:]+\)\]`)
 )
 
 func rustRules(root string) Rules {

@@ -7,7 +7,7 @@
 package facts
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"slices"
 	"strings"
 )
@@ -31,47 +31,103 @@ type Fact struct {
 type pattern struct {
 	kind Kind
 	hint string // a substring the line must contain, "" for none
-	re   *regexp.Regexp
+	re   *rx.Regexp
+	// gate, if set, is a cheap test a line must pass besides the hint.
+	gate func(string) bool
 }
 
 var patterns = []pattern{
 	// Failing tests, per runner.
-	{Test, "FAIL", regexp.MustCompile(`--- FAIL: (\S+)`)},
-	{Test, `"fail"`, regexp.MustCompile(`"Action":"fail".*"Test":"([^"]+)"`)},
-	{Test, "FAILED", regexp.MustCompile(`^test (\S+) \.\.\. FAILED`)},
-	{Test, "----", regexp.MustCompile(`^---- (\S+) stdout ----`)},
-	{Test, "panicked", regexp.MustCompile(`thread '([^']+)'(?: \(\d+\))? panicked`)},
-	{Test, "FAILED", regexp.MustCompile(`FAILED (\S+::\S+)`)},
-	{Test, "FAILED", regexp.MustCompile(`(\S+::\S+) FAILED`)},
-	{Test, ": ", regexp.MustCompile(`^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)`)},
-	{Test, "●", regexp.MustCompile(`● (.+?)\s*$`)},
-	{Test, "✕", regexp.MustCompile(`✕ (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?\s*$`)},
-	{Test, "×", regexp.MustCompile(`× (.+?)(?: \d+(?:\.\d+)?m?s)?\s*$`)},
-	{Test, "not ok", regexp.MustCompile(`^\s*not ok \d+ - (.+?)\s*$`)},
-	{Test, "ERROR", regexp.MustCompile(`^\[ERROR\]\s+(\w+\.\w+):\d+`)},
-	{Test, "FAILURE", regexp.MustCompile(`<<< FAILURE!.*(?: - in |\()([\w.$]+)\)?`)},
+	{Test, "FAIL", rx.MustCompile(`--- FAIL: (\S+)`), nil},
+	{Test, `"fail"`, rx.MustCompile(`"Action":"fail".*"Test":"([^"]+)"`), nil},
+	{Test, "FAILED", rx.MustCompile(`^test (\S+) \.\.\. FAILED`), nil},
+	{Test, "----", rx.MustCompile(`^---- (\S+) stdout ----`), nil},
+	{Test, "panicked", rx.MustCompile(`thread '([^']+)'(?: \(\d+\))? panicked`), nil},
+	{Test, "FAILED", rx.MustCompile(`FAILED (\S+::\S+)`), nil},
+	{Test, "FAILED", rx.MustCompile(`(\S+::\S+) FAILED`), nil},
+	{Test, ": ", rx.MustCompile(`^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)`), nil},
+	{Test, "●", rx.MustCompile(`● (.+?)\s*$`), nil},
+	{Test, "✕", rx.MustCompile(`✕ (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?\s*$`), nil},
+	{Test, "×", rx.MustCompile(`× (.+?)(?: \d+(?:\.\d+)?m?s)?\s*$`), nil},
+	{Test, "not ok", rx.MustCompile(`^\s*not ok \d+ - (.+?)\s*$`), nil},
+	{Test, "ERROR", rx.MustCompile(`^\[ERROR\]\s+(\w+\.\w+):\d+`), nil},
+	{Test, "FAILURE", rx.MustCompile(`<<< FAILURE!.*(?: - in |\()([\w.$]+)\)?`), nil},
 	// Error codes.
-	{Code, "[E", regexp.MustCompile(`\b(?:error|warning)\[(E\d{4})\]`)},
-	{Code, "TS", regexp.MustCompile(`\b(TS\d{4,5})\b`)},
-	{Code, "CS", regexp.MustCompile(`\b(CS\d{4})\b`)},
-	{Code, "clippy::", regexp.MustCompile(`\b(clippy::\w+)`)},
-	{Code, "  ", regexp.MustCompile(`^\s+\d+:\d+\s+(?:error|warning)\s+.+?\s{2,}(@?[a-z][\w-]*(?:/[\w-]+)?)\s*$`)},
-	{Code, "", regexp.MustCompile(`^\S+:\d+:\d+: ([A-Z]\d{3,4}) `)},
+	{Code, "[E", rx.MustCompile(`\b(?:error|warning)\[(E\d{4})\]`), nil},
+	{Code, "TS", rx.MustCompile(`\b(TS\d{4,5})\b`), nil},
+	{Code, "CS", rx.MustCompile(`\b(CS\d{4})\b`), nil},
+	{Code, "clippy::", rx.MustCompile(`\b(clippy::\w+)`), nil},
+	{Code, "  ", rx.MustCompile(`^\s+\d+:\d+\s+(?:error|warning)\s+.+?\s{2,}(@?[a-z][\w-]*(?:/[\w-]+)?)\s*$`), digitAfterIndent},
+	{Code, ": ", rx.MustCompile(`^\S+:\d+:\d+: ([A-Z]\d{3,4}) `), lineColInFirstWord},
 	// Symbols named by errors.
-	{Symbol, "undefined", regexp.MustCompile(`undefined: (\w+)`)},
-	{Symbol, "cannot find", regexp.MustCompile("cannot find (?:value|function|type|struct|trait|macro|module|crate|symbol) `(\\w+)`")},
-	{Symbol, "symbol:", regexp.MustCompile(`symbol:\s+(?:variable|method|class|function) (\w+)`)},
-	{Symbol, "'", regexp.MustCompile(`'(\w+)' (?:is not defined|is defined but never used|was not declared|is declared but its value is never read|has no attribute)`)},
-	{Symbol, "undefined reference", regexp.MustCompile("undefined reference to [`'](\\w+)'")},
-	{Symbol, "rror", regexp.MustCompile(`\b([A-Z]\w*(?:Error|Exception))\b`)},
-	{Symbol, "xception", regexp.MustCompile(`\b([A-Z]\w*Exception)\b`)},
+	{Symbol, "undefined", rx.MustCompile(`undefined: (\w+)`), nil},
+	{Symbol, "cannot find", rx.MustCompile("cannot find (?:value|function|type|struct|trait|macro|module|crate|symbol) `(\\w+)`"), nil},
+	{Symbol, "symbol:", rx.MustCompile(`symbol:\s+(?:variable|method|class|function) (\w+)`), nil},
+	{Symbol, "'", rx.MustCompile(`'(\w+)' (?:is not defined|is defined but never used|was not declared|is declared but its value is never read|has no attribute)`), nil},
+	{Symbol, "undefined reference", rx.MustCompile("undefined reference to [`'](\\w+)'"), nil},
+	{Symbol, "Error", rx.MustCompile(`\b([A-Z]\w*(?:Error|Exception))\b`), nil}, // Exception: the next one's
+	{Symbol, "xception", rx.MustCompile(`\b([A-Z]\w*Exception)\b`), nil},
+}
+
+// digitAfterIndent admits a line that starts with white space and then a
+// digit.
+func digitAfterIndent(line string) bool {
+	t := strings.TrimLeft(line, " \t\n\f\r")
+	return len(t) < len(line) && t != "" && '0' <= t[0] && t[0] <= '9'
+}
+
+// lineColInFirstWord admits a line whose first word holds ':' and a digit.
+func lineColInFirstWord(line string) bool {
+	word := line
+	if i := strings.IndexAny(line, " \t\n\f\r"); i >= 0 {
+		word = line[:i]
+	}
+	for i := 0; i+1 < len(word); i++ {
+		if word[i] == ':' && '0' <= word[i+1] && word[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// hintsByByte lists, for each byte, the patterns whose hint starts with it.
+var hintsByByte = func() (t [256][]int) {
+	if len(patterns) > 64 {
+		panic("facts: more patterns than hintsIn's mask holds")
+	}
+	for i, p := range patterns {
+		if p.hint != "" {
+			t[p.hint[0]] = append(t[p.hint[0]], i)
+		}
+	}
+	return t
+}()
+
+// hintsIn returns the set of patterns whose hint line holds (or that have
+// none), found in one pass over the line.
+func hintsIn(line string) uint64 {
+	var set uint64
+	for i, p := range patterns {
+		if p.hint == "" {
+			set |= 1 << i
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		for _, k := range hintsByByte[line[i]] {
+			if set&(1<<k) == 0 && strings.HasPrefix(line[i:], patterns[k].hint) {
+				set |= 1 << k
+			}
+		}
+	}
+	return set
 }
 
 // Line returns the facts one line carries.
 func Line(line string) []Fact {
 	var out []Fact
-	for _, p := range patterns {
-		if p.hint != "" && !strings.Contains(line, p.hint) {
+	hints := hintsIn(line)
+	for i, p := range patterns {
+		if hints&(1<<i) == 0 || p.gate != nil && !p.gate(line) {
 			continue
 		}
 		for _, m := range p.re.FindAllStringSubmatch(line, -1) {

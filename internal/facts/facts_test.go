@@ -2,7 +2,10 @@ package facts
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestLine(t *testing.T) {
@@ -55,6 +58,22 @@ func FuzzLine(f *testing.F) {
 		for _, fa := range Line(s) {
 			if fa.Value == "" {
 				t.Fatal("empty fact")
+			}
+		}
+	})
+}
+
+// TestGatesNeverTurnAwayAMatch: a pattern's gate and hint only skip lines
+// its expression cannot match.
+func TestGatesNeverTurnAwayAMatch(t *testing.T) {
+	pieces := []string{"a.go", ":", "1", "12", " ", "  ", "\t", "E101", "C:\\x", "error", "warning", "no-unused", "x"}
+	rapid.Check(t, func(t *rapid.T) {
+		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 10).Draw(t, "parts"), "")
+		hints := hintsIn(line)
+		for i, p := range patterns {
+			skipped := hints&(1<<i) == 0 || p.gate != nil && !p.gate(line)
+			if skipped && p.re.Regexp.MatchString(line) {
+				t.Fatalf("pattern %d (%s) matches %q but was skipped", i, p.re, line)
 			}
 		}
 	})

@@ -48,8 +48,14 @@ type sink struct {
 	red      redact.Redactor
 
 	pending []byte
-	err     error
+	// stored is redacted output on its way to the blob and the counter,
+	// written in pieces of storeChunk: a write per line cost more than the
+	// compression.
+	stored []byte
+	err    error
 }
+
+const storeChunk = 64 << 10
 
 // Write implements io.Writer. A failing blob write is reported once, at the
 // end; later bytes are still analysed so the command is never blocked.
@@ -106,16 +112,28 @@ func (k *sink) size() int64 {
 	if k.blob == nil {
 		return 0
 	}
-	return k.blob.Size()
+	return k.blob.Size() + int64(len(k.stored))
 }
 
 func (k *sink) store(b []byte) {
+	k.stored = append(k.stored, b...)
+	if len(k.stored) >= storeChunk {
+		k.writeStored()
+	}
+}
+
+// writeStored passes what store gathered to the blob and the counter.
+func (k *sink) writeStored() {
+	if len(k.stored) == 0 {
+		return
+	}
 	if k.err == nil {
-		if _, err := k.blob.Write(b); err != nil {
+		if _, err := k.blob.Write(k.stored); err != nil {
 			k.err = err
 		}
 	}
-	k.counter.Add(string(b))
+	k.counter.Add(string(k.stored))
+	k.stored = k.stored[:0]
 }
 
 // sendBatch hands the lines of one write to the analysis at once: one
@@ -134,6 +152,7 @@ func (k *sink) flush() {
 		k.pending = nil
 	}
 	k.sendBatch()
+	k.writeStored()
 }
 
 // analysis consumes lines: it picks a compressor from the head of the
@@ -183,10 +202,11 @@ func (a *analysis) consume(in <-chan []outLine) {
 func (a *analysis) add(l outLine) {
 	a.lines.Add(1)
 	text := sanitize(l.text)
-	a.collectRefs(text)
-	if text != a.lastFacts {
-		a.facts.Add(compress.Clean(text))
-		a.lastFacts = text
+	clean := compress.Clean(text)
+	a.collectRefs(clean)
+	if clean != a.lastFacts {
+		a.facts.Add(clean)
+		a.lastFacts = clean
 	}
 	if a.comp != nil {
 		a.comp.Line(text)
@@ -217,12 +237,13 @@ func (a *analysis) choose() {
 	a.head = nil
 }
 
+// collectRefs gathers the references of a cleaned line.
 func (a *analysis) collectRefs(text string) {
 	if len(a.refs) >= maxRefs || text == a.lastLine {
 		return
 	}
 	a.lastLine = text
-	for _, r := range lineRefs(compress.Clean(text)) {
+	for _, r := range lineRefs(text) {
 		key := r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path

@@ -8,7 +8,7 @@
 package refs
 
 import (
-	"regexp"
+	"github.com/freshctx/freshctx/internal/rx"
 	"strconv"
 	"strings"
 )
@@ -26,13 +26,11 @@ type Ref struct {
 const pathChars = `[\w.@+~/\\-]`
 
 var (
-	// path:line[:col] and path(line,col); the path must not start a URL scheme.
-	generic = regexp.MustCompile(`((?:[A-Za-z]:[\\/])?` + pathChars + `+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))`)
-	python  = regexp.MustCompile(`File "([^"]+)", line (\d+)`)
-	php     = regexp.MustCompile(`in (` + pathChars + `+) on line (\d+)`)
-	csharp  = regexp.MustCompile(`in (` + pathChars + `+):line (\d+)`)
-	java    = regexp.MustCompile(`at ([\w$.]+)\.[\w$<>]+\((\w+\.(?:java|kt|scala|groovy)):(\d+)\)`)
-	bare    = regexp.MustCompile(`^\s*(` + pathChars + `+\.\w+)\s*$`)
+	python = rx.MustCompile(`File "([^"]+)", line (\d+)`)
+	php    = rx.MustCompile(`in (` + pathChars + `+) on line (\d+)`)
+	csharp = rx.MustCompile(`in (` + pathChars + `+):line (\d+)`)
+	java   = rx.MustCompile(`at ([\w$.]+)\.[\w$<>]+\((\w+\.(?:java|kt|scala|groovy)):(\d+)\)`)
+	bare   = rx.MustCompile(`^\s*(` + pathChars + `+\.\w+)\s*$`)
 )
 
 // Line returns the references in one line of output.
@@ -57,29 +55,91 @@ func Line(line string) []Ref {
 	if len(out) > 0 {
 		return out
 	}
-	for _, re := range []*regexp.Regexp{python, php, csharp} {
+	for _, re := range []*rx.Regexp{python, php, csharp} {
 		for _, m := range re.FindAllStringSubmatch(line, -1) {
 			add(Ref{Path: m[1], Line: atoi(m[2])})
 		}
 	}
-	for _, m := range generic.FindAllStringSubmatchIndex(line, -1) {
-		if isURL(line, m[2], m[3]) {
-			continue
+	generic(line, func(r Ref, start, end int) {
+		if !isURL(line, start, end) {
+			add(r)
 		}
-		r := Ref{Path: line[m[2]:m[3]]}
-		if m[4] >= 0 {
-			r.Line, r.Col = atoi(line[m[4]:m[5]]), atoiOpt(line, m[6], m[7])
-		} else {
-			r.Line, r.Col = atoi(line[m[8]:m[9]]), atoi(line[m[10]:m[11]])
-		}
-		add(r)
-	}
+	})
 	if len(out) == 0 {
 		if m := bare.FindStringSubmatch(line); m != nil && strings.ContainsAny(m[1], "/\\") {
 			add(Ref{Path: m[1]})
 		}
 	}
 	return out
+}
+
+// generic finds the `path:line[:col]` and `path(line,col)` references in
+// line, in one pass, as the expression
+//
+//	((?:[A-Za-z]:[\\/])?[\w.@+~/\\-]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))
+//
+// would find them: leftmost first, none overlapping the one before. (The
+// expression ran at a tenth of the speed; it stays in the tests as the
+// oracle.) found gets each reference and where its path starts and ends.
+func generic(line string, found func(r Ref, start, end int)) {
+	from := 0 // no match starts before the end of the one before
+	for i := 0; i+1 < len(line); i++ {
+		c := line[i]
+		if c != ':' && c != '(' || !isDigit(line[i+1]) {
+			continue
+		}
+		start := i
+		for start > from && isExprPathChar(line[start-1]) {
+			start--
+		}
+		if start == i {
+			continue
+		}
+		// A drive, "C:\", before a path of at least one more byte.
+		if start-2 >= from && (line[start] == '\\' || line[start] == '/') && start+1 < i &&
+			line[start-1] == ':' && isLetter(line[start-2]) {
+			start -= 2
+		}
+		r := Ref{Path: line[start:i]}
+		n, end := digits(line, i+1)
+		if c == ':' {
+			r.Line = atoi(n)
+			if end+1 < len(line) && line[end] == ':' && isDigit(line[end+1]) {
+				var col string
+				col, end = digits(line, end+1)
+				r.Col = atoi(col)
+			}
+		} else {
+			if end+1 >= len(line) || line[end] != ',' || !isDigit(line[end+1]) {
+				continue
+			}
+			col, after := digits(line, end+1)
+			if after >= len(line) || line[after] != ')' {
+				continue
+			}
+			r.Line, r.Col, end = atoi(n), atoi(col), after+1
+		}
+		found(r, start, i)
+		from, i = end, end-1
+	}
+}
+
+// digits returns the run of digits at line[i:] and where it ends.
+func digits(line string, i int) (string, int) {
+	j := i
+	for j < len(line) && isDigit(line[j]) {
+		j++
+	}
+	return line[i:j], j
+}
+
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// isExprPathChar is the path class of generic's expression: ASCII letters,
+// digits and `_.@+~/\-`.
+func isExprPathChar(c byte) bool {
+	return isLetter(c) || isDigit(c) || strings.IndexByte("_.@+~/\\-", c) >= 0
 }
 
 // maybe is a cheap pre-filter: a reference needs a digit after ':' or '('
@@ -153,13 +213,6 @@ func clean(p string) string {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-func atoiOpt(line string, i, j int) int {
-	if i < 0 {
-		return 0
-	}
-	return atoi(line[i:j])
 }
 
 // JavaCandidates returns the root-relative paths a Java frame may name:

@@ -1,0 +1,54 @@
+package compress
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The expressions the word lists stand in for: their oracles. (The error
+// expression's `^E\s` was case-insensitive by accident of its (?i); pytest's
+// error lines start with a capital E, and only that is kept.)
+var (
+	errorOracle   = regexp.MustCompile(`(?i)\b(error|errors|fail|failed|failure|failures|failing|panic|panicked|fatal|exception|traceback|segmentation fault|undefined reference|assertion|cannot|could not|not found|denied|aborted)\b|✗|✖|^[×✕]\s|(?-i)^E\s`)
+	warningOracle = regexp.MustCompile(`(?i)\b(warning|warn|deprecated)\b`)
+)
+
+func TestWordListsAreTheExpressions(t *testing.T) {
+	pieces := []string{"error", "Errors", "FAIL", "failed", "not", " found", "could", "segmentation", "fault",
+		"undefined", "reference", "warn", "Warning", "deprecated", "x", "_", "-", " ", "  ", ":", "E", "e", "\t",
+		"✗", "×", "✕", "é", "0", "panicked", "s"}
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "parts")
+		line := strings.TrimSpace(strings.Join(parts, ""))
+		var scratch []byte
+		lower := toLower(line, &scratch)
+		if got, want := errorWords.in(lower) || errorMark(line), errorOracle.MatchString(line); got != want {
+			t.Fatalf("error words in %q: got %v, the expression says %v", line, got, want)
+		}
+		if got, want := warningWords.in(lower), warningOracle.MatchString(line); got != want {
+			t.Fatalf("warning words in %q: got %v, the expression says %v", line, got, want)
+		}
+	})
+}
+
+func TestGoLineReadersAreTheExpressions(t *testing.T) {
+	marker := regexp.MustCompile(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`)
+	result := regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
+	pieces := []string{"=== ", "--- ", "RUN", "PAUSE", "PASS", "FAIL", ":", " ", "\t", "TestA", "/b", "x", "é", "=", "-"}
+	rapid.Check(t, func(t *rapid.T) {
+		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 7).Draw(t, "parts"), "")
+		for _, c := range []struct {
+			re   *regexp.Regexp
+			read func(string) (string, string, bool)
+		}{{marker, goMarker}, {result, goResult}} {
+			verb, name, ok := c.read(line)
+			m := c.re.FindStringSubmatch(line)
+			if ok != (m != nil) || ok && (verb != m[1] || name != m[2]) {
+				t.Fatalf("%q: read %q %q %v, the expression %q", line, verb, name, ok, m)
+			}
+		}
+	})
+}

@@ -1,0 +1,193 @@
+// Package rx wraps regular expressions anchored at the start of a line
+// with a prefilter: the set of bytes a match can start with, computed from
+// the expression's syntax. A line whose first byte is not in the set is
+// turned away by one table load instead of a run of the matcher; most lines
+// of a long log start with bytes none of a pattern's alternatives can.
+//
+// The prefilter only ever admits more than the expression matches, never
+// less: a pattern it cannot bound (not anchored, or able to match the empty
+// string) admits every line.
+package rx
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Regexp is a compiled expression with its first-byte prefilter.
+type Regexp struct {
+	*regexp.Regexp
+	first [256]bool
+	all   bool // no bound: every line is tried
+}
+
+// MustCompile compiles expr and its prefilter; it panics on a bad
+// expression, as regexp.MustCompile does.
+func MustCompile(expr string) *Regexp {
+	r, err := compile(expr)
+	if err != nil {
+		panic("rx: " + err.Error())
+	}
+	return r
+}
+
+func compile(expr string) (*Regexp, error) {
+	std, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	r := &Regexp{Regexp: std}
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	re = re.Simplify()
+	if !anchored(re) {
+		r.all = true
+		return r, nil
+	}
+	var f firstSet
+	if f.of(re) {
+		r.all = true // can match the empty string
+		return r, nil
+	}
+	r.first, r.all = f.bytes, f.all
+	return r, nil
+}
+
+// May reports whether s can match: false means it cannot.
+func (r *Regexp) May(s string) bool {
+	return r.all || len(s) > 0 && r.first[s[0]]
+}
+
+// MatchString is regexp's, behind the prefilter.
+func (r *Regexp) MatchString(s string) bool {
+	return r.May(s) && r.Regexp.MatchString(s)
+}
+
+// FindStringSubmatch is regexp's, behind the prefilter.
+func (r *Regexp) FindStringSubmatch(s string) []string {
+	if !r.May(s) {
+		return nil
+	}
+	return r.Regexp.FindStringSubmatch(s)
+}
+
+// anchored reports whether every match of re starts at the start of the
+// text.
+func anchored(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginText:
+		return true
+	case syntax.OpCapture:
+		return anchored(re.Sub[0])
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && anchored(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !anchored(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// firstSet gathers the bytes a match can start with.
+type firstSet struct {
+	bytes [256]bool
+	all   bool
+}
+
+func (f *firstSet) addRange(lo, hi rune) {
+	if hi >= utf8.RuneSelf {
+		// Runes past ASCII start with a byte of 0x80 or more (a lead byte,
+		// or a stray one the matcher reads as U+FFFD); admit them all.
+		for b := 0x80; b < 0x100; b++ {
+			f.bytes[b] = true
+		}
+		hi = utf8.RuneSelf - 1
+	}
+	for c := lo; c <= hi; c++ {
+		f.bytes[c] = true
+	}
+}
+
+func (f *firstSet) addRune(c rune, fold bool) {
+	f.addRange(c, c)
+	if fold {
+		for o := unicode.SimpleFold(c); o != c; o = unicode.SimpleFold(o) {
+			f.addRange(o, o)
+		}
+	}
+}
+
+// of adds the bytes re's matches can start with and reports whether re can
+// match the empty string (so what follows it can start the match too).
+func (f *firstSet) of(re *syntax.Regexp) (empty bool) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return false
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return true
+		}
+		f.addRune(re.Rune[0], re.Flags&syntax.FoldCase != 0)
+		return false
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			f.addRange(re.Rune[i], re.Rune[i+1])
+		}
+		return false
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		f.all = true
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return f.of(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		f.of(re.Sub[0])
+		return true
+	case syntax.OpRepeat:
+		e := f.of(re.Sub[0])
+		return e || re.Min == 0
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !f.of(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		empty := false
+		for _, s := range re.Sub {
+			if f.of(s) {
+				empty = true
+			}
+		}
+		return empty
+	}
+	f.all = true // an operator not known here: no bound
+	return false
+}
+
+// FindAllStringSubmatch is regexp's, behind the prefilter.
+func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
+	if !r.May(s) {
+		return nil
+	}
+	return r.Regexp.FindAllStringSubmatch(s, n)
+}
+
+// FindStringSubmatchIndex is regexp's, behind the prefilter.
+func (r *Regexp) FindStringSubmatchIndex(s string) []int {
+	if !r.May(s) {
+		return nil
+	}
+	return r.Regexp.FindStringSubmatchIndex(s)
+}

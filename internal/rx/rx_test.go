@@ -1,0 +1,81 @@
+package rx
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// patterns are shapes the line classifiers use, and some that must admit
+// everything.
+var patterns = []string{
+	`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`,
+	`^\s*--- (PASS|FAIL|SKIP): (\S+)`,
+	`(?i)^(ok\s+\S+|PASS$|FAIL\s+\S+|---\s*(PASS|FAIL)|\d+ (passed|failed)|Done in|Total:)`,
+	`^(Collecting |npm (http|timing) |[━╸╺ ]+ [\d.]+/[\d.]+ [kMG]?B |[+-]{3,}$)`,
+	`^[^a]x`,
+	`^(?i)kelvin`,
+	`^\S+:\d+:\d+: ([A-Z]\d{3,4}) `,
+	`^✗ fail|^E\s`,
+	`^a*$`,  // matches the empty string: no bound
+	`x|^y`,  // not anchored everywhere: no bound
+	`^.abc`, // any first byte
+	`^(a?b?)c`,
+}
+
+// alphabet holds the bytes the patterns turn on, and invalid UTF-8.
+var alphabet = []byte("=-+ \t\nRUNPASFILabcdkKxyz0123456789:.✗━/\x80\xff\xe2")
+
+func TestMayNeverTurnsAwayAMatch(t *testing.T) {
+	res := make([]*Regexp, len(patterns))
+	for i, p := range patterns {
+		res[i] = MustCompile(p)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		re := res[rapid.IntRange(0, len(res)-1).Draw(t, "pattern")]
+		b := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 24).Draw(t, "line")
+		// Lines that start like a match, so matches are common.
+		if rapid.Bool().Draw(t, "seeded") {
+			b = append([]byte(rapid.SampledFrom([]string{"=== RUN ", "--- FAIL: ", "ok ", "PASS", "✗ fail", "E ", "kelvin", "K", "npm http ", "━ 1/2 kB ", "a.go:1:2: E101 "}).Draw(t, "start")), b...)
+		}
+		s := string(b)
+		if re.Regexp.MatchString(s) && !re.May(s) {
+			t.Fatalf("%q matches %q but the prefilter turned it away", re, s)
+		}
+	})
+}
+
+func TestPrefilterBounds(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		line    string
+		may     bool
+	}{
+		{`^=== (RUN|CONT)`, "    foo_test.go:12: log", false},
+		{`^=== (RUN|CONT)`, "=== RUN TestX", true},
+		{`(?i)^(ok\s+\S+|Done in)`, "OK x", true},
+		{`(?i)^(ok\s+\S+|Done in)`, "if err != nil {", false},
+		{`^a*$`, "zzz", true},
+		{`x|^y`, "zzz", true},
+		{`^abc`, "", false},
+	} {
+		if got := MustCompile(c.pattern).May(c.line); got != c.may {
+			t.Errorf("%s May(%q) = %v, want %v", c.pattern, c.line, got, c.may)
+		}
+	}
+}
+
+func FuzzMay(f *testing.F) {
+	for _, p := range patterns {
+		f.Add(p, "=== RUN x")
+	}
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		re, err := compile(pattern)
+		if err != nil {
+			return
+		}
+		if re.Regexp.MatchString(line) && !re.May(line) {
+			t.Fatalf("%q matches %q but the prefilter turned it away", pattern, line)
+		}
+	})
+}
