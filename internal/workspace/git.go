@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Runner runs git with args in dir and returns its standard output. It is a
@@ -21,6 +22,15 @@ type Git struct {
 	Top    string
 	prefix string // workspace root relative to Top, "" when equal
 	Run    Runner
+	// Now is the clock that times status (refresh.go); nil is time.Now.
+	Now func() time.Time
+}
+
+func (g *Git) now() time.Time {
+	if g.Now != nil {
+		return g.Now()
+	}
+	return time.Now()
 }
 
 func newGit(top, prefix string) *Git {
@@ -102,7 +112,16 @@ func (g *Git) status(ctx context.Context, paths []string, modes ...string) (*Sta
 	case g.prefix != "":
 		args = append(args, "--", g.prefix)
 	}
+	start := g.now()
 	out, err := g.Run(ctx, g.Top, args...)
+	if err == nil && !scoped {
+		if gitDir, refreshed := g.refreshIfSlow(ctx, g.now().Sub(start)); refreshed {
+			start = g.now()
+			if out, err = g.Run(ctx, g.Top, args...); err == nil {
+				recordBaseline(gitDir, g.now().Sub(start))
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("git status: %w", err)
 	}

@@ -1,0 +1,89 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Git runs with GIT_OPTIONAL_LOCKS=0 so that a status never holds the
+// index lock while the user's own git command wants it. The cost: status
+// never writes back the stat data it refreshed, so an index whose stat data
+// is stale (a copied or restored repository, a checkout by another tool)
+// makes every status read and hash every file again, ten times the cost of
+// one on a fresh index. freshctx notices a whole-tree status that was slow
+// against the last one measured after a refresh and refreshes the index
+// once, as the user's own `git status` would.
+//
+// The record is one line in <git dir>/freshctx/status: the milliseconds of
+// the status run right after the last refresh.
+
+// refreshFloor is the status time under which nothing is checked: the
+// fast path costs nothing.
+var refreshFloor = 50 * time.Millisecond
+
+func statusFile(gitDir string) string { return filepath.Join(gitDir, "freshctx", "status") }
+
+// refreshIfSlow refreshes the index when a whole-tree status took long
+// against the baseline, and says whether it did: then the caller runs the
+// status again and records how long it took with recordBaseline.
+func (g *Git) refreshIfSlow(ctx context.Context, took time.Duration) (gitDir string, refreshed bool) {
+	if took < refreshFloor {
+		return "", false
+	}
+	gitDir, err := g.gitDir(ctx)
+	if err != nil {
+		return "", false
+	}
+	line, _ := os.ReadFile(statusFile(gitDir))
+	if ms, err := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64); err == nil {
+		if took <= 2*time.Duration(ms)*time.Millisecond+refreshFloor/2 {
+			return "", false // as slow as this repository is
+		}
+	}
+	// The lock is taken for the refresh only; if the user's git holds it,
+	// the refresh fails and the next slow status tries again. update-index
+	// exits 1 when files changed, and still writes the refresh.
+	if _, err := g.Run(ctx, g.Top, "update-index", "-q", "--refresh"); err != nil && !strings.Contains(err.Error(), "exit status 1") {
+		return "", false
+	}
+	return gitDir, true
+}
+
+// recordBaseline keeps how long a status took right after a refresh.
+func recordBaseline(gitDir string, took time.Duration) {
+	writeStatusFile(gitDir, strconv.FormatInt(took.Milliseconds(), 10))
+}
+
+// gitDir is this work tree's git folder (its index's), absolute.
+func (g *Git) gitDir(ctx context.Context) (string, error) {
+	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir")
+	if err != nil {
+		return "", err
+	}
+	dir := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(g.Top, dir)
+	}
+	return dir, nil
+}
+
+// writeStatusFile replaces the record; a git folder that cannot be written
+// only costs later calls the refresh.
+func writeStatusFile(gitDir, state string) {
+	path := statusFile(gitDir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if os.WriteFile(tmp, []byte(state+"\n"), 0o644) != nil {
+		os.Remove(tmp)
+		return
+	}
+	if os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}

@@ -1,0 +1,120 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+// TestStaleIndexIsRefreshed copies a repository, which leaves every index
+// entry's stat data stale: git status then hashes every file on every call
+// and, with optional locks off, never writes the refresh back. One status
+// through freshctx refreshes the index.
+func TestStaleIndexIsRefreshed(t *testing.T) {
+	src := testgit.New(t)
+	for i := range 200 {
+		src.Write(fmt.Sprintf("pkg%d/f%d.go", i%10, i), fmt.Sprintf("package p\nvar x%d = %d\n", i, i))
+	}
+	src.Commit("many files")
+	dst := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-r", src.Dir, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v: %s", err, out)
+	}
+	copied := testgit.Plain(t, dst)
+	if stale := copied.Git("diff-files", "--name-only"); strings.Count(stale, "\n") < 150 {
+		t.Fatalf("the copy's index should be stale, diff-files lists %d files", strings.Count(stale, "\n"))
+	}
+	defer func(f time.Duration) { refreshFloor = f }(refreshFloor)
+	refreshFloor = 0 // every status counts as slow the first time
+
+	g := newGit(dst, "")
+	var calls []string
+	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		calls = append(calls, args[0])
+		return ExecGit(ctx, dir, args...)
+	}
+	st, err := g.Status(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Clean("pkg1/f1.go") {
+		t.Fatal("an unchanged file of the copy is not clean")
+	}
+	if stale := copied.Git("diff-files", "--name-only"); stale != "" {
+		t.Fatalf("the index is still stale after a status: %q", stale)
+	}
+	if n := count(calls, "update-index"); n != 1 {
+		t.Fatalf("update-index ran %d times, want 1 (calls %v)", n, calls)
+	}
+	if b, err := os.ReadFile(statusFile(filepath.Join(dst, ".git"))); err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("no baseline kept: %q, %v", b, err)
+	}
+}
+
+// TestRefreshOnlyWhenSlowerThanTheBaseline drives the rule with a clock
+// that makes each status take as long as the test says.
+func TestRefreshOnlyWhenSlowerThanTheBaseline(t *testing.T) {
+	gitDir := t.TempDir()
+	var now time.Time
+	var durations []time.Duration // one per status run
+	var calls []string
+	g := &Git{Top: "/repo", Now: func() time.Time { return now }}
+	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		calls = append(calls, args[0])
+		switch {
+		case slices.Contains(args, "status"):
+			now = now.Add(durations[0])
+			durations = durations[1:]
+			return nil, nil
+		case args[0] == "rev-parse":
+			return []byte(gitDir + "\n"), nil
+		}
+		return nil, nil
+	}
+	ms := time.Millisecond
+	for _, step := range []struct {
+		name     string
+		took     []time.Duration
+		refresh  bool
+		baseline string
+	}{
+		{"fast: nothing checked", []time.Duration{10 * ms}, false, ""},
+		{"slow, no baseline: refresh and measure again", []time.Duration{400 * ms, 80 * ms}, true, "80"},
+		{"as slow as the baseline allows", []time.Duration{150 * ms}, false, "80"},
+		{"stale again", []time.Duration{500 * ms, 90 * ms}, true, "90"},
+		{"fast again", []time.Duration{20 * ms}, false, "90"},
+	} {
+		calls, durations = nil, step.took
+		if _, err := g.StatusFiles(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(calls, "update-index") == 1; got != step.refresh {
+			t.Fatalf("%s: refreshed %v, want %v (calls %v)", step.name, got, step.refresh, calls)
+		}
+		if len(durations) != 0 {
+			t.Fatalf("%s: %d status runs left over", step.name, len(durations))
+		}
+		b, _ := os.ReadFile(statusFile(gitDir))
+		if got := strings.TrimSpace(string(b)); got != step.baseline {
+			t.Fatalf("%s: baseline %q, want %q", step.name, got, step.baseline)
+		}
+	}
+}
+
+func count(calls []string, name string) int {
+	n := 0
+	for _, c := range calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
