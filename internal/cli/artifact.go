@@ -64,15 +64,21 @@ func typeKey(cmd string) cobra.PositionalArgs {
 
 func newArtifactPutCmd(a *app) *cobra.Command {
 	var req fabric.PutRequest
-	var ttl, contentFile string
+	var ttl, contentFile, slicesFrom string
 	cmd := &cobra.Command{
 		Use:   "put TYPE KEY [flags] < CONTENT",
 		Short: "Store an artifact (or one slice of it) with its provenance",
 		Long: `Store content (stdin, or --content-file) as TYPE KEY, recording the repository,
 ref, commit and tree, the digest of every --dep file, and the versions and
-digests given. --slice stores one named part; each slice has its own deps.`,
+digests given. --slice stores one named part; each slice has its own deps.
+
+--slices-from FILE stores many slices in one call (one look at the work tree,
+one transaction: all or none). FILE ("-" for stdin) holds JSON objects
+{"slice": NAME, "deps": [PATH, …], "content": TEXT}, one per line or as one
+array; the other flags apply to every slice.`,
 		Example: `  freshctx artifact put file_summary src/auth.go < summary.md
   freshctx artifact put repo_map root --slice src/auth.go --dep src/auth.go --content-file entry.txt
+  freshctx artifact put repo_map root --slices-from map.jsonl
   freshctx artifact put tool_result lint --dep a.go --dep b.go --agent-version golangci-1.61 < lint.txt`,
 		Args: typeKey("put"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -82,6 +88,12 @@ digests given. --slice stores one named part; each slice has its own deps.`,
 				return usagef("--ttl: %v", err)
 			}
 			req.TTL = d
+			if slicesFrom != "" {
+				if req.Slice != "" || len(req.Deps) > 0 || contentFile != "" {
+					return usagef("--slices-from gives each slice its name, deps and content: leave out --slice, --dep and --content-file")
+				}
+				return a.putSlices(cmd, req, slicesFrom)
+			}
 			req.Content = a.io.In
 			if contentFile != "" {
 				f, err := a.open("--content-file", contentFile)
@@ -111,8 +123,39 @@ digests given. --slice stores one named part; each slice has its own deps.`,
 	digestFlags(cmd, &req.Digests)
 	cmd.Flags().StringVar(&ttl, "ttl", "", "maximum age (e.g. 12h, 7d; 0 for none; default: the type's)")
 	cmd.Flags().StringVar(&contentFile, "content-file", "", "read the content from this file instead of stdin")
+	cmd.Flags().StringVar(&slicesFrom, "slices-from", "", `store many slices from this file of JSON objects ("-" for stdin)`)
 	cmd.Flags().StringVar(&req.Producer, "producer", "", "who made it (free text)")
 	return cmd
+}
+
+// putSlices is put --slices-from.
+func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) error {
+	r := a.io.In
+	if from != "-" {
+		f, err := a.open("--slices-from", from)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	in, err := fabric.ReadSlices(r)
+	if err != nil {
+		return fmt.Errorf("--slices-from %s: %w", from, err)
+	}
+	svc, err := a.fabric(cmd)
+	if err != nil {
+		return err
+	}
+	res, err := svc.PutSlices(cmd.Context(), req, in)
+	if err != nil {
+		return err
+	}
+	return a.render(res, func() error {
+		_, err := fmt.Fprintf(a.io.Out, "stored %s of %s %s · %d bytes · %s · %s@%s\n", render.Count(res.Slices, "slice", "slices"),
+			res.Type, res.Key, res.Bytes, render.Count(res.Deps, "dep", "deps"), res.Ref, render.Short(res.Commit))
+		return err
+	})
 }
 
 func sliceNote(s string) string {

@@ -80,23 +80,10 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 			return nil, fmt.Errorf("--dep %s: no such file", f.Path)
 		}
 	}
-	if err := snap.Flush(ctx); err != nil {
+	pathSet, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	if err != nil {
 		return nil, err
 	}
-	pathSet := ""
-	if spec.PathSet {
-		if pathSet, err = s.pathSet(ctx); err != nil {
-			return nil, err
-		}
-	}
-	ttl := spec.TTL
-	switch {
-	case req.TTL > 0:
-		ttl = req.TTL
-	case req.TTL < 0:
-		ttl = 0
-	}
-	clean := snap.Status() == nil || !snap.Status().Dirty()
 	res := &PutResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Slice: req.Slice,
 		Commit: at.commit, Tree: at.tree, Deps: deps, TTLSeconds: int64(ttl / time.Second)}
 	c, err := readContent(s.Store, req.Content)
@@ -105,26 +92,37 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	}
 	defer c.discard()
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
-		if err := c.commit(tx); err != nil {
-			return err
-		}
 		res.Bytes, res.CreatedAt = c.size, tx.Now
-		id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c)
-		if err != nil {
+		if err := storeSlice(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c); err != nil {
 			return err
 		}
-		if err := freshness.InsertFiles(ctx, tx, "artifact_deps", "artifact_id", id, stamp.Files); err != nil {
-			return err
-		}
-		if _, _, err := tx.DeleteOrphanBlobs(); err != nil { // the content this slice replaced
-			return err
-		}
-		return event(ctx, tx, "put", at.repo, req.Type, req.Key)
+		return afterPut(ctx, tx, at, req)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
 	}
 	return res, nil
+}
+
+// storeSlice commits one slice's content and writes its row and deps.
+func storeSlice(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,
+	clean bool, stamp freshness.Stamp, c *content) error {
+	if err := c.commit(tx); err != nil {
+		return err
+	}
+	id, err := upsertArtifact(ctx, tx, root, at, req, pathSet, ttl, clean, stamp, c)
+	if err != nil {
+		return err
+	}
+	return freshness.InsertFiles(ctx, tx, "artifact_deps", "artifact_id", id, stamp.Files)
+}
+
+// afterPut drops the contents the put replaced and counts it.
+func afterPut(ctx context.Context, tx *store.Tx, at place, req PutRequest) error {
+	if _, _, err := tx.DeleteOrphanBlobs(); err != nil {
+		return err
+	}
+	return event(ctx, tx, "put", at.repo, req.Type, req.Key)
 }
 
 func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,

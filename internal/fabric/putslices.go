@@ -1,0 +1,174 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
+)
+
+// SliceInput is one slice of a batch put.
+type SliceInput struct {
+	Name    string   `json:"slice"`
+	Deps    []string `json:"deps"`
+	Content string   `json:"content"`
+}
+
+// PutSlicesResult is the provenance recorded for a batch of slices.
+type PutSlicesResult struct {
+	Repo       string    `json:"repo"`
+	Ref        string    `json:"ref"`
+	Type       string    `json:"type"`
+	Key        string    `json:"key"`
+	Commit     string    `json:"commit"`
+	Tree       string    `json:"tree"`
+	Slices     int       `json:"slices"`
+	Deps       int       `json:"deps"` // distinct files over all slices
+	TTLSeconds int64     `json:"ttl_seconds"`
+	Bytes      int64     `json:"bytes"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// PutSlices stores many slices of one artifact as Put stores one, each
+// with its own deps and content, but with one snapshot of the work tree
+// and one transaction: a 2,000-slice repo map is one call, not 2,000. All
+// slices are stored or none is. req's Slice, Deps and Content are unused.
+func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput) (*PutSlicesResult, error) {
+	if req.Type == "" || req.Key == "" {
+		return nil, errors.New("put needs a type and a key")
+	}
+	if len(in) == 0 {
+		return nil, errors.New("put: no slices given")
+	}
+	spec := SpecOf(req.Type)
+	if spec.KeyIsFile {
+		key, err := s.resolve([]string{req.Key})
+		if err != nil {
+			return nil, fmt.Errorf("%s key: %w", req.Type, err)
+		}
+		req.Key = key[0]
+	}
+	deps, all, err := s.sliceDeps(in, spec.KeyIsFile, req.Key)
+	if err != nil {
+		return nil, err
+	}
+	at, err := s.here(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot(ctx, all, true)
+	if err != nil {
+		return nil, err
+	}
+	stamps := make([]freshness.Stamp, len(in))
+	for i := range in {
+		if stamps[i], err = snap.Stamp(ctx, deps[i], time.Time{}); err != nil {
+			return nil, err
+		}
+		for _, f := range stamps[i].Files {
+			if !f.Existed {
+				return nil, fmt.Errorf("slice %q: dep %s: no such file", in[i].Name, f.Path)
+			}
+		}
+	}
+	pathSet, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	if err != nil {
+		return nil, err
+	}
+	contents := make([]*content, len(in))
+	defer func() {
+		for _, c := range contents {
+			if c != nil {
+				c.discard()
+			}
+		}
+	}()
+	res := &PutSlicesResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Commit: at.commit, Tree: at.tree,
+		Slices: len(in), Deps: len(all), TTLSeconds: int64(ttl / time.Second)}
+	for i, sl := range in {
+		if contents[i], err = readContent(s.Store, strings.NewReader(sl.Content)); err != nil {
+			return nil, fmt.Errorf("slice %q: %w", sl.Name, err)
+		}
+		res.Bytes += contents[i].size
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		res.CreatedAt = tx.Now
+		for i, sl := range in {
+			one := req
+			one.Slice = sl.Name
+			if err := storeSlice(ctx, tx, s.WS.Root, at, one, pathSet, ttl, clean, stamps[i], contents[i]); err != nil {
+				return err
+			}
+		}
+		return afterPut(ctx, tx, at, req)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
+	}
+	return res, nil
+}
+
+// sliceDeps resolves each slice's deps (the key first for a type keyed by
+// a file) and returns them with the union over all slices. Names must be
+// given and distinct.
+func (s *Service) sliceDeps(in []SliceInput, keyIsFile bool, key string) (deps [][]string, all []string, err error) {
+	names := make(map[string]bool, len(in))
+	seen := map[string]bool{}
+	deps = make([][]string, len(in))
+	for i, sl := range in {
+		if sl.Name == "" {
+			return nil, nil, fmt.Errorf("slice %d of %d has no name", i+1, len(in))
+		}
+		if names[sl.Name] {
+			return nil, nil, fmt.Errorf("slice %q is given twice", sl.Name)
+		}
+		names[sl.Name] = true
+		d, err := s.resolve(sl.Deps)
+		if err != nil {
+			return nil, nil, fmt.Errorf("slice %q: %w", sl.Name, err)
+		}
+		if keyIsFile && !slices.Contains(d, key) {
+			d = append([]string{key}, d...)
+		}
+		deps[i] = d
+		for _, p := range d {
+			if !seen[p] {
+				seen[p] = true
+				all = append(all, p)
+			}
+		}
+	}
+	return deps, all, nil
+}
+
+// settle keeps the snapshot's hashes and works out what every put records
+// besides its stamps: the path set (for types that depend on it), the TTL
+// and whether the tree was clean.
+func (s *Service) settle(ctx context.Context, snap *freshness.Snapshot, spec Spec, reqTTL time.Duration) (pathSet string, ttl time.Duration, clean bool, err error) {
+	if err := snap.Flush(ctx); err != nil {
+		return "", 0, false, err
+	}
+	if spec.PathSet {
+		if pathSet, err = s.pathSet(ctx); err != nil {
+			return "", 0, false, err
+		}
+	}
+	return pathSet, putTTL(spec, reqTTL), snap.Status() == nil || !snap.Status().Dirty(), nil
+}
+
+// putTTL is the TTL a put records: the request's, none when negative, else
+// the type's.
+func putTTL(spec Spec, ttl time.Duration) time.Duration {
+	switch {
+	case ttl > 0:
+		return ttl
+	case ttl < 0:
+		return 0
+	}
+	return spec.TTL
+}
