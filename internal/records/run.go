@@ -17,6 +17,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -230,7 +231,10 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	if opt.Intent == "" {
 		opt.Intent = compress.Summary
 	}
-	redact.Warm() // the ruleset compiles while the command starts
+	// The ruleset compiles and the tokenizer's vocabulary loads (30-50 ms
+	// each) while the command runs.
+	redact.Warm()
+	tokens.Preload()
 	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:

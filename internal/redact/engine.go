@@ -18,6 +18,7 @@ import (
 // and one keyword trie that says which of them a line can match.
 type engine struct {
 	keywords *keywordIndex
+	words    []string   // the prefilter's words, lower case, by keyword id
 	targets  [][]target // by keyword id
 	gitleaks []leakRule
 	own      []ownRule
@@ -60,6 +61,21 @@ var rules = sync.OnceValue(func() *engine {
 // Warm builds the ruleset in the background so the first line redacted
 // does not wait for it.
 func Warm() { go rules() }
+
+// quick finds the prefilter's words without the ruleset: building that
+// (gitleaks' configuration, 200-odd expressions) takes 30-50 ms, which a
+// line holding none of the words, as most command lines and labels, and
+// all of an empty output, never needs. prefilterList is checked against
+// the ruleset's own words by TestPrefilterListIsCurrent.
+var quick = sync.OnceValue(func() *keywordIndex { return newKeywordIndex(prefilterList) })
+
+// mayHold reports whether line holds a word of the prefilter; false means
+// no rule can match it.
+func mayHold(line []byte) bool {
+	found := false
+	quick().scan(line, func(int, int, int) { found = true })
+	return found
+}
 
 func build() (*engine, error) {
 	// gitleaks logs to stderr at info level; freshctx's stderr is the user's.
@@ -124,7 +140,7 @@ func build() (*engine, error) {
 			add(h, target{own: true, i: i, gate: o.gate})
 		}
 	}
-	e.keywords = newKeywordIndex(words)
+	e.keywords, e.words = newKeywordIndex(words), words
 	return e, nil
 }
 

@@ -109,6 +109,9 @@ func (r *Redactor) found(kind string) {
 // secrets in the line as it came, overlapping finds merge, and a find that
 // lies inside a file reference is dropped.
 func (r *Redactor) secrets(line []byte) []byte {
+	if !mayHold(line) {
+		return line
+	}
 	e := rules()
 	hit := r.scan.hits(e, line)
 	if hit == nil {
