@@ -46,8 +46,9 @@ type leakRule struct {
 	windowed bool
 }
 
-// rules builds the engine once per process: compiling gitleaks' 200-odd
-// rules takes tens of milliseconds, so Warm lets a caller start it early.
+// rules builds the engine once per process, on the first line that holds a
+// prefilter word: compiling gitleaks' 200-odd rules takes tens of
+// milliseconds.
 var rules = sync.OnceValue(func() *engine {
 	e, err := build()
 	if err != nil {
@@ -57,10 +58,6 @@ var rules = sync.OnceValue(func() *engine {
 	}
 	return e
 })
-
-// Warm builds the ruleset in the background so the first line redacted
-// does not wait for it.
-func Warm() { go rules() }
 
 // quick finds the prefilter's words without the ruleset: building that
 // (gitleaks' configuration, 200-odd expressions) takes 30-50 ms, which a
