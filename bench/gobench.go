@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+const goBenchIntro = "The project's Go benchmarks, each of which measures its own baseline in the same run and\n" +
+	"reports the ratio (see the README's Benchmarks section for what each measures). Each metric is\n" +
+	"given as the median and (min–max) over the benchmark's runs (`-count`)."
+
+// goBench is one `go test -bench` to run.
+type goBench struct {
+	pkg, pattern, benchtime string
+	what                    string
+}
+
+var goBenches = []goBench{
+	{"./cmd/freshctx", "BenchmarkRunTrueOverhead$", "10x", "run -- true over true, in a 3-file repository"},
+	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time"},
+	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 at 10,000 and 100,000 records (1,000 and 10,000 with -short)"},
+	{"./internal/fabric", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
+	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status"},
+	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool"},
+	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
+	{"./internal/registry", "BenchmarkVerify100k$|BenchmarkTrust100k$", "1x", "registry verify and trust on 100,000 files against git status"},
+	{"./internal/redact", "BenchmarkRedact$", "3x", "redaction of a real go test -v log against only splitting it into lines"},
+	{"./internal/compress", "BenchmarkCompress50kLines$", "3x", "compression of 50,000 lines"},
+}
+
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+func (b *bench) goBenchmarks(ctx context.Context, sec *section) error {
+	var rows [][]string
+	for _, g := range goBenches {
+		b.progress("  go test -bench " + g.pattern + " " + g.pkg)
+		args := []string{"test", "-run", "^$", "-bench", g.pattern, "-benchtime", g.benchtime, "-count", "3"}
+		if b.short {
+			args = []string{"test", "-short", "-run", "^$", "-bench", g.pattern, "-benchtime", "1x", "-count", "1"}
+		}
+		out, err := b.must(ctx, b.root, "go", append(args, g.pkg)...)
+		if err != nil {
+			return err
+		}
+		metrics := parseBench(out)
+		b.metrics = append(b.metrics, metrics...)
+		if len(metrics) == 0 {
+			return fmt.Errorf("go test -bench %s %s printed no results:\n%s", g.pattern, g.pkg, tail(out))
+		}
+		for _, m := range metrics {
+			rows = append(rows, []string{m.bench, g.what, m.unit, m.spread()})
+		}
+	}
+	sec.table([]string{"benchmark", "what", "metric", "median (min–max)"}, rows)
+	recall := "p50_ms_100k"
+	if b.short {
+		recall = "p50_ms_10k"
+	}
+	b.report.headline("Recall: p50 %s ms at %s records; read cache: %s%% of a plain read tool's tokens saved over a scripted 2,000-read session; %s runs/s with 8 at a time (p99 %s ms).",
+		b.metric("BenchmarkRecall", recall), strings.TrimPrefix(recall, "p50_ms_"), b.metric("BenchmarkTrace2000", "saved_%"),
+		b.metric("BenchmarkConcurrentRuns", "runs/s_at_8"), b.metric("BenchmarkConcurrentRuns", "p99_ms"))
+	return nil
+}
+
+type metric struct {
+	bench, unit string
+	values      []float64
+}
+
+func (m metric) spread() string {
+	v := slices.Clone(m.values)
+	slices.Sort(v)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+	if len(v) == 1 {
+		return f(v[0])
+	}
+	return fmt.Sprintf("%s (%s–%s)", f(v[len(v)/2]), f(v[0]), f(v[len(v)-1]))
+}
+
+// parseBench collects every metric but ns/op of every benchmark line, in
+// the order first seen.
+func parseBench(out []byte) []metric {
+	var list []metric
+	index := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil || f[i+1] == "ns/op" {
+				continue
+			}
+			key := m[1] + " " + f[i+1]
+			j, ok := index[key]
+			if !ok {
+				j = len(list)
+				index[key] = j
+				list = append(list, metric{bench: m[1], unit: f[i+1]})
+			}
+			list[j].values = append(list[j].values, v)
+		}
+	}
+	return list
+}
+
+// metric is the median of a Go benchmark's metric, or "?" if it did not
+// report it.
+func (b *bench) metric(bench, unit string) string {
+	for _, m := range b.metrics {
+		if m.bench == bench && m.unit == unit {
+			v := slices.Clone(m.values)
+			slices.Sort(v)
+			return strconv.FormatFloat(v[len(v)/2], 'g', 3, 64)
+		}
+	}
+	return "?"
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+const historyIntro = `What ` + "`freshctx run -- true`" + ` costs in a repository of many files as its history grows,
+against one ` + "`git status --porcelain`" + ` and plain ` + "`true`" + ` in the same repository. "new commit"
+is a run right after a commit, when the repository id is carried forward from the last
+HEAD; "same HEAD" is a run at a HEAD seen before. The goal: the overhead over ` + "`true`" + ` at most
+1.2x one git status, and flat in the length of history.`
+
+func (b *bench) history(ctx context.Context, sec *section) error {
+	files, lengths := 13_000, []int{1_000, 10_000, 50_000}
+	if b.short {
+		files, lengths = 2_000, []int{100, 2_000}
+	}
+	var rows [][]string
+	var xs []float64
+	var same, next, status sample
+	var runSeries, nextSeries, statusSeries []sample
+	for _, n := range lengths {
+		dir := filepath.Join(b.tmp, fmt.Sprintf("history-%d", n))
+		b.progress(fmt.Sprintf("  a repository of %d files and %d commits", files, n))
+		if err := b.makeRepo(ctx, dir, files, n); err != nil {
+			return err
+		}
+		var err error
+		if status, err = b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") }); err != nil {
+			return err
+		}
+		truth, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") })
+		if err != nil {
+			return err
+		}
+		if same, err = b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") }); err != nil {
+			return err
+		}
+		next, err = b.repeat(func(i int) (time.Duration, error) {
+			if _, err := b.must(ctx, dir, "git", "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("bench %d", i)); err != nil {
+				return 0, err
+			}
+			d, _, err := b.timed(ctx, b.cmd(ctx, dir, b.bin, "run", "--", "true"))
+			return d, err
+		})
+		if err != nil {
+			return err
+		}
+		over := func(s sample) string {
+			return fmt.Sprintf("%.2fx", float64(s.median()-truth.median())/float64(status.median()))
+		}
+		rows = append(rows, []string{fmt.Sprintf("%d", n), spread(same), spread(next), spread(status), spread(truth),
+			over(same), over(next)})
+		xs = append(xs, float64(n))
+		runSeries, nextSeries, statusSeries = append(runSeries, same), append(nextSeries, next), append(statusSeries, status)
+	}
+	last := rows[len(rows)-1]
+	b.report.headline("`run -- true` in a repository of %d files and %d commits: %s (median) against %s for `git status`, %s of a git status over `true` (%s right after a new commit).",
+		files, lengths[len(lengths)-1], ms(same.median()), ms(status.median()), last[5], last[6])
+	sec.note("%d files in every repository.", files)
+	sec.table([]string{"commits", "run -- true, same HEAD", "run -- true, new commit", "git status", "true",
+		"overhead / git status, same HEAD", "overhead / git status, new commit"}, rows)
+	return b.report.chart(sec, "history.svg", "run -- true against history length", "commits", true,
+		series{"freshctx run -- true (same HEAD)", xs, runSeries},
+		series{"freshctx run -- true (new commit)", xs, nextSeries},
+		series{"git status", xs, statusSeries})
+}

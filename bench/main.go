@@ -1,0 +1,150 @@
+// Command bench measures freshctx against the baselines it must beat, on
+// workspaces it builds itself in a temporary folder, and writes the report
+// to docs/BENCHMARKS.md with its charts in docs/bench/.
+//
+//	go run ./bench            # the full report, about 15 minutes on 2 cores
+//	go run ./bench -short     # every comparison on small inputs, under a minute
+//
+// Every figure in the report comes from this run: each measurement is
+// repeated and given as its median and min–max, beside a baseline measured
+// in the same run on the same workspace (git status, sha256sum, cat, zstd…)
+// and the ratio of the two. Nothing is typed in by hand.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const defaultOut = "docs/BENCHMARKS.md"
+
+type options struct {
+	short   bool
+	out     string // the report
+	repeats int
+	keep    bool
+}
+
+func main() {
+	var o options
+	flag.BoolVar(&o.short, "short", false, "small inputs, every comparison: under a minute")
+	flag.StringVar(&o.out, "out", defaultOut, "where the report goes; its charts go to bench/ beside it")
+	flag.IntVar(&o.repeats, "repeats", 5, "how many times each measurement is repeated")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder of workspaces")
+	flag.Parse()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// bench is one run of the report.
+type bench struct {
+	options
+	root    string // the module's root
+	tmp     string // workspaces
+	bin     string // the freshctx binary under test
+	started time.Time
+	report  *report
+	metrics []metric // of the Go benchmarks
+}
+
+func run(ctx context.Context, o options) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "freshctx-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(os.Stderr, "bench: workspaces in", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	b := &bench{options: o, root: root, tmp: tmp, started: time.Now()}
+	if b.short && b.repeats > 3 {
+		b.repeats = 3
+	}
+	b.bin = filepath.Join(tmp, "freshctx")
+	b.progress("building freshctx")
+	if out, err := b.cmd(ctx, root, "go", "build", "-o", b.bin, "./cmd/freshctx").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v\n%s", err, out)
+	}
+	b.report = newReport(b)
+	for _, s := range sections {
+		b.progress(s.title)
+		sec := b.report.section(s.title, s.intro)
+		if err := s.run(b, ctx, sec); err != nil {
+			return fmt.Errorf("%s: %w", s.title, err)
+		}
+	}
+	out := o.out
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	if err := b.report.write(out); err != nil {
+		return err
+	}
+	if o.short || o.out != defaultOut {
+		return nil // the README quotes only a full run of the report it links
+	}
+	return b.report.writeSummary(filepath.Join(root, "README.md"))
+}
+
+// sections are the report's parts, in order.
+var sections = []struct {
+	title, intro string
+	run          func(*bench, context.Context, *section) error
+}{
+	{"run's fixed cost against history length", historyIntro, (*bench).history},
+	{"Freshness of N referenced files", freshnessIntro, (*bench).freshness},
+	{"Registry: bootstrap, trust and verify", registryIntro, (*bench).registry},
+	{"Capture throughput", captureIntro, (*bench).capture},
+	{"Go benchmarks", goBenchIntro, (*bench).goBenchmarks},
+}
+
+func (b *bench) progress(what string) {
+	fmt.Fprintf(os.Stderr, "bench: %s (%s)\n", what, time.Since(b.started).Round(time.Second))
+}
+
+// cmd is a command run in dir with a fixed, quiet git identity.
+func (b *bench) cmd(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	c := exec.CommandContext(ctx, name, args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "FRESHCTX_SESSION=bench")
+	return c
+}
+
+// must runs a command and fails with its output.
+func (b *bench) must(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+	out, err := b.cmd(ctx, dir, name, args...).Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = strings.TrimSpace(string(ee.Stderr))
+		}
+		return out, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, stderr)
+	}
+	return out, nil
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run bench from inside the freshctx module")
+	}
+	return filepath.Dir(mod), nil
+}

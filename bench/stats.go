@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// sample is the durations of one measurement's repeats.
+type sample []time.Duration
+
+func (s sample) sorted() sample {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+func (s sample) median() time.Duration { c := s.sorted(); return c[len(c)/2] }
+func (s sample) min() time.Duration    { return slices.Min(s) }
+func (s sample) max() time.Duration    { return slices.Max(s) }
+
+// repeat runs f b.repeats times after one warm-up run that is not counted.
+func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
+	if _, err := f(-1); err != nil {
+		return nil, err
+	}
+	out := make(sample, 0, b.repeats)
+	for i := range b.repeats {
+		d, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// timed runs a command and returns its wall time and peak resident memory.
+func (b *bench) timed(ctx context.Context, c *exec.Cmd) (time.Duration, int64, error) {
+	start := time.Now()
+	out, err := c.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return d, 0, fmt.Errorf("%s: %v\n%s", c.String(), err, tail(out))
+	}
+	var rss int64
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss * 1024 // KiB on Linux
+	}
+	return d, rss, nil
+}
+
+// timeCmd repeats a command made fresh by mk for each run.
+func (b *bench) timeCmd(ctx context.Context, mk func(i int) *exec.Cmd) (sample, error) {
+	return b.repeat(func(i int) (time.Duration, error) {
+		d, _, err := b.timed(ctx, mk(i))
+		return d, err
+	})
+}
+
+func tail(b []byte) string {
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+// ms formats a duration in milliseconds with three significant digits.
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+	return fmt.Sprintf("%.2f ms", v)
+}
+
+// spread is "median (min–max)".
+func spread(s sample) string {
+	return fmt.Sprintf("%s (%s–%s)", ms(s.median()), trimUnit(ms(s.min())), ms(s.max()))
+}
+
+func trimUnit(s string) string { return s[:len(s)-3] }
+
+// ratio is the median of s over the median of base, as "2.1x".
+func ratio(s, base sample) string {
+	return fmt.Sprintf("%.2fx", float64(s.median())/float64(base.median()))
+}
+
+// rate is bytes per second at the sample's median, min and max, in MB/s.
+func rate(bytes int64, s sample) string {
+	mbs := func(d time.Duration) float64 { return float64(bytes) / 1e6 / d.Seconds() }
+	return fmt.Sprintf("%.0f MB/s (%.0f–%.0f)", mbs(s.median()), mbs(s.max()), mbs(s.min()))
+}
