@@ -29,6 +29,7 @@ type options struct {
 	out     string // the report
 	repeats int
 	keep    bool
+	only    string
 }
 
 func main() {
@@ -37,6 +38,7 @@ func main() {
 	flag.StringVar(&o.out, "out", defaultOut, "where the report goes; its charts go to bench/ beside it")
 	flag.IntVar(&o.repeats, "repeats", 5, "how many times each measurement is repeated")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder of workspaces")
+	flag.StringVar(&o.only, "only", "", "run only the sections whose title contains this text (the README's summary is then left alone)")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -80,6 +82,9 @@ func run(ctx context.Context, o options) error {
 	}
 	b.report = newReport(b)
 	for _, s := range sections {
+		if o.only != "" && !strings.Contains(strings.ToLower(s.title), strings.ToLower(o.only)) {
+			continue
+		}
 		b.progress(s.title)
 		sec := b.report.section(s.title, s.intro)
 		if err := s.run(b, ctx, sec); err != nil {
@@ -93,7 +98,7 @@ func run(ctx context.Context, o options) error {
 	if err := b.report.write(out); err != nil {
 		return err
 	}
-	if o.short || o.out != defaultOut {
+	if o.short || o.only != "" || o.out != defaultOut {
 		return nil // the README quotes only a full run of the report it links
 	}
 	return b.report.writeSummary(filepath.Join(root, "README.md"))
@@ -108,6 +113,7 @@ var sections = []struct {
 	{"Freshness of N referenced files", freshnessIntro, (*bench).freshness},
 	{"Registry: bootstrap, trust and verify", registryIntro, (*bench).registry},
 	{"Capture throughput", captureIntro, (*bench).capture},
+	{"Compression and search beside context-mode", peerIntro, (*bench).peer},
 	{"Go benchmarks", goBenchIntro, (*bench).goBenchmarks},
 }
 
