@@ -113,7 +113,7 @@ func (b *bench) peer(ctx context.Context, sec *section) error {
 	}
 	sec.note("%d outputs of the corpus; %d facts written in freshctx's own words (not in the raw output) are not counted.", len(corpus), own)
 	sec.table([]string{"what the agent gets", "o200k tokens", "facts kept"}, rows)
-	b.report.headline("The compressor corpus (%d real outputs): %s", len(corpus), corpusHeadline(rows))
+	b.report.headline("%s", corpusHeadline(len(corpus), rows))
 	return b.searchLatency(ctx, sec, dir, corpus, ids, cm)
 }
 
@@ -131,12 +131,14 @@ func compressionRow(name string, corpus []corpusEntry, texts []string) []string 
 	return []string{name, fmt.Sprint(toks), fmt.Sprintf("%d of %d (%.1f%%)", kept, all, 100*float64(kept)/float64(all))}
 }
 
-func corpusHeadline(rows [][]string) string {
-	var parts []string
-	for _, r := range rows {
-		parts = append(parts, fmt.Sprintf("%s %s tokens, facts kept %s", r[0], r[1], r[2]))
+// corpusHeadline puts the digest beside the raw output and the peer's
+// intent mode.
+func corpusHeadline(n int, rows [][]string) string {
+	s := fmt.Sprintf("%d real tool outputs, %s tokens raw: freshctx's digest %s tokens keeping %s facts", n, rows[0][1], rows[1][1], rows[1][2])
+	if len(rows) > 3 {
+		s += fmt.Sprintf("; context-mode %s tokens keeping %s by default, %s keeping %s with an intent", rows[2][1], rows[2][2], rows[3][1], rows[3][2])
 	}
-	return strings.Join(parts, "; ") + "."
+	return s + "."
 }
 
 // freshctxDigests captures every output as run would have recorded it

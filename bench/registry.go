@@ -91,7 +91,7 @@ func (b *bench) registry(ctx context.Context, sec *section) error {
 			}
 		}
 	}
-	b.report.headline("Registry of %d files: trusted with nothing changed in %s; verified with 10 files changed in %s.",
+	b.report.extendHeadline("A registry of %d files: trusted with nothing changed in %s; verified with 10 files changed in %s.",
 		sizes[len(sizes)-1], headline[0], headline[10])
 	sec.note("Bootstrap: every file hashed and stored once.")
 	sec.table([]string{"files", "registry sync (bootstrap)", "rate", "MD5 of every file", "÷ MD5"}, boot)

@@ -27,6 +27,15 @@ func (r *report) headline(format string, args ...any) {
 	r.headlines = append(r.headlines, fmt.Sprintf(format, args...))
 }
 
+// extendHeadline adds to the summary's last line (or starts one).
+func (r *report) extendHeadline(format string, args ...any) {
+	if len(r.headlines) == 0 {
+		r.headline(format, args...)
+		return
+	}
+	r.headlines[len(r.headlines)-1] += " " + fmt.Sprintf(format, args...)
+}
+
 type section struct {
 	title, intro string
 	blocks       []string

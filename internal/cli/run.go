@@ -2,6 +2,8 @@ package cli
 
 import (
 	"github.com/freshctx/freshctx/internal/render"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,7 @@ func (f *recordFlags) register(cmd *cobra.Command) {
 
 // prepare validates the flags and opens the records service.
 func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *records.Service, error) {
+	limitMemory(a.io.Env)
 	opt, err := f.options(a)
 	if err != nil {
 		return opt, nil, err
@@ -52,6 +55,21 @@ func (f *recordFlags) options(a *app) (records.Options, error) {
 		opt.Progress = a.io.Err
 	}
 	return opt, nil
+}
+
+// captureMemory is the soft memory limit of run and capture: however much
+// output comes, the garbage collector works to keep the process near it
+// (the ruleset, the tokenizer and the compressor's state are about 40 MB
+// of it). GOMEMLIMIT in the environment overrides it.
+const captureMemory = 64 << 20
+
+func limitMemory(env []string) {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMEMLIMIT=") {
+			return
+		}
+	}
+	debug.SetMemoryLimit(captureMemory)
 }
 
 func newRunCmd(a *app) *cobra.Command {

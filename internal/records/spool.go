@@ -39,7 +39,7 @@ type piece struct {
 }
 
 // spoolMemory is how much output waits in memory before it is spilled.
-const spoolMemory = 8 << 20
+const spoolMemory = 2 << 20
 
 func newSpool(dir string) *spool {
 	s := &spool{dir: dir, memLimit: spoolMemory}
