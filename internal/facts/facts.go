@@ -90,17 +90,26 @@ func lineColInFirstWord(line string) bool {
 	return false
 }
 
-// hintsByByte lists, for each byte, the patterns whose hint starts with it.
-var hintsByByte = func() (t [256][]int) {
+// hintsByByte lists, for each byte, the patterns whose hint of two bytes
+// or more starts with it; hintPairs marks those hints' first two bytes, so
+// most positions of a line are passed over with one bit test; oneByte
+// lists the patterns whose hint is a single byte.
+var hintsByByte, hintPairs, oneByte = func() (t [256][]int, pairs [1 << 16 / 64]uint64, one []int) {
 	if len(patterns) > 64 {
 		panic("facts: more patterns than hintsIn's mask holds")
 	}
 	for i, p := range patterns {
-		if p.hint != "" {
+		switch len(p.hint) {
+		case 0:
+		case 1:
+			one = append(one, i)
+		default:
 			t[p.hint[0]] = append(t[p.hint[0]], i)
+			pair := uint16(p.hint[0])<<8 | uint16(p.hint[1])
+			pairs[pair/64] |= 1 << (pair % 64)
 		}
 	}
-	return t
+	return t, pairs, one
 }()
 
 // hintsIn returns the set of patterns whose hint line holds (or that have
@@ -112,7 +121,16 @@ func hintsIn(line string) uint64 {
 			set |= 1 << i
 		}
 	}
-	for i := 0; i < len(line); i++ {
+	for _, k := range oneByte {
+		if strings.IndexByte(line, patterns[k].hint[0]) >= 0 {
+			set |= 1 << k
+		}
+	}
+	for i := 0; i+1 < len(line); i++ {
+		pair := uint16(line[i])<<8 | uint16(line[i+1])
+		if hintPairs[pair/64]&(1<<(pair%64)) == 0 {
+			continue
+		}
 		for _, k := range hintsByByte[line[i]] {
 			if set&(1<<k) == 0 && strings.HasPrefix(line[i:], patterns[k].hint) {
 				set |= 1 << k
@@ -124,10 +142,17 @@ func hintsIn(line string) uint64 {
 
 // Line returns the facts one line carries.
 func Line(line string) []Fact {
-	var out []Fact
 	hints := hintsIn(line)
+	return find(line, func(i int) bool {
+		return hints&(1<<i) != 0 && (patterns[i].gate == nil || patterns[i].gate(line))
+	})
+}
+
+// find runs the patterns try admits over line.
+func find(line string, try func(i int) bool) []Fact {
+	var out []Fact
 	for i, p := range patterns {
-		if hints&(1<<i) == 0 || p.gate != nil && !p.gate(line) {
+		if !try(i) {
 			continue
 		}
 		for _, m := range p.re.FindAllStringSubmatch(line, -1) {

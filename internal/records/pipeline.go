@@ -80,10 +80,16 @@ func (k *sink) Write(p []byte) (int, error) {
 		k.emit(line, true)
 		k.pending = k.pending[:0]
 		p = p[i+1:]
+		if len(k.batch) >= maxBatch {
+			k.sendBatch() // a long write feeds the analysis as it goes
+		}
 	}
 	k.sendBatch()
 	return n, nil
 }
+
+// maxBatch bounds the lines handed to the analysis at once.
+const maxBatch = 512
 
 // emit redacts one line (or a piece of one) and passes it on.
 func (k *sink) emit(line []byte, newline bool) {

@@ -56,12 +56,17 @@ type spoolWriter struct {
 }
 
 func (w spoolWriter) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+	n := len(p)
+	for len(p) > 0 { // in pieces, so the stages behind work side by side
+		piece := p[:min(len(p), maxPiece)]
+		w.s.put(w.stream, piece)
+		p = p[len(piece):]
 	}
-	w.s.put(w.stream, p)
-	return len(p), nil
+	return n, nil
 }
+
+// maxPiece bounds one queued piece.
+const maxPiece = 64 << 10
 
 // put queues a copy of p.
 func (s *spool) put(stream Stream, p []byte) {
