@@ -30,7 +30,6 @@ const (
 
 var (
 	summaryLine = rx.MustCompile(`(?i)^(ok\s+\S+\s+(\(cached\)|[\d.]+m?s\b|\[no test files\])|PASS$|FAIL$|FAIL\s+\S+|---\s*(PASS|FAIL)|=+ .*(passed|failed|error).* =+$|test result:|tests?:\s+\d+|Tests run:|Ran \d+ tests?|BUILD (SUCCESS|FAILURE)|\d+ (passed|failed|passing|failing|tests?|examples?|problems?|errors?|warnings?)\b|Finished|Done in|Total:)`)
-	noError     = rx.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
 )
 
 // The words that make a line an error or a warning, whole words in any
@@ -56,7 +55,7 @@ func classify(line string, scratch *[]byte) Class {
 	if summaryLine.MatchString(t) { // anchored: only tried at the start
 		return SummaryLine
 	}
-	if (errorWords.in(lower) || errorMark(t)) && !noError.MatchString(t) {
+	if (errorWords.in(lower) || errorMark(t)) && !noError(lower) {
 		return Error
 	}
 	if warningWords.in(lower) {
@@ -96,31 +95,62 @@ func newWordList(words []string, phrases map[string]string) *wordList {
 }
 
 func (l *wordList) in(lower []byte) bool {
-	for i := 0; i < len(lower); {
-		if !isWordByte(lower[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(lower) && isWordByte(lower[j]) {
-			j++
-		}
+	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
 		if !l.first[lower[i]] || j-i < l.minLen || j-i > l.maxLen {
-			i = j
 			continue
 		}
 		if l.words[string(lower[i:j])] {
 			return true
 		}
-		if next, ok := l.phrases[string(lower[i:j])]; ok && j < len(lower) && lower[j] == ' ' {
-			k := j + 1 + len(next)
-			if k <= len(lower) && string(lower[j+1:k]) == next && (k == len(lower) || !isWordByte(lower[k])) {
+		if next, ok := l.phrases[string(lower[i:j])]; ok && followedBy(lower, j, " "+next) {
+			return true
+		}
+	}
+	return false
+}
+
+// noError reports a lowercased line that says there were none: "0
+// errors", "no error", "0 failed", "0 failures", "error-free" (or
+// "error_free", "errorfree", "error free"), "without errors", as whole words.
+func noError(lower []byte) bool {
+	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
+		var next []string
+		switch string(lower[i:j]) {
+		case "errorfree", "error_free":
+			return true
+		case "0":
+			next = []string{" error", " errors", " failed", " failure", " failures"}
+		case "no", "without":
+			next = []string{" error", " errors"}
+		case "error":
+			next = []string{"-free", " free"}
+		}
+		for _, n := range next {
+			if followedBy(lower, j, n) {
 				return true
 			}
 		}
-		i = j
 	}
 	return false
+}
+
+// nextWord returns the next run of word bytes at or after from, or
+// len(b), len(b) when there is none.
+func nextWord(b []byte, from int) (start, end int) {
+	for from < len(b) && !isWordByte(b[from]) {
+		from++
+	}
+	end = from
+	for end < len(b) && isWordByte(b[end]) {
+		end++
+	}
+	return from, end
+}
+
+// followedBy reports whether b[at:] starts with s and a word ends there.
+func followedBy(b []byte, at int, s string) bool {
+	k := at + len(s)
+	return k <= len(b) && string(b[at:k]) == s && (k == len(b) || !isWordByte(b[k]))
 }
 
 func isWordByte(c byte) bool {

@@ -14,12 +14,13 @@ import (
 var (
 	errorOracle   = regexp.MustCompile(`(?i)\b(error|errors|fail|failed|failure|failures|failing|panic|panicked|fatal|exception|traceback|segmentation fault|undefined reference|assertion|cannot|could not|not found|denied|aborted)\b|✗|✖|^[×✕]\s|(?-i)^E\s`)
 	warningOracle = regexp.MustCompile(`(?i)\b(warning|warn|deprecated)\b`)
+	noErrorOracle = regexp.MustCompile(`(?i)\b(0 errors?|no errors?|0 failed|0 failures?|error[-_ ]?free|without errors?)\b`)
 )
 
 func TestWordListsAreTheExpressions(t *testing.T) {
 	pieces := []string{"error", "Errors", "FAIL", "failed", "not", " found", "could", "segmentation", "fault",
 		"undefined", "reference", "warn", "Warning", "deprecated", "x", "_", "-", " ", "  ", ":", "E", "e", "\t",
-		"✗", "×", "✕", "é", "0", "panicked", "s"}
+		"✗", "×", "✕", "é", "0", "panicked", "s", "no", "without", "free", "failure", "failures", "1", "_"}
 	rapid.Check(t, func(t *rapid.T) {
 		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "parts")
 		line := strings.TrimSpace(strings.Join(parts, ""))
@@ -27,6 +28,9 @@ func TestWordListsAreTheExpressions(t *testing.T) {
 		lower := toLower(line, &scratch)
 		if got, want := errorWords.in(lower) || errorMark(line), errorOracle.MatchString(line); got != want {
 			t.Fatalf("error words in %q: got %v, the expression says %v", line, got, want)
+		}
+		if got, want := noError(lower), noErrorOracle.MatchString(line); got != want {
+			t.Fatalf("no-error phrase in %q: got %v, the expression says %v", line, got, want)
 		}
 		if got, want := warningWords.in(lower), warningOracle.MatchString(line); got != want {
 			t.Fatalf("warning words in %q: got %v, the expression says %v", line, got, want)

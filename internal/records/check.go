@@ -55,18 +55,29 @@ func (s *Service) markSuperseded(ctx context.Context, recs []*Record) error {
 	})
 }
 
-// checkInputs sets InputsChanged, walking each distinct scope once.
+// checkInputs sets InputsChanged, walking each distinct scope once, for
+// changes since the oldest of the records that share it.
 func checkInputs(recs []*Record) {
+	key := func(r *Record) string { return r.root + "\x00" + strings.Join(r.inputs, "\x00") }
+	since := map[string]time.Time{}
+	for _, r := range recs {
+		if r.Freshness == nil || r.root == "" {
+			continue
+		}
+		if t, ok := since[key(r)]; !ok || r.CreatedAt.Before(t) {
+			since[key(r)] = r.CreatedAt
+		}
+	}
 	walks := map[string]scopeTimes{}
 	for _, r := range recs {
 		if r.Freshness == nil || r.root == "" {
 			continue
 		}
-		key := r.root + "\x00" + strings.Join(r.inputs, "\x00")
-		st, ok := walks[key]
+		k := key(r)
+		st, ok := walks[k]
 		if !ok {
-			st = walkScope(r.root, r.inputs)
-			walks[key] = st
+			st = walkScope(r.root, r.inputs, since[k])
+			walks[k] = st
 		}
 		ch := st.changedSince(r.CreatedAt, r.CreatedAt.Add(time.Duration(r.DurationMS)*time.Millisecond))
 		ch.Scope = r.inputs

@@ -2,12 +2,13 @@ package records
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -246,7 +247,8 @@ func prefixMatch(pat, segs []string) bool {
 const maxChangedPaths = 5
 
 // scopeTimes is one walk of a scope: the change time (the later of mtime
-// and ctime) of every file and folder in it, latest first.
+// and ctime) of every file and folder in it changed after the walk's
+// "since", latest first.
 type scopeTimes struct {
 	entries  []scopeEntry
 	complete bool
@@ -258,39 +260,88 @@ type scopeEntry struct {
 	dir  bool
 }
 
-func walkScope(root string, scope []string) scopeTimes {
-	st := scopeTimes{complete: true}
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			st.complete = false
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+// walkScope stats every file and folder of scope under root and keeps
+// those changed after since (the oldest record asking): in a large tree
+// almost every file is older, and neither its path nor its place in the
+// order is needed. Folders are read side by side, walkers at a time:
+// the walk is a stat per file, and a stat is a system call.
+func walkScope(root string, scope []string, since time.Time) scopeTimes {
+	w := &scopeWalk{scope: scope, since: since, sem: make(chan struct{}, walkers)}
+	w.complete.Store(true)
+	if info, err := os.Lstat(root); err != nil {
+		return scopeTimes{}
+	} else if at := freshness.ChangeTime(info); at.After(since) {
+		w.entries = append(w.entries, scopeEntry{path: ".", at: at, dir: true})
+	}
+	w.wg.Add(1)
+	w.dir(root, "")
+	w.wg.Wait()
+	slices.SortFunc(w.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
+	return scopeTimes{entries: w.entries, complete: w.complete.Load()}
+}
+
+// walkers is how many folders are read at once.
+const walkers = 4
+
+type scopeWalk struct {
+	scope    []string
+	since    time.Time
+	sem      chan struct{}
+	wg       sync.WaitGroup
+	seen     atomic.Int64
+	complete atomic.Bool
+
+	mu      sync.Mutex
+	entries []scopeEntry
+}
+
+// dir reads one folder (rel "" is the root), stats what is in scope and
+// walks its sub-folders in goroutines of their own.
+func (w *scopeWalk) dir(abs, rel string) {
+	defer w.wg.Done()
+	w.sem <- struct{}{}
+	list, err := os.ReadDir(abs)
+	if err != nil {
+		w.complete.Store(false)
+	}
+	var found []scopeEntry
+	var subs []string
+	for _, d := range list {
+		r := d.Name()
+		if rel != "" {
+			r = rel + "/" + r
 		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (skipDirs[d.Name()] || !scopeDirMatch(scope, rel)) {
-				return fs.SkipDir
+			if skipDirs[d.Name()] || !scopeDirMatch(w.scope, r) {
+				continue
 			}
-		} else if !matchScope(scope, rel) {
-			return nil
+			subs = append(subs, r)
+		} else if !matchScope(w.scope, r) {
+			continue
 		}
-		if len(st.entries) >= maxScopeFiles {
-			st.complete = false
-			return fs.SkipAll
+		if w.seen.Add(1) > maxScopeFiles {
+			w.complete.Store(false)
+			subs = nil
+			break
 		}
-		if info, err := d.Info(); err == nil {
-			st.entries = append(st.entries, scopeEntry{path: rel, at: freshness.ChangeTime(info), dir: d.IsDir()})
+		info, err := d.Info()
+		if err != nil {
+			continue // gone since the folder was read
 		}
-		return nil
-	})
-	slices.SortFunc(st.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
-	return st
+		if at := freshness.ChangeTime(info); at.After(w.since) {
+			found = append(found, scopeEntry{path: r, at: at, dir: d.IsDir()})
+		}
+	}
+	<-w.sem
+	if len(found) > 0 {
+		w.mu.Lock()
+		w.entries = append(w.entries, found...)
+		w.mu.Unlock()
+	}
+	for _, r := range subs {
+		w.wg.Add(1)
+		go w.dir(filepath.Join(abs, filepath.Base(r)), r)
+	}
 }
 
 // changedSince counts the scope's files changed after start and its

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -56,8 +57,13 @@ var rules = sync.OnceValue(func() *engine {
 		// load it is a broken build, not bad input.
 		panic(fmt.Sprintf("redact: gitleaks default rules: %v", err))
 	}
+	built.Store(true)
 	return e
 })
+
+// built says the ruleset exists: from then on its own prefilter is the
+// only one a line goes through.
+var built atomic.Bool
 
 // quick finds the prefilter's words without the ruleset: building that
 // (gitleaks' configuration, 200-odd expressions) takes 30-50 ms, which a

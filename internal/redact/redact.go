@@ -109,8 +109,8 @@ func (r *Redactor) found(kind string) {
 // secrets in the line as it came, overlapping finds merge, and a find that
 // lies inside a file reference is dropped.
 func (r *Redactor) secrets(line []byte) []byte {
-	if !mayHold(line) {
-		return line
+	if !built.Load() && !mayHold(line) {
+		return line // no need to build the ruleset for this line
 	}
 	e := rules()
 	hit := r.scan.hits(e, line)

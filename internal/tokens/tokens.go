@@ -45,7 +45,7 @@ type Counter struct {
 	// Budget is how many bytes are counted exactly; 0 means 256 KiB.
 	Budget int64
 	// SampleEvery: past the budget, one chunk in this many is counted;
-	// 0 means 64.
+	// 0 means 256.
 	SampleEvery int
 
 	counted, skipped int64
@@ -95,7 +95,7 @@ func (c *Counter) take(s string) {
 		budget = 256 << 10
 	}
 	if every == 0 {
-		every = 64
+		every = 256
 	}
 	if c.counted+c.skipped >= sparseAfter {
 		every *= 8
