@@ -52,7 +52,7 @@ func (b *bench) capture(ctx context.Context, sec *section) error {
 				}
 				defer f.Close()
 				c.Stdin = f
-				d, r, err := b.timed(ctx, c)
+				d, r, err := b.peak(ctx, c)
 				rss = max(rss, r)
 				return d, err
 			})
@@ -121,7 +121,7 @@ func (b *bench) captureStream(ctx context.Context, dir string, data []byte, size
 			left -= n
 		}
 	}()
-	return b.timed(ctx, c)
+	return b.peak(ctx, c)
 }
 
 type captureInput struct {

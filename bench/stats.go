@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
-	"syscall"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,8 +40,32 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 	return out, nil
 }
 
-// timed runs a command and returns its wall time and peak resident memory.
+// timed runs a command and returns its wall time.
 func (b *bench) timed(ctx context.Context, c *exec.Cmd) (time.Duration, int64, error) {
+	return b.run(c, false)
+}
+
+// peak runs a command and returns its wall time and peak resident memory,
+// from /usr/bin/time when there is one (0 without): the rusage of a child
+// this process starts counts this process's own memory, which the child
+// shares between fork and exec.
+func (b *bench) peak(ctx context.Context, c *exec.Cmd) (time.Duration, int64, error) {
+	return b.run(c, true)
+}
+
+func (b *bench) run(c *exec.Cmd, peak bool) (time.Duration, int64, error) {
+	peakFile := ""
+	if _, err := os.Stat("/usr/bin/time"); err == nil && peak {
+		f, err := os.CreateTemp(b.tmp, "peak-")
+		if err != nil {
+			return 0, 0, err
+		}
+		f.Close()
+		peakFile = f.Name()
+		defer os.Remove(peakFile)
+		c.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", peakFile}, c.Args...)
+		c.Path = "/usr/bin/time"
+	}
 	start := time.Now()
 	out, err := c.CombinedOutput()
 	d := time.Since(start)
@@ -47,8 +73,11 @@ func (b *bench) timed(ctx context.Context, c *exec.Cmd) (time.Duration, int64, e
 		return d, 0, fmt.Errorf("%s: %v\n%s", c.String(), err, tail(out))
 	}
 	var rss int64
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // KiB on Linux
+	if peakFile != "" {
+		if b, err := os.ReadFile(peakFile); err == nil {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			rss = kb * 1024
+		}
 	}
 	return d, rss, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // makeRepo builds a repository of nFiles source files and nCommits commits
@@ -40,7 +41,14 @@ func (b *bench) makeRepo(ctx context.Context, dir string, nFiles, nCommits int) 
 	if writeErr != nil {
 		return writeErr
 	}
-	_, err = b.must(ctx, dir, "git", "checkout", "-q", "-f", "main")
+	if _, err = b.must(ctx, dir, "git", "checkout", "-q", "-f", "main"); err != nil {
+		return err
+	}
+	// A file written in the same second as the index is "racily clean" to
+	// git, which then hashes it on every status until one writes the
+	// index after that second: a repository in use is older than that.
+	time.Sleep(1100 * time.Millisecond)
+	_, err = b.must(ctx, dir, "git", "update-index", "-q", "--refresh")
 	return err
 }
 
