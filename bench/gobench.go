@@ -24,7 +24,7 @@ type goBench struct {
 var goBenches = []goBench{
 	{"./cmd/freshctx", "BenchmarkRunTrueOverhead$", "10x", "run -- true over true, in a 3-file repository"},
 	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time"},
-	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 at 10,000 and 100,000 records (1,000 and 10,000 with -short)"},
+	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},
 	{"./internal/fabric", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool"},
@@ -57,6 +57,9 @@ func (b *bench) goBenchmarks(ctx context.Context, sec *section) error {
 		}
 	}
 	sec.table([]string{"benchmark", "what", "metric", "median (min–max)"}, rows)
+	if err := b.recallQuality(ctx, sec); err != nil {
+		return err
+	}
 	recall := "p50_ms_100k"
 	if b.short {
 		recall = "p50_ms_10k"
@@ -123,4 +126,31 @@ func (b *bench) metric(bench, unit string) string {
 		}
 	}
 	return "?"
+}
+
+// recallQuality runs the recall evaluation (2,091 records, 103 labelled
+// queries; a full run only, it takes about a minute) and quotes its
+// figures for freshctx and for FTS5 BM25 on the same index.
+func (b *bench) recallQuality(ctx context.Context, sec *section) error {
+	if b.short {
+		return nil
+	}
+	b.progress("  go test -run TestRecallEvaluation ./internal/records")
+	out, err := b.must(ctx, b.root, "go", "test", "-count", "1", "-run", "^TestRecallEvaluation$", "-v", "./internal/records")
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.Contains(l, "MRR@10") || strings.Contains(l, "recall evaluation:") {
+			_, text, _ := strings.Cut(l, ": ")
+			lines = append(lines, "`"+text+"`")
+		}
+	}
+	if len(lines) != 3 {
+		return fmt.Errorf("the recall evaluation printed %d of its 3 lines:\n%s", len(lines), tail(out))
+	}
+	sec.note("Recall quality, from `go test ./internal/records -run TestRecallEvaluation -v` in the same run: %s.", strings.Join(lines, "; "))
+	return nil
 }

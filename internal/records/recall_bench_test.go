@@ -79,17 +79,20 @@ var benchRoot string
 
 func rootOf(*store.Tx) string { return benchRoot }
 
-// BenchmarkRecall measures recall latency over 10,000 and 100,000 stored
-// records (1,000 and 10,000 with -short) in a 500-file repository, and
-// reports the median of each and their ratio: linear growth would be 10.
+// BenchmarkRecall measures recall latency over 1,000, 10,000 and 100,000
+// stored records (100, 1,000 and 10,000 with -short) in a 500-file
+// repository, beside SQLite FTS5 alone (the query's words, bm25-ranked)
+// over the same index, and reports the p50 and p95 of each and the growth
+// of recall's p50 from the middle size to the largest: linear would be 10.
 func BenchmarkRecall(b *testing.B) {
-	small, large := 10_000, 100_000
+	sizes := []int{1_000, 10_000, 100_000}
 	if testing.Short() {
-		small, large = 1_000, 10_000
+		sizes = []int{100, 1_000, 10_000}
 	}
 	queries := []string{"TestParse12 failed", "store.go undefined", "merge7 render", "FAIL github.com/acme/query40",
 		"index2999", "pkg/p3/file13.go", "TestLoad9", "returned want", "fetch100 returned", "undefined: render5"}
-	p50 := func(n int) time.Duration {
+	type result struct{ ours, fts []time.Duration }
+	measure := func(n int) result {
 		s, r := newService(b)
 		var files []string
 		for i := range 500 {
@@ -100,22 +103,42 @@ func BenchmarkRecall(b *testing.B) {
 		r.Commit("files")
 		benchRoot = s.WS.Root
 		seedRecords(b, s, n, files)
-		var ds []time.Duration
+		var res result
+		ctx := context.Background()
 		for i := 0; i < 3*len(queries); i++ {
+			q := queries[i%len(queries)]
 			start := time.Now()
-			if _, err := s.Recall(context.Background(), RecallRequest{Query: queries[i%len(queries)]}); err != nil {
+			if _, err := s.Recall(ctx, RecallRequest{Query: q}); err != nil {
 				b.Fatal(err)
 			}
-			ds = append(ds, time.Since(start))
+			res.ours = append(res.ours, time.Since(start))
+			start = time.Now()
+			if _, err := plainBM25(ctx, s, q); err != nil {
+				b.Fatal(err)
+			}
+			res.fts = append(res.fts, time.Since(start))
 		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
+		slices.Sort(res.ours)
+		slices.Sort(res.fts)
+		return res
 	}
-	var ps, pl time.Duration
+	results := make([]result, len(sizes))
 	for b.Loop() {
-		ps, pl = p50(small), p50(large)
+		for i, n := range sizes {
+			results[i] = measure(n)
+		}
 	}
-	b.ReportMetric(float64(ps.Microseconds())/1000, fmt.Sprintf("p50_ms_%dk", small/1000))
-	b.ReportMetric(float64(pl.Microseconds())/1000, fmt.Sprintf("p50_ms_%dk", large/1000))
-	b.ReportMetric(float64(pl)/float64(ps), "growth_x10")
+	at := func(ds []time.Duration, p int) float64 { return float64(ds[len(ds)*p/100].Microseconds()) / 1000 }
+	for i, n := range sizes {
+		k := fmt.Sprintf("%dk", n/1000)
+		if n < 1000 {
+			k = fmt.Sprint(n)
+		}
+		b.ReportMetric(at(results[i].ours, 50), "p50_ms_"+k)
+		b.ReportMetric(at(results[i].ours, 95), "p95_ms_"+k)
+		b.ReportMetric(at(results[i].fts, 50), "fts5_p50_ms_"+k)
+		b.ReportMetric(at(results[i].fts, 95), "fts5_p95_ms_"+k)
+	}
+	mid, last := results[len(sizes)-2].ours, results[len(sizes)-1].ours
+	b.ReportMetric(float64(last[len(last)/2])/float64(mid[len(mid)/2]), "growth_x10")
 }

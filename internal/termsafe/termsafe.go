@@ -12,6 +12,7 @@
 package termsafe
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 )
@@ -72,6 +73,14 @@ func Line(s string) string {
 // newlines, and valid UTF-8 with no C1 or bidirectional control.
 func safe(s string) bool {
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are all printable ASCII (0x20
+		// to 0x7e): most output is.
+		for i+8 <= len(s) && printable8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f {
@@ -87,6 +96,14 @@ func safe(s string) bool {
 		i += size
 	}
 	return true
+}
+
+// printable8 reports whether all eight bytes of w are in 0x20..0x7e.
+func printable8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (w - 0x20*ones) & ^w & highs // some byte < 0x20
+	above := ((w + ones) | w) & highs     // some byte >= 0x7f
+	return below|above == 0
 }
 
 // bidi reports the controls that reorder displayed text ("Trojan Source").

@@ -1,9 +1,12 @@
 package termsafe
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"pgregory.net/rapid"
 )
 
 func TestString(t *testing.T) {
@@ -96,4 +99,19 @@ func TestWriterJoinsSplitSequences(t *testing.T) {
 	if got := out.String(); got != "title  ok\nnext red end" {
 		t.Fatalf("Writer = %q", got)
 	}
+}
+
+// TestPrintable8 holds the eight-byte test to the byte-by-byte one.
+func TestPrintable8(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// Mostly printable bytes, so both answers are common.
+		b := rapid.SliceOfN(rapid.OneOf(rapid.ByteRange(0x20, 0x7e), rapid.ByteRange(0x20, 0x7e), rapid.Byte()), 8, 8).Draw(t, "bytes")
+		want := true
+		for _, c := range b {
+			want = want && c >= 0x20 && c <= 0x7e
+		}
+		if got := printable8(binary.LittleEndian.Uint64(b)); got != want {
+			t.Fatalf("%q: printable8 %v, want %v", b, got, want)
+		}
+	})
 }
