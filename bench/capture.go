@@ -52,18 +52,18 @@ func (b *bench) capture(ctx context.Context, sec *section) error {
 				}
 				defer f.Close()
 				c.Stdin = f
-				d, r, err := b.peak(ctx, c)
+				d, r, err := b.peak(c)
 				rss = max(rss, r)
 				return d, err
 			})
 			if err != nil {
 				return err
 			}
-			cat, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "sh", "-c", "cat \"$0\" > /dev/null", file) })
+			cat, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "sh", "-c", "cat \"$0\" > /dev/null", file) })
 			if err != nil {
 				return err
 			}
-			zstd, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "sh", "-c", "zstd -q -c \"$0\" > /dev/null", file) })
+			zstd, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "sh", "-c", "zstd -q -c \"$0\" > /dev/null", file) })
 			if err != nil {
 				return err
 			}
@@ -121,7 +121,7 @@ func (b *bench) captureStream(ctx context.Context, dir string, data []byte, size
 			left -= n
 		}
 	}()
-	return b.peak(ctx, c)
+	return b.peak(c)
 }
 
 type captureInput struct {

@@ -67,7 +67,7 @@ func (b *bench) freshness(ctx context.Context, sec *section) error {
 		if err != nil {
 			return err
 		}
-		status, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") })
+		status, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") })
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func (b *bench) freshness(ctx context.Context, sec *section) error {
 		if err != nil {
 			return err
 		}
-		sha, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "sha256sum", paths...) })
+		sha, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "sha256sum", paths...) })
 		if err != nil {
 			return err
 		}

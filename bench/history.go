@@ -30,22 +30,21 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 			return err
 		}
 		var err error
-		if status, err = b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") }); err != nil {
+		if status, err = b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") }); err != nil {
 			return err
 		}
-		truth, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") })
+		truth, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") })
 		if err != nil {
 			return err
 		}
-		if same, err = b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") }); err != nil {
+		if same, err = b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") }); err != nil {
 			return err
 		}
 		next, err = b.repeat(func(i int) (time.Duration, error) {
 			if _, err := b.must(ctx, dir, "git", "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("bench %d", i)); err != nil {
 				return 0, err
 			}
-			d, _, err := b.timed(ctx, b.cmd(ctx, dir, b.bin, "run", "--", "true"))
-			return d, err
+			return b.timed(b.cmd(ctx, dir, b.bin, "run", "--", "true"))
 		})
 		if err != nil {
 			return err

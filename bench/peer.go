@@ -74,9 +74,8 @@ func (b *bench) peer(ctx context.Context, sec *section) error {
 		// Its search blocks a session's 9th call in a minute (to stop an
 		// agent flooding its context) and trims results after the 3rd:
 		// lifted here, through its own settings, to time every query.
-		os.Setenv("CONTEXT_MODE_SEARCH_BLOCK_AFTER", "1000000")
-		os.Setenv("CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER", "1000000")
-		if cm, err = b.connect(ctx, dir, node, server); err != nil {
+		lift := []string{"CONTEXT_MODE_SEARCH_BLOCK_AFTER=1000000", "CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER=1000000"}
+		if cm, err = b.connect(ctx, dir, lift, node, server); err != nil {
 			why = "it did not start: " + err.Error()
 		}
 	}
@@ -209,10 +208,11 @@ func lastLine(b []byte) string {
 	return lines[len(lines)-1]
 }
 
-// connect starts an MCP server over stdio in dir.
-func (b *bench) connect(ctx context.Context, dir, name string, args ...string) (*mcp.ClientSession, error) {
+// connect starts an MCP server over stdio in dir, with env added to its
+// environment.
+func (b *bench) connect(ctx context.Context, dir string, env []string, name string, args ...string) (*mcp.ClientSession, error) {
 	c := b.cmd(ctx, dir, name, args...)
-	c.Env = append(c.Env, "HOME="+filepath.Join(b.tmp, "home"), "PATH="+filepath.Dir(name)+":"+os.Getenv("PATH"))
+	c.Env = append(append(c.Env, "HOME="+filepath.Join(b.tmp, "home"), "PATH="+filepath.Dir(name)+":"+os.Getenv("PATH")), env...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "freshctx-bench", Version: "1"}, nil)
 	return client.Connect(ctx, &mcp.CommandTransport{Command: c}, nil)
 }
@@ -238,7 +238,7 @@ func callText(ctx context.Context, s *mcp.ClientSession, tool string, args map[s
 // searchLatency times one query per output through freshctx's recall and,
 // when it runs, context-mode's search, both over MCP stdio.
 func (b *bench) searchLatency(ctx context.Context, sec *section, dir string, corpus []corpusEntry, ids []int64, cm *mcp.ClientSession) error {
-	ours, err := b.connect(ctx, dir, b.bin, "mcp")
+	ours, err := b.connect(ctx, dir, nil, b.bin, "mcp")
 	if err != nil {
 		return fmt.Errorf("freshctx mcp: %w", err)
 	}

@@ -45,7 +45,7 @@ func (b *bench) registry(ctx context.Context, sec *section) error {
 		if err != nil {
 			return err
 		}
-		md5, err := b.timeCmd(ctx, func(int) *exec.Cmd {
+		md5, err := b.timeCmd(func(int) *exec.Cmd {
 			return b.cmd(ctx, dir, "sh", "-c", "find . -path ./.git -prune -o -path ./"+store.DirName+
 				" -prune -o -type f -print0 | xargs -0 md5sum > /dev/null")
 		})
@@ -80,7 +80,7 @@ func (b *bench) registry(ctx context.Context, sec *section) error {
 			if err != nil {
 				return err
 			}
-			status, err := b.timeCmd(ctx, func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") })
+			status, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") })
 			if err != nil {
 				return err
 			}

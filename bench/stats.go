@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,15 +40,16 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 }
 
 // timed runs a command and returns its wall time.
-func (b *bench) timed(ctx context.Context, c *exec.Cmd) (time.Duration, int64, error) {
-	return b.run(c, false)
+func (b *bench) timed(c *exec.Cmd) (time.Duration, error) {
+	d, _, err := b.run(c, false)
+	return d, err
 }
 
 // peak runs a command and returns its wall time and peak resident memory,
 // from /usr/bin/time when there is one (0 without): the rusage of a child
 // this process starts counts this process's own memory, which the child
 // shares between fork and exec.
-func (b *bench) peak(ctx context.Context, c *exec.Cmd) (time.Duration, int64, error) {
+func (b *bench) peak(c *exec.Cmd) (time.Duration, int64, error) {
 	return b.run(c, true)
 }
 
@@ -83,10 +83,9 @@ func (b *bench) run(c *exec.Cmd, peak bool) (time.Duration, int64, error) {
 }
 
 // timeCmd repeats a command made fresh by mk for each run.
-func (b *bench) timeCmd(ctx context.Context, mk func(i int) *exec.Cmd) (sample, error) {
+func (b *bench) timeCmd(mk func(i int) *exec.Cmd) (sample, error) {
 	return b.repeat(func(i int) (time.Duration, error) {
-		d, _, err := b.timed(ctx, mk(i))
-		return d, err
+		return b.timed(mk(i))
 	})
 }
 
