@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -53,16 +54,10 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.KeyIsFile {
-		key, err := s.resolve([]string{req.Key})
-		if err != nil {
-			return nil, fmt.Errorf("%s key: %w", req.Type, err)
-		}
-		req.Key = key[0]
-		if len(deps) == 0 || deps[0] != req.Key {
-			deps = append([]string{req.Key}, deps...)
-		}
+	if req.Key, err = s.fileKey(spec, req); err != nil {
+		return nil, err
 	}
+	deps = withKey(spec, req.Key, deps)
 	at, err := s.here(ctx)
 	if err != nil {
 		return nil, err
@@ -102,6 +97,27 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
 	}
 	return res, nil
+}
+
+// fileKey resolves the key of a type keyed by a file as a --dep path is
+// resolved; any other key is returned as given.
+func (s *Service) fileKey(spec Spec, req PutRequest) (string, error) {
+	if !spec.KeyIsFile {
+		return req.Key, nil
+	}
+	key, err := s.resolve([]string{req.Key})
+	if err != nil {
+		return "", fmt.Errorf("%s key: %w", req.Type, err)
+	}
+	return key[0], nil
+}
+
+// withKey makes the key's file the first dep of a type keyed by a file.
+func withKey(spec Spec, key string, deps []string) []string {
+	if !spec.KeyIsFile || slices.Contains(deps, key) {
+		return deps
+	}
+	return append([]string{key}, deps...)
 }
 
 // storeSlice commits one slice's content and writes its row and deps.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,14 +45,11 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		return nil, errors.New("put: no slices given")
 	}
 	spec := SpecOf(req.Type)
-	if spec.KeyIsFile {
-		key, err := s.resolve([]string{req.Key})
-		if err != nil {
-			return nil, fmt.Errorf("%s key: %w", req.Type, err)
-		}
-		req.Key = key[0]
+	var err error
+	if req.Key, err = s.fileKey(spec, req); err != nil {
+		return nil, err
 	}
-	deps, all, err := s.sliceDeps(in, spec.KeyIsFile, req.Key)
+	deps, all, err := s.sliceDeps(in, spec, req.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +112,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 // sliceDeps resolves each slice's deps (the key first for a type keyed by
 // a file) and returns them with the union over all slices. Names must be
 // given and distinct.
-func (s *Service) sliceDeps(in []SliceInput, keyIsFile bool, key string) (deps [][]string, all []string, err error) {
+func (s *Service) sliceDeps(in []SliceInput, spec Spec, key string) (deps [][]string, all []string, err error) {
 	names := make(map[string]bool, len(in))
 	seen := map[string]bool{}
 	deps = make([][]string, len(in))
@@ -132,9 +128,7 @@ func (s *Service) sliceDeps(in []SliceInput, keyIsFile bool, key string) (deps [
 		if err != nil {
 			return nil, nil, fmt.Errorf("slice %q: %w", sl.Name, err)
 		}
-		if keyIsFile && !slices.Contains(d, key) {
-			d = append([]string{key}, d...)
-		}
+		d = withKey(spec, key, d)
 		deps[i] = d
 		for _, p := range d {
 			if !seen[p] {

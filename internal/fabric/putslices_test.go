@@ -91,6 +91,7 @@ func TestReadSlices(t *testing.T) {
 		{"empty", " \n", 0, "no slices given"},
 		{"blank with a vertical tab", "\v \n", 0, "no slices given"},
 		{"empty array", "[]", 0, "no slices given"},
+		{"after the array", `[{"slice":"a"}] {"slice":"b"}`, 0, "something follows it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := ReadSlices(strings.NewReader(c.in))
@@ -116,4 +117,28 @@ func FuzzReadSlices(f *testing.F) {
 			t.Fatalf("no slices and no error from %q", in)
 		}
 	})
+}
+
+// TestSlicesOfAFileKeyDependOnIt: for a type keyed by a file, every slice
+// depends on the key's file as a single put does.
+func TestSlicesOfAFileKeyDependOnIt(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.svc.PutSlices(context.Background(), PutRequest{Type: "file_summary", Key: "mod_a/a.go"},
+		[]SliceInput{{Name: "imports", Deps: []string{"README.md"}, Content: "fmt"}, {Name: "doc", Content: "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go"}); got.Outcome != Hit {
+		t.Fatalf("before any change: %s", got.Outcome)
+	}
+	f.r.Write("mod_a/a.go", "package a\n// changed\n")
+	got := f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	for _, s := range got.Slices {
+		if s.Fresh {
+			t.Fatalf("slice %s is fresh after its key's file changed", s.Name)
+		}
+	}
+	if got.Outcome != Stale || len(got.Slices) != 2 {
+		t.Fatalf("after the key's file changed: %s with %d slices", got.Outcome, len(got.Slices))
+	}
 }

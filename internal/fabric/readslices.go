@@ -26,12 +26,17 @@ func ReadSlices(r io.Reader) ([]SliceInput, error) {
 		if err := dec.Decode(&out); err != nil {
 			return nil, fmt.Errorf("the array of slices: %w", err)
 		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return nil, errors.New("the array of slices: something follows it")
+		}
 		return nonEmpty(out)
 	}
 	var out []SliceInput
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -48,7 +53,7 @@ func ReadSlices(r io.Reader) ([]SliceInput, error) {
 		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("after line %d: %w", n, err)
 	}
 	return nonEmpty(out)
 }

@@ -32,6 +32,9 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 	if stale := copied.Git("diff-files", "--name-only"); strings.Count(stale, "\n") < 150 {
 		t.Fatalf("the copy's index should be stale, diff-files lists %d files", strings.Count(stale, "\n"))
 	}
+	// One file really changed: the refresh must still cover every other
+	// entry and leave that one for status to report.
+	copied.Write("pkg2/f2.go", "package p\n// changed\n")
 	defer func(f time.Duration) { refreshFloor = f }(refreshFloor)
 	refreshFloor = 0 // every status counts as slow the first time
 
@@ -48,8 +51,11 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 	if !st.Clean("pkg1/f1.go") {
 		t.Fatal("an unchanged file of the copy is not clean")
 	}
-	if stale := copied.Git("diff-files", "--name-only"); stale != "" {
-		t.Fatalf("the index is still stale after a status: %q", stale)
+	if stale := strings.TrimSpace(copied.Git("diff-files", "--name-only")); stale != "pkg2/f2.go" {
+		t.Fatalf("after a status diff-files lists %q, want only the changed pkg2/f2.go", stale)
+	}
+	if st.Clean("pkg2/f2.go") {
+		t.Fatal("the changed file is clean")
 	}
 	if n := count(calls, "update-index"); n != 1 {
 		t.Fatalf("update-index ran %d times, want 1 (calls %v)", n, calls)

@@ -72,22 +72,30 @@ func (c *repoIDs) add(head, id string) {
 	}
 }
 
-// write replaces the file whole (a temporary file renamed over it), so a
-// concurrent reader sees the old list or the new one.
+// write replaces the file whole (see replaceFile); a git folder that
+// cannot be written only costs the next call the walk.
 func (c repoIDs) write(gitDir string) {
-	path := repoIDFile(gitDir)
+	var b strings.Builder
+	for _, e := range c {
+		b.WriteString(e.head + " " + e.id + "\n")
+	}
+	replaceFile(repoIDFile(gitDir), b.String())
+}
+
+// replaceFile writes path whole through a temporary file renamed over it,
+// so a concurrent reader sees the old content or the new, never half. It
+// reports nothing: its files in the git folder are caches.
+func replaceFile(path, content string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "repo-id-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+"-*")
 	if err != nil {
 		return
 	}
-	w := bufio.NewWriter(tmp)
-	for _, e := range c {
-		w.WriteString(e.head + " " + e.id + "\n")
-	}
-	if w.Flush() != nil || tmp.Close() != nil || os.Rename(tmp.Name(), path) != nil {
+	_, werr := tmp.WriteString(content)
+	if werr != nil || tmp.Close() != nil || os.Rename(tmp.Name(), path) != nil {
+		tmp.Close()
 		os.Remove(tmp.Name())
 	}
 }
