@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/corpus"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
@@ -34,13 +34,8 @@ const (
 	peerIntent  = "errors, failing tests, warnings and their file:line locations"
 )
 
-type corpusEntry struct {
-	name, cmd, out string
-	facts          []string
-}
-
 func (b *bench) peer(ctx context.Context, sec *section) error {
-	corpus, err := loadCorpus(filepath.Join(b.root, "internal/compress/testdata/corpus"))
+	entries, err := corpus.Load(filepath.Join(b.root, corpus.Dir))
 	if err != nil {
 		return err
 	}
@@ -48,22 +43,22 @@ func (b *bench) peer(ctx context.Context, sec *section) error {
 	// parametrized failure, say) are not in the raw output: no peer could
 	// keep them, so they are left out of the count.
 	own := 0
-	for i := range corpus {
+	for i := range entries {
 		var inRaw []string
-		for _, f := range corpus[i].facts {
-			if strings.Contains(corpus[i].out, f) {
+		for _, f := range entries[i].Must {
+			if strings.Contains(entries[i].Out, f) {
 				inRaw = append(inRaw, f)
 			} else {
 				own++
 			}
 		}
-		corpus[i].facts = inRaw
+		entries[i].Must = inRaw
 	}
 	dir := filepath.Join(b.tmp, "peer")
 	if err := b.makeRepo(ctx, dir, 10, 1); err != nil {
 		return err
 	}
-	ours, ids, err := b.freshctxDigests(ctx, dir, corpus)
+	ours, ids, err := b.freshctxDigests(ctx, dir, entries)
 	if err != nil {
 		return err
 	}
@@ -81,9 +76,9 @@ func (b *bench) peer(ctx context.Context, sec *section) error {
 	}
 	if cm != nil {
 		defer cm.Close()
-		for _, e := range corpus {
-			path := filepath.Join(b.tmp, "corpus-"+e.name+".out")
-			if err := os.WriteFile(path, []byte(e.out), 0o644); err != nil {
+		for _, e := range entries {
+			path := filepath.Join(b.tmp, "entries-"+e.Name+".out")
+			if err := os.WriteFile(path, []byte(e.Out), 0o644); err != nil {
 				return err
 			}
 			code := fmt.Sprintf("cat '%s'", path)
@@ -101,26 +96,26 @@ func (b *bench) peer(ctx context.Context, sec *section) error {
 	if why != "" {
 		sec.note("context-mode was not measured: %s.", why)
 	}
-	raw := make([]string, len(corpus))
-	for i, e := range corpus {
-		raw[i] = e.out
+	raw := make([]string, len(entries))
+	for i, e := range entries {
+		raw[i] = e.Out
 	}
-	rows := [][]string{compressionRow("raw output", corpus, raw), compressionRow("freshctx digest (summary)", corpus, ours)}
+	rows := [][]string{compressionRow("raw output", entries, raw), compressionRow("freshctx digest (summary)", entries, ours)}
 	if cm != nil {
-		rows = append(rows, compressionRow("context-mode, default", corpus, cmDefault),
-			compressionRow("context-mode, intent", corpus, cmIntent))
+		rows = append(rows, compressionRow("context-mode, default", entries, cmDefault),
+			compressionRow("context-mode, intent", entries, cmIntent))
 	}
-	sec.note("%d outputs of the corpus; %d facts written in freshctx's own words (not in the raw output) are not counted.", len(corpus), own)
+	sec.note("%d outputs of the entries; %d facts written in freshctx's own words (not in the raw output) are not counted.", len(entries), own)
 	sec.table([]string{"what the agent gets", "o200k tokens", "facts kept"}, rows)
-	b.report.headline("%s", corpusHeadline(len(corpus), rows))
-	return b.searchLatency(ctx, sec, dir, corpus, ids, cm)
+	b.report.headline("%s", corpusHeadline(len(entries), rows))
+	return b.searchLatency(ctx, sec, dir, entries, ids, cm)
 }
 
-func compressionRow(name string, corpus []corpusEntry, texts []string) []string {
+func compressionRow(name string, entries []corpus.Entry, texts []string) []string {
 	toks, kept, all := 0, 0, 0
-	for i, e := range corpus {
+	for i, e := range entries {
 		toks += tokens.Count(texts[i])
-		for _, f := range e.facts {
+		for _, f := range e.Must {
 			all++
 			if strings.Contains(texts[i], f) {
 				kept++
@@ -143,7 +138,7 @@ func corpusHeadline(n int, rows [][]string) string {
 // freshctxDigests captures every output as run would have recorded it
 // under its command, in the workspace's store, and returns the digests and
 // record ids.
-func (b *bench) freshctxDigests(ctx context.Context, dir string, corpus []corpusEntry) ([]string, []int64, error) {
+func (b *bench) freshctxDigests(ctx context.Context, dir string, entries []corpus.Entry) ([]string, []int64, error) {
 	ws, err := workspace.Discover(dir)
 	if err != nil {
 		return nil, nil, err
@@ -159,11 +154,11 @@ func (b *bench) freshctxDigests(ctx context.Context, dir string, corpus []corpus
 	svc := &records.Service{WS: ws, Store: st, Cwd: ws.Root}
 	var digests []string
 	var ids []int64
-	for _, e := range corpus {
+	for _, e := range entries {
 		r, err := svc.Capture(ctx, records.CaptureRequest{
-			Options: records.Options{Command: e.cmd, Intent: compress.Summary}, Input: strings.NewReader(e.out)})
+			Options: records.Options{Command: e.Cmd, Intent: compress.Summary}, Input: strings.NewReader(e.Out)})
 		if err != nil {
-			return nil, nil, fmt.Errorf("capture %s: %w", e.name, err)
+			return nil, nil, fmt.Errorf("capture %s: %w", e.Name, err)
 		}
 		digests, ids = append(digests, r.Digest), append(ids, r.ID)
 	}
@@ -237,16 +232,16 @@ func callText(ctx context.Context, s *mcp.ClientSession, tool string, args map[s
 
 // searchLatency times one query per output through freshctx's recall and,
 // when it runs, context-mode's search, both over MCP stdio.
-func (b *bench) searchLatency(ctx context.Context, sec *section, dir string, corpus []corpusEntry, ids []int64, cm *mcp.ClientSession) error {
+func (b *bench) searchLatency(ctx context.Context, sec *section, dir string, entries []corpus.Entry, ids []int64, cm *mcp.ClientSession) error {
 	ours, err := b.connect(ctx, dir, nil, b.bin, "mcp")
 	if err != nil {
 		return fmt.Errorf("freshctx mcp: %w", err)
 	}
 	defer ours.Close()
 	var queries []string
-	for _, e := range corpus {
-		if len(e.facts) > 0 {
-			queries = append(queries, firstWords(e.facts[0], 6))
+	for _, e := range entries {
+		if len(e.Must) > 0 {
+			queries = append(queries, firstWords(e.Must[0], 6))
 		}
 	}
 	time1 := func(s *mcp.ClientSession, tool string, args func(q string) map[string]any) (sample, error) {
@@ -266,8 +261,8 @@ func (b *bench) searchLatency(ctx context.Context, sec *section, dir string, cor
 	}
 	rows := [][]string{{"freshctx recall", fmt.Sprint(len(ids)), pct(recall, 50), pct(recall, 95)}}
 	if cm != nil {
-		for _, e := range corpus {
-			if _, err := callText(ctx, cm, "ctx_index", map[string]any{"content": e.out, "source": e.name}); err != nil {
+		for _, e := range entries {
+			if _, err := callText(ctx, cm, "ctx_index", map[string]any{"content": e.Out, "source": e.Name}); err != nil {
 				return fmt.Errorf("context-mode ctx_index: %w", err)
 			}
 		}
@@ -275,7 +270,7 @@ func (b *bench) searchLatency(ctx context.Context, sec *section, dir string, cor
 		if err != nil {
 			return fmt.Errorf("context-mode ctx_search: %w", err)
 		}
-		rows = append(rows, []string{"context-mode ctx_search", fmt.Sprint(len(corpus)), pct(search, 50), pct(search, 95)})
+		rows = append(rows, []string{"context-mode ctx_search", fmt.Sprint(len(entries)), pct(search, 50), pct(search, 95)})
 	}
 	sec.note("%d queries, one tool call each over MCP stdio, timed at the client. context-mode ran with "+
 		"CONTEXT_MODE_SEARCH_BLOCK_AFTER and CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER raised: by default it refuses a "+
@@ -292,43 +287,4 @@ func pct(s sample, p int) string {
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
 	return strings.Join(f[:min(n, len(f))], " ")
-}
-
-// loadCorpus reads the compressor corpus: NAME.cmd (the command, first
-// line), NAME.out and NAME.facts (facts one per line; '#', '@' and '!'
-// lines are not facts).
-func loadCorpus(dir string) ([]corpusEntry, error) {
-	cmds, err := filepath.Glob(filepath.Join(dir, "*.cmd"))
-	if err != nil || len(cmds) == 0 {
-		return nil, fmt.Errorf("no corpus in %s", dir)
-	}
-	var out []corpusEntry
-	for _, c := range cmds {
-		base := strings.TrimSuffix(c, ".cmd")
-		e := corpusEntry{name: filepath.Base(base)}
-		cmd, err := os.ReadFile(c)
-		if err != nil {
-			return nil, err
-		}
-		e.cmd, _, _ = strings.Cut(string(cmd), "\n")
-		data, err := os.ReadFile(base + ".out")
-		if err != nil {
-			return nil, err
-		}
-		e.out = string(data)
-		f, err := os.Open(base + ".facts")
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			l := sc.Text()
-			if l != "" && !strings.ContainsAny(l[:1], "#@!") {
-				e.facts = append(e.facts, l)
-			}
-		}
-		f.Close()
-		out = append(out, e)
-	}
-	return out, nil
 }

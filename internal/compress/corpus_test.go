@@ -1,101 +1,36 @@
 package compress
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/corpus"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
-// corpusEntry is one real tool output with the facts its digest must keep.
-//
-// NAME.facts holds one fact per line: text that must appear verbatim in the
-// summary digest. "!text" must not appear (noise that has to go);
-// "@compressor NAME" names the compressor that must be chosen; lines
-// starting with '#' and blank lines are ignored.
-type corpusEntry struct {
-	name, cmd, root, out string
-	must, mustNot        []string
-	compressor           string
-	diags                []diag
-}
-
-// diag is a diagnostic's headline and a line under it ("@diag HEAD | LINE"):
-// a digest of any intent that keeps the line keeps the headline.
-type diag struct{ head, line string }
+// corpusEntry is one real tool output with the facts its digest must keep
+// (the format is corpus's).
+type corpusEntry = corpus.Entry
 
 func loadCorpus(t *testing.T) []corpusEntry {
 	t.Helper()
-	cmds, err := filepath.Glob("testdata/corpus/*.cmd")
-	if err != nil || len(cmds) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
-	var out []corpusEntry
-	for _, c := range cmds {
-		name := strings.TrimSuffix(filepath.Base(c), ".cmd")
-		e := corpusEntry{name: name}
-		head := readLines(t, c)
-		e.cmd = head[0]
-		for _, l := range head[1:] {
-			if r, ok := strings.CutPrefix(l, "# root "); ok {
-				e.root = r
-			}
-		}
-		b, err := os.ReadFile(strings.TrimSuffix(c, ".cmd") + ".out")
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.out = string(b)
-		for _, l := range readLines(t, strings.TrimSuffix(c, ".cmd")+".facts") {
-			switch {
-			case l == "" || strings.HasPrefix(l, "#"):
-			case strings.HasPrefix(l, "@compressor "):
-				e.compressor = strings.TrimPrefix(l, "@compressor ")
-			case strings.HasPrefix(l, "@diag "):
-				head, line, ok := strings.Cut(strings.TrimPrefix(l, "@diag "), " | ")
-				if !ok {
-					t.Fatalf("%s: @diag wants HEAD | LINE: %q", name, l)
-				}
-				e.diags = append(e.diags, diag{head, line})
-			case strings.HasPrefix(l, "!"):
-				e.mustNot = append(e.mustNot, l[1:])
-			default:
-				e.must = append(e.must, l)
-			}
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
+	entries, err := corpus.Load("testdata/corpus")
 	if err != nil {
-		t.Fatalf("corpus entry %s: %v", path, err)
+		t.Fatal(err)
 	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	return lines
+	return entries
 }
 
 // compressEntry digests an entry as run does: compressor chosen from the
 // command line and the head of the output, summary intent, no cap.
 func compressEntry(e corpusEntry, intent Intent) (string, string) {
-	head := e.out
+	head := e.Out
 	if len(head) > 4096 {
 		head = head[:4096]
 	}
-	f := Select([]string{"bash", "-c", e.cmd}, []byte(head))
-	c := f.New(Options{Intent: intent, Root: e.root})
-	for _, l := range strings.Split(strings.TrimSuffix(e.out, "\n"), "\n") {
+	f := Select([]string{"bash", "-c", e.Cmd}, []byte(head))
+	c := f.New(Options{Intent: intent, Root: e.Root})
+	for _, l := range strings.Split(strings.TrimSuffix(e.Out, "\n"), "\n") {
 		c.Line(l)
 	}
 	return f.Name, Fit(c.Finish(), 0).Text
@@ -107,27 +42,27 @@ func compressEntry(e corpusEntry, intent Intent) (string, string) {
 func TestCorpusKeepsEveryFact(t *testing.T) {
 	var largeRaw, largeDigest int
 	for _, e := range loadCorpus(t) {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.Name, func(t *testing.T) {
 			name, digest := compressEntry(e, Summary)
-			if e.compressor != "" && name != e.compressor {
-				t.Errorf("compressor = %s, want %s", name, e.compressor)
+			if e.Compressor != "" && name != e.Compressor {
+				t.Errorf("compressor = %s, want %s", name, e.Compressor)
 			}
-			if len(e.must)+len(e.mustNot) == 0 {
-				t.Errorf("no facts listed for %s", e.name)
+			if len(e.Must)+len(e.MustNot) == 0 {
+				t.Errorf("no facts listed for %s", e.Name)
 			}
-			for _, f := range e.must {
+			for _, f := range e.Must {
 				if !strings.Contains(digest, f) {
 					t.Errorf("fact lost: %q", f)
 				}
 			}
-			for _, f := range e.mustNot {
+			for _, f := range e.MustNot {
 				if strings.Contains(digest, f) {
 					t.Errorf("noise kept: %q", f)
 				}
 			}
-			raw, dig := tokens.Count(e.out), tokens.Count(digest)
+			raw, dig := tokens.Count(e.Out), tokens.Count(digest)
 			reduction := 1 - float64(dig)/float64(max(raw, 1))
-			t.Logf("%s (%s): %d → %d tokens (%.0f%% smaller)", e.name, name, raw, dig, 100*reduction)
+			t.Logf("%s (%s): %d → %d tokens (%.0f%% smaller)", e.Name, name, raw, dig, 100*reduction)
 			if raw > 2000 {
 				largeRaw += raw
 				largeDigest += dig
@@ -158,14 +93,14 @@ func TestCorpusIntentsKeepHeadlines(t *testing.T) {
 	for _, e := range loadCorpus(t) {
 		for _, in := range []Intent{Summary, Errors, Tests} {
 			_, d := compressEntry(e, in)
-			for _, dg := range e.diags {
-				if in == Summary && !strings.Contains(d, dg.line) {
-					t.Errorf("%s: the summary lost %q", e.name, dg.line)
+			for _, dg := range e.Diags {
+				if in == Summary && !strings.Contains(d, dg.Line) {
+					t.Errorf("%s: the summary lost %q", e.Name, dg.Line)
 				}
-				if strings.Contains(d, dg.line) {
+				if strings.Contains(d, dg.Line) {
 					checked++
-					if !strings.Contains(d, dg.head) {
-						t.Errorf("%s, %s intent: kept %q without its headline %q\n%s", e.name, in, dg.line, dg.head, d)
+					if !strings.Contains(d, dg.Head) {
+						t.Errorf("%s, %s intent: kept %q without its headline %q\n%s", e.Name, in, dg.Line, dg.Head, d)
 					}
 				}
 			}
@@ -182,7 +117,7 @@ func TestCorpusSize(t *testing.T) {
 	entries := loadCorpus(t)
 	tools := map[string]bool{}
 	for _, e := range entries {
-		tools[corpusTool(e.cmd)] = true
+		tools[corpusTool(e.Cmd)] = true
 	}
 	t.Logf("%d outputs of %d tools", len(entries), len(tools))
 	if len(entries) < 50 || len(tools) < 12 {

@@ -43,7 +43,7 @@ func TestSelectByCommandLineAndOutput(t *testing.T) {
 func TestCorpusTestsIntentKeepsFailingTests(t *testing.T) {
 	for _, e := range loadCorpus(t) {
 		var names []string
-		for _, l := range strings.Split(e.out, "\n") {
+		for _, l := range strings.Split(e.Out, "\n") {
 			for _, f := range facts.Line(Clean(l)) {
 				if f.Kind == facts.Test {
 					names = append(names, f.Value)
@@ -55,13 +55,13 @@ func TestCorpusTestsIntentKeepsFailingTests(t *testing.T) {
 			_, d := compressEntry(e, in)
 			for _, n := range names {
 				if !strings.Contains(d, Short(n)) {
-					t.Errorf("%s, %s intent: failing test %q lost", e.name, in, n)
+					t.Errorf("%s, %s intent: failing test %q lost", e.Name, in, n)
 				}
 			}
 			// A short output's summary is the output itself; the terse
 			// intents may add their one "lines omitted" note to it.
 			if len(d) > len(summary)+len("… [9999 lines omitted]\n") {
-				t.Errorf("%s: %s digest (%d bytes) larger than summary (%d)", e.name, in, len(d), len(summary))
+				t.Errorf("%s: %s digest (%d bytes) larger than summary (%d)", e.Name, in, len(d), len(summary))
 			}
 		}
 	}

@@ -108,7 +108,7 @@ func TestBlankValues(t *testing.T) {
 // the frames of the access above it; both are kept.
 func TestRaceKeepsBothStacks(t *testing.T) {
 	for _, e := range loadCorpus(t) {
-		if e.name != "go-test-race" {
+		if e.Name != "go-test-race" {
 			continue
 		}
 		_, d := compressEntry(e, Summary)

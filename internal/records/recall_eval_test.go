@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/freshctx/freshctx/internal/corpus"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,22 +45,13 @@ type evalRecord struct {
 // that variants are newer than the outputs they copy.
 func evalCorpus(t testing.TB) []evalRecord {
 	t.Helper()
-	cmds, err := filepath.Glob("../compress/testdata/corpus/*.cmd")
-	if err != nil || len(cmds) == 0 {
-		t.Fatalf("no corpus: %v", err)
+	entries, err := corpus.Load("../compress/testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var originals []evalRecord
-	for _, c := range cmds {
-		head, err := os.ReadFile(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := os.ReadFile(strings.TrimSuffix(c, ".cmd") + ".out")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd, _, _ := strings.Cut(string(head), "\n")
-		originals = append(originals, evalRecord{key: strings.TrimSuffix(filepath.Base(c), ".cmd"), cmd: cmd, out: string(out)})
+	for _, e := range entries {
+		originals = append(originals, evalRecord{key: e.Name, cmd: e.Cmd, out: e.Out})
 	}
 	all := slices.Clone(originals)
 	for v := 1; v <= evalVariants; v++ {
