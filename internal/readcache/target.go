@@ -3,8 +3,9 @@ package readcache
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // lineRange is a requested scope: start 0 means the whole file; end 0 means
@@ -12,9 +13,9 @@ import (
 type lineRange struct{ start, end int }
 
 var (
-	rangeSuffix = regexp.MustCompile(`^(.*):(\d+)(?:-(\d+))?$`)
+	rangeSuffix = rx.MustCompile(`^(.*):(\d+)(?:-(\d+))?$`)
 	// badRange is a range that is neither :N nor :N-M (":3-", ":2-x").
-	badRange = regexp.MustCompile(`^.+:\d+-[^/:]*$`)
+	badRange = rx.MustCompile(`^.+:\d+-[^/:]*$`)
 )
 
 // parseTarget splits "PATH[:N-M]" (1-based, inclusive; ":N" to the end)

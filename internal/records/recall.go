@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/rx"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -194,7 +195,7 @@ type query struct {
 	isEmpty bool
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][\w$]*(?:(?:::|\.|/)[\w$]+)*$`)
+var identRe = rx.MustCompile(`^[A-Za-z_][\w$]*(?:(?:::|\.|/)[\w$]+)*$`)
 
 func parseQuery(text string) query {
 	var q query

@@ -3,7 +3,8 @@ package redact
 import (
 	"bytes"
 	"math"
-	"regexp"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // ownRule is one of freshctx's rules for secrets gitleaks leaves out.
@@ -11,7 +12,7 @@ type ownRule struct {
 	kind string
 	// hints are lowercase keywords one of which every match contains.
 	hints []string
-	re    *regexp.Regexp
+	re    *rx.Regexp
 	// group is the submatch that is the secret.
 	group int
 	// valid, if set, decides from the whole submatch list whether the
@@ -32,42 +33,42 @@ const (
 
 var ownRules = []ownRule{
 	{kind: "url-credentials", hints: []string{"://"},
-		re:    regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'<>]*:([^\s@/"'<>]+)@[^\s/@]`),
+		re:    rx.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'<>]*:([^\s@/"'<>]+)@[^\s/@]`),
 		group: 1, valid: notPlaceholder(1)},
 	{kind: "password-flag",
 		hints: []string{"-pass", "-pwd", "-token", "-secret", "-api", "-access", "-client", "-auth", "-private"},
-		re:    regexp.MustCompile(`(?i)(?:^|[\s"'])--?(?:password|passwd|pass|pwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|client[-_]?secret|auth[-_]?token|private[-_]?key)(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`),
+		re:    rx.MustCompile(`(?i)(?:^|[\s"'])--?(?:password|passwd|pass|pwd|token|secret|api[-_]?key|access[-_]?key|secret[-_]?key|client[-_]?secret|auth[-_]?token|private[-_]?key)(?:=|\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`),
 		group: 1, valid: notPlaceholder(1)},
 	{kind: "secret-assignment",
 		hints: []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "apikey", "key", "credentials", "credential"},
-		re:    regexp.MustCompile(`(?i)(?:^|[^\w.\-/])["']?([a-z0-9_.-]*?(password|passwd|passphrase|pass|pwd|secret|token|apikey|key|credentials|credential))["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"'<>(){}\[\]]+)`),
+		re:    rx.MustCompile(`(?i)(?:^|[^\w.\-/])["']?([a-z0-9_.-]*?(password|passwd|passphrase|pass|pwd|secret|token|apikey|key|credentials|credential))["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"'<>(){}\[\]]+)`),
 		group: assignValue, valid: secretAssignment, rank: rankAssignment, gate: assignmentGate},
 	{kind: "azure-storage-key", hints: []string{"accountkey="},
-		re: regexp.MustCompile(`(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})`), group: 1},
+		re: rx.MustCompile(`(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})`), group: 1},
 	{kind: "azure-sas-signature", hints: []string{"sig="},
-		re: regexp.MustCompile(`(?i)[?&;]sig=([A-Za-z0-9%+/]{16,}(?:=|%3d){0,2})`), group: 1},
+		re: rx.MustCompile(`(?i)[?&;]sig=([A-Za-z0-9%+/]{16,}(?:=|%3d){0,2})`), group: 1},
 	{kind: "stripe-webhook-secret", hints: []string{"whsec_"},
-		re: regexp.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{24,})`), group: 1},
+		re: rx.MustCompile(`\b(whsec_[A-Za-z0-9+/=]{24,})`), group: 1},
 	{kind: "google-oauth-client-secret", hints: []string{"gocspx-"},
-		re: regexp.MustCompile(`\b(GOCSPX-[A-Za-z0-9_-]{28})`), group: 1},
+		re: rx.MustCompile(`\b(GOCSPX-[A-Za-z0-9_-]{28})`), group: 1},
 	{kind: "authorization-header", hints: []string{"authorization"},
-		re:    regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?([^\s"',;]{8,})`),
+		re:    rx.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?([^\s"',;]{8,})`),
 		group: 1, valid: notPlaceholder(1)},
 	{kind: "api-key-header", hints: []string{"x-api-key", "x-auth-token", "x-access-token"},
-		re:    regexp.MustCompile(`(?i)\bx-(?:api-key|auth-token|access-token)["']?\s*:\s*["']?([^\s"',;]{8,})`),
+		re:    rx.MustCompile(`(?i)\bx-(?:api-key|auth-token|access-token)["']?\s*:\s*["']?([^\s"',;]{8,})`),
 		group: 1, valid: notPlaceholder(1)},
 	{kind: "bearer-token", hints: []string{"bearer"},
-		re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
+		re: rx.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
 	{kind: "discord-webhook-url", hints: []string{"discord"},
-		re: regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/\d+/([\w-]{60,})`), group: 1},
+		re: rx.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/\d+/([\w-]{60,})`), group: 1},
 	{kind: "netrc-password", hints: []string{"machine"},
-		re:    regexp.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`),
+		re:    rx.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`),
 		group: 1, valid: notPlaceholder(1)},
 }
 
 // find adds each valid match's secret group.
 func (o *ownRule) find(line []byte, fs []find) []find {
-	for _, loc := range o.re.FindAllSubmatchIndex(line, -1) {
+	for _, loc := range o.re.Std().FindAllSubmatchIndex(line, -1) {
 		s, e := loc[2*o.group], loc[2*o.group+1]
 		if s < 0 || e <= s {
 			continue
@@ -197,7 +198,7 @@ func placeholder(v []byte) bool {
 }
 
 // dottedName is a reference like `process.env.TOKEN` or `cfg.api_key`.
-var dottedNameRe = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+var dottedNameRe = rx.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
 
 func dottedName(v []byte) bool { return dottedNameRe.Match(v) }
 

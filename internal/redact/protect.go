@@ -1,6 +1,6 @@
 package redact
 
-import "regexp"
+import "github.com/freshctx/freshctx/internal/rx"
 
 // span is a half-open byte range of a line.
 type span struct{ start, end int }
@@ -11,7 +11,7 @@ type span struct{ start, end int }
 // one (`/etc/ssl/private`, `./secrets`, `~/.aws`). Elements hold no `+`,
 // `=` or `:` and `@` only first (`@types/node`), so neither base64 nor the
 // `user:password@host` of a URL is mistaken for a path.
-var fileRefRe = regexp.MustCompile(
+var fileRefRe = rx.MustCompile(
 	`(?:@?[\w.~-]*/)*@?[\w.~-]*\.[A-Za-z][A-Za-z0-9]{0,11}:\d+(?::\d+)?` +
 		`|/?(?:@?[\w.~-]+/)+[\w~-][\w.~-]*\.[A-Za-z][A-Za-z0-9]{0,11}\b` +
 		`|(?:^|[\s"'(=:,])((?:\.{1,2}|~)?(?:/@?[\w.~-]+)+/?)`)
@@ -22,7 +22,7 @@ func fileRefs(line []byte) []span {
 		return nil
 	}
 	var out []span
-	for _, loc := range fileRefRe.FindAllSubmatchIndex(line, -1) {
+	for _, loc := range fileRefRe.Std().FindAllSubmatchIndex(line, -1) {
 		s, e := loc[0], loc[1]
 		if loc[2] >= 0 {
 			s, e = loc[2], loc[3]

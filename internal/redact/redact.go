@@ -22,8 +22,9 @@ package redact
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // Mark is what a redacted value is replaced with.
@@ -33,8 +34,8 @@ const Mark = "[REDACTED]"
 const KindPrivateKey = "private-key"
 
 var (
-	keyBegin = regexp.MustCompile(`-----BEGIN[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
-	keyEnd   = regexp.MustCompile(`-----END[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
+	keyBegin = rx.MustCompile(`-----BEGIN[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
+	keyEnd   = rx.MustCompile(`-----END[A-Z0-9 _-]*PRIVATE KEY( BLOCK)?-----`)
 )
 
 // Redactor redacts a stream of lines.
@@ -75,7 +76,7 @@ func String(s string) (string, int) {
 // key block yields nil: the key material is dropped whole.
 func (r *Redactor) Line(line []byte) []byte {
 	if r.inKey {
-		if loc := keyEnd.FindIndex(line); loc != nil {
+		if loc := keyEnd.Std().FindIndex(line); loc != nil {
 			r.inKey = false
 			return r.Line(line[loc[0]:])
 		}
@@ -84,10 +85,10 @@ func (r *Redactor) Line(line []byte) []byte {
 	if !bytes.Contains(line, []byte("-----BEGIN")) {
 		return r.secrets(line)
 	}
-	if loc := keyBegin.FindIndex(line); loc != nil {
+	if loc := keyBegin.Std().FindIndex(line); loc != nil {
 		r.found(KindPrivateKey)
 		head := append([]byte{}, line[:loc[1]]...)
-		if end := keyEnd.FindIndex(line[loc[1]:]); end != nil {
+		if end := keyEnd.Std().FindIndex(line[loc[1]:]); end != nil {
 			head = append(head, " "+Mark+" "...)
 			return append(head, line[loc[1]+end[0]:]...)
 		}

@@ -3,8 +3,9 @@ package registry
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // Reasons a file is left out of the registry.
@@ -51,7 +52,7 @@ func skipByName(p string) string {
 
 // generatedMarker is the conventional first-lines notice of generated code
 // (Go's "Code generated … DO NOT EDIT.", and the same words elsewhere).
-var generatedMarker = regexp.MustCompile(`(?m)^\W{0,4}(Code generated .* DO NOT EDIT\.|@generated\b|This file was automatically generated|AUTO-GENERATED FILE)`)
+var generatedMarker = rx.MustCompile(`(?m)^\W{0,4}(Code generated .* DO NOT EDIT\.|@generated\b|This file was automatically generated|AUTO-GENERATED FILE)`)
 
 // sniff classifies a file by its first bytes: NUL means binary.
 func sniff(head []byte) string {

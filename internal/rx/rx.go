@@ -12,25 +12,62 @@ package rx
 import (
 	"regexp"
 	"regexp/syntax"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Regexp is a compiled expression with its first-byte prefilter.
+// Regexp is an expression with its first-byte prefilter. It is compiled
+// on first use, not when the program starts: a process that never needs it
+// (most commands need few of a package's expressions) does not pay for it.
 type Regexp struct {
-	*regexp.Regexp
+	expr  string
+	once  sync.Once
+	re    *regexp.Regexp
 	first [256]bool
 	all   bool // no bound: every line is tried
 }
 
-// MustCompile compiles expr and its prefilter; it panics on a bad
-// expression, as regexp.MustCompile does.
+// registry holds every expression made by MustCompile, for CheckAll.
+var registry struct {
+	sync.Mutex
+	all []*Regexp
+}
+
+// MustCompile returns expr, compiled with its prefilter on first use. A bad
+// expression panics then, as regexp.MustCompile does at once; CheckAll
+// finds one in a test.
 func MustCompile(expr string) *Regexp {
-	r, err := compile(expr)
-	if err != nil {
-		panic("rx: " + err.Error())
-	}
+	r := &Regexp{expr: expr}
+	registry.Lock()
+	registry.all = append(registry.all, r)
+	registry.Unlock()
 	return r
+}
+
+// CheckAll compiles every expression made so far and reports the first
+// that does not compile. Tests call it: the expressions are constants.
+func CheckAll() error {
+	registry.Lock()
+	all := append([]*Regexp(nil), registry.all...)
+	registry.Unlock()
+	for _, r := range all {
+		if _, err := compile(r.expr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load compiles r once.
+func (r *Regexp) load() {
+	r.once.Do(func() {
+		c, err := compile(r.expr)
+		if err != nil {
+			panic("rx: " + err.Error())
+		}
+		r.re, r.first, r.all = c.re, c.first, c.all
+	})
 }
 
 func compile(expr string) (*Regexp, error) {
@@ -38,7 +75,7 @@ func compile(expr string) (*Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Regexp{Regexp: std}
+	r := &Regexp{expr: expr, re: std}
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil, err
@@ -57,14 +94,30 @@ func compile(expr string) (*Regexp, error) {
 	return r, nil
 }
 
+// Std is the compiled standard expression, without the prefilter.
+func (r *Regexp) Std() *regexp.Regexp {
+	r.load()
+	return r.re
+}
+
+// String is the expression's source text.
+func (r *Regexp) String() string { return r.expr }
+
 // May reports whether s can match: false means it cannot.
 func (r *Regexp) May(s string) bool {
+	r.load()
 	return r.all || len(s) > 0 && r.first[s[0]]
 }
 
 // MatchString is regexp's, behind the prefilter.
 func (r *Regexp) MatchString(s string) bool {
-	return r.May(s) && r.Regexp.MatchString(s)
+	return r.May(s) && r.re.MatchString(s)
+}
+
+// Match is regexp's, without the prefilter: b may hold many lines.
+func (r *Regexp) Match(b []byte) bool {
+	r.load()
+	return r.re.Match(b)
 }
 
 // FindStringSubmatch is regexp's, behind the prefilter.
@@ -72,7 +125,7 @@ func (r *Regexp) FindStringSubmatch(s string) []string {
 	if !r.May(s) {
 		return nil
 	}
-	return r.Regexp.FindStringSubmatch(s)
+	return r.re.FindStringSubmatch(s)
 }
 
 // anchored reports whether every match of re starts at the start of the
@@ -181,7 +234,7 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	if !r.May(s) {
 		return nil
 	}
-	return r.Regexp.FindAllStringSubmatch(s, n)
+	return r.re.FindAllStringSubmatch(s, n)
 }
 
 // FindStringSubmatchIndex is regexp's, behind the prefilter.
@@ -189,5 +242,5 @@ func (r *Regexp) FindStringSubmatchIndex(s string) []int {
 	if !r.May(s) {
 		return nil
 	}
-	return r.Regexp.FindStringSubmatchIndex(s)
+	return r.re.FindStringSubmatchIndex(s)
 }

@@ -39,7 +39,7 @@ func TestMayNeverTurnsAwayAMatch(t *testing.T) {
 			b = append([]byte(rapid.SampledFrom([]string{"=== RUN ", "--- FAIL: ", "ok ", "PASS", "✗ fail", "E ", "kelvin", "K", "npm http ", "━ 1/2 kB ", "a.go:1:2: E101 "}).Draw(t, "start")), b...)
 		}
 		s := string(b)
-		if re.Regexp.MatchString(s) && !re.May(s) {
+		if re.Std().MatchString(s) && !re.May(s) {
 			t.Fatalf("%q matches %q but the prefilter turned it away", re, s)
 		}
 	})
@@ -74,8 +74,29 @@ func FuzzMay(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if re.Regexp.MatchString(line) && !re.May(line) {
+		if re.Std().MatchString(line) && !re.May(line) {
 			t.Fatalf("%q matches %q but the prefilter turned it away", pattern, line)
 		}
 	})
+}
+
+func TestCompiledOnFirstUseOnly(t *testing.T) {
+	registry.Lock()
+	before := len(registry.all)
+	registry.Unlock()
+	t.Cleanup(func() { // the next CheckAll sees only good expressions again
+		registry.Lock()
+		registry.all = registry.all[:before]
+		registry.Unlock()
+	})
+	bad := MustCompile(`^(unclosed`) // made without a panic: nothing compiled yet
+	if err := CheckAll(); err == nil {
+		t.Fatal("CheckAll accepted an expression that does not compile")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("using an expression that does not compile did not panic")
+		}
+	}()
+	bad.MatchString("(")
 }
