@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/freshctx/freshctx/internal/render"
 	"runtime/debug"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/render"
 )
 
 type recordFlags struct {

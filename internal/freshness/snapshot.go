@@ -37,28 +37,31 @@ type Options struct {
 	// WholeTree makes that status cover the whole work tree even when paths
 	// are given, so GitStamp.Dirty speaks for the whole repository.
 	WholeTree bool
+	// Status, when set with Git, is the whole-tree status to use instead of
+	// running one: a caller that started it earlier (as the command a
+	// record describes ended) passes how to wait for it.
+	Status func() (*workspace.Status, error)
 }
 
 // Snapshot is the workspace read once: each path's fingerprint and digest
 // memoised on first use, and git facts when asked for.
 type Snapshot struct {
-	ws         *workspace.Workspace
-	realRoot   string // the root with symlinks resolved
-	rootSlash  string // the root and a separator, where paths join by concatenation
-	opt        Options
-	now        time.Time
-	rootExists bool
-	status     *workspace.Status // nil outside git, when not asked for, or when git failed
-	gitErr     error
-	tree       string // HEAD's tree, once asked for
-	treeRead   bool
-	repoID     string // once asked for
-	repoRead   bool
-	cache      map[string]CacheEntry
-	loaded     map[string]bool       // paths whose cache entries were read
-	dirty      map[string]CacheEntry // entries to save
-	seen       map[string]*observation
-	dirs       sync.Map // directory → resolves inside the root
+	ws           *workspace.Workspace
+	realRoot     string // the root with symlinks resolved
+	rootSlash    string // the root and a separator, where paths join by concatenation
+	opt          Options
+	now          time.Time
+	rootExists   bool
+	status       *workspace.Status // nil outside git, when not asked for, or when git failed
+	gitErr       error
+	tree         string // HEAD's tree and the repository id, once asked for
+	repoID       string
+	identityRead bool
+	cache        map[string]CacheEntry
+	loaded       map[string]bool       // paths whose cache entries were read
+	dirty        map[string]CacheEntry // entries to save
+	seen         map[string]*observation
+	dirs         sync.Map // directory → resolves inside the root
 }
 
 // observation is a path as this snapshot saw it.
@@ -106,11 +109,16 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 		s.realRoot = ws.Root
 	}
 	if ws.Git != nil && opt.Git {
+		ws.Git.Prefetch(ctx) // the git folders, for Git's identity, alongside the status
 		scope := paths
 		if opt.WholeTree {
 			scope = nil
 		}
-		s.status, s.gitErr = ws.Git.Status(ctx, scope)
+		if opt.Status != nil {
+			s.status, s.gitErr = opt.Status()
+		} else {
+			s.status, s.gitErr = ws.Git.Status(ctx, scope)
+		}
 	}
 	return s, nil
 }
@@ -152,22 +160,9 @@ func (s *Snapshot) GitErr() error { return s.gitErr }
 // Status is the git status the snapshot read, or nil.
 func (s *Snapshot) Status() *workspace.Status { return s.status }
 
-// Tree returns HEAD's tree hash ("" outside git or with no commits), asking
-// git once per snapshot.
-func (s *Snapshot) Tree(ctx context.Context) (string, error) {
-	if s.treeRead || s.status == nil || s.status.Head == "" {
-		return s.tree, nil
-	}
-	tree, err := s.ws.Git.Tree(ctx)
-	if err != nil {
-		return "", fmt.Errorf("read tree: %w", err)
-	}
-	s.tree, s.treeRead = tree, true
-	return tree, nil
-}
-
-// Git returns the repository state. Tree and repo id cost one git process
-// each and are read only when withIdentity is set.
+// Git returns the repository state. Tree and repo id are read only when
+// withIdentity is set: one git process, once per snapshot (the id is
+// cached in the git folder per commit).
 func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error) {
 	if s.status == nil {
 		return GitStamp{}, nil
@@ -176,17 +171,14 @@ func (s *Snapshot) Git(ctx context.Context, withIdentity bool) (GitStamp, error)
 	if !withIdentity || g.Head == "" {
 		return g, nil
 	}
-	var err error
-	if g.Tree, err = s.Tree(ctx); err != nil {
-		return g, err
-	}
-	if !s.repoRead {
-		if s.repoID, err = s.ws.Git.RepoID(ctx); err != nil {
-			return g, fmt.Errorf("read repo id: %w", err)
+	if !s.identityRead {
+		tree, id, err := s.ws.Git.Identity(ctx, g.Head)
+		if err != nil {
+			return g, fmt.Errorf("read repository identity: %w", err)
 		}
-		s.repoRead = true
+		s.tree, s.repoID, s.identityRead = tree, id, true
 	}
-	g.RepoID = s.repoID
+	g.Tree, g.RepoID = s.tree, s.repoID
 	return g, nil
 }
 

@@ -3,8 +3,9 @@ package records
 import (
 	"context"
 	"fmt"
-	"github.com/freshctx/freshctx/internal/freshness"
 	"io"
+
+	"github.com/freshctx/freshctx/internal/freshness"
 )
 
 // CaptureRequest records text read from Input, as `capture` does with stdin.
@@ -41,6 +42,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 		c.wait()
 		return nil, fmt.Errorf("read input: %w", copyErr)
 	}
+	c.status = s.statusNow(context.WithoutCancel(ctx))
 	return s.finish(ctx, c, recordMeta{kind: "capture", start: start, since: since, duration: duration, files: explicit,
 		exitCode: req.ExitCode})
 }

@@ -320,3 +320,27 @@ func TestStatsNeverInflated(t *testing.T) {
 		t.Fatalf("family = %q", fam)
 	}
 }
+
+// TestGitStateIsAsTheCommandLeftIt: the record's branch, HEAD and dirty
+// bit are read after the command ended (the status starts as it exits,
+// alongside the analysis), so a command that commits or edits is recorded
+// with what it left, and the tree is that of the HEAD recorded.
+func TestGitStateIsAsTheCommandLeftIt(t *testing.T) {
+	s, r := newService(t)
+	rec := run(t, s, `echo next > pkg/new.go && git add pkg/new.go && git -c user.name=t -c user.email=t@t commit -qm next && echo committed`)
+	head := strings.TrimSpace(r.Git("rev-parse", "HEAD"))
+	if rec.Git.Head != head || rec.Git.Dirty {
+		t.Fatalf("after a commit: git = %+v, want head %s, clean", rec.Git, head)
+	}
+	got, err := s.Get(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")); got.stamp.Git.Tree != want {
+		t.Fatalf("stored tree %q, want HEAD's %s", got.stamp.Git.Tree, want)
+	}
+	rec = run(t, s, `echo edit >> pkg/calc.go`)
+	if rec.Git.Head != head || !rec.Git.Dirty {
+		t.Fatalf("after an edit: git = %+v, want head %s, dirty", rec.Git, head)
+	}
+}

@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freshctx/freshctx/internal/freshness"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -147,6 +148,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", req.Argv[0], err)
 	}
+	c.status = s.statusNow(context.WithoutCancel(ctx))
 	// A cancelled run is still recorded: what it printed until then.
 	return s.finish(context.WithoutCancel(ctx), c, recordMeta{
 		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: duration,
@@ -224,16 +226,40 @@ type capture struct {
 	done     chan struct{}
 	bytes    atomic.Int64
 	stopProg func()
+	// status is the whole-tree git status started as the command ended
+	// (statusNow), nil when none was started.
+	status func() (*workspace.Status, error)
+}
+
+// statusNow starts the whole-tree git status the record's stamp needs as
+// soon as the command has ended, so that it runs while the rest of the
+// output is analysed and stored instead of after. Nil outside git.
+func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, error) {
+	if s.WS.Git == nil {
+		return nil
+	}
+	s.WS.Git.Prefetch(ctx)
+	type result struct {
+		st  *workspace.Status
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		st, err := s.WS.Git.Status(ctx, nil)
+		ch <- result{st, err}
+	}()
+	return sync.OnceValues(func() (*workspace.Status, error) {
+		r := <-ch
+		return r.st, r.err
+	})
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	if opt.Intent == "" {
 		opt.Intent = compress.Summary
 	}
-	// The tokenizer's vocabulary loads (30 ms) while the command runs. The
-	// redaction ruleset is not warmed: most outputs never hold a word that
-	// needs it, and building it anyway cost every run 30-50 ms of CPU.
-	tokens.Preload()
+	// The redaction ruleset is not warmed: most outputs never hold a word
+	// that needs it, and building it anyway cost every run 30-50 ms of CPU.
 	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:
@@ -244,7 +270,14 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
 	c.spool, c.drained = newSpool(s.spoolDir()), make(chan error, 1)
 	go func() {
-		c.drained <- c.spool.drain(func(st Stream, p []byte) { c.sinks[st].Write(p) })
+		// The tokenizer's vocabulary (30 ms of CPU) loads in the background
+		// from the first output on; a command that prints nothing never
+		// needs it.
+		var warm sync.Once
+		c.drained <- c.spool.drain(func(st Stream, p []byte) {
+			warm.Do(tokens.Preload)
+			c.sinks[st].Write(p)
+		})
 	}()
 	go func() {
 		c.analysis.consume(c.lines)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,14 @@ type Git struct {
 	Run    Runner
 	// Now is the clock that times status (refresh.go); nil is time.Now.
 	Now func() time.Time
+
+	mu      sync.Mutex // held while the git folders are asked for
+	gitDirs *gitDirs   // once read: they do not move while freshctx runs
 }
+
+// gitDirs are the work tree's git folder (its index's) and the
+// repository's common one (shared by linked work trees), both absolute.
+type gitDirs struct{ dir, common string }
 
 func (g *Git) now() time.Time {
 	if g.Now != nil {
@@ -164,20 +172,88 @@ func (g *Git) RepoID(ctx context.Context) (string, error) {
 	if len(fields) != 2 {
 		return "", fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
-	gitDir, head := fields[0], fields[1]
-	if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(g.Top, gitDir)
+	return g.repoIDAt(ctx, g.abs(fields[0]), fields[1])
+}
+
+// Identity returns the tree of commit head (the HEAD a status reported)
+// and the repository id at it. Both are kept per commit in the git folder
+// (repoid.go), so for a commit seen before it costs no git process once
+// the git folders are known (Prefetch). Asking by commit, not by HEAD,
+// keeps the facts about one commit even when HEAD moves meanwhile.
+func (g *Git) Identity(ctx context.Context, head string) (tree, id string, err error) {
+	if !isHash(head) {
+		return "", "", fmt.Errorf("git identity: %q is not a commit hash", head)
 	}
-	cache := readRepoIDs(gitDir)
-	if id, ok := cache.lookup(head); ok {
-		return id, nil
+	dirs, err := g.dirs(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("find the git folder: %w", err)
+	}
+	cache := readRepoIDs(dirs.common)
+	e, known := cache.lookup(head)
+	if known && e.tree != "" {
+		return e.tree, e.id, nil
+	}
+	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", head+"^{tree}")
+	if err != nil {
+		return "", "", fmt.Errorf("read the tree of %s: %w", head, err)
+	}
+	e.head, e.tree = head, strings.TrimSpace(string(out))
+	if !known {
+		if e.id, err = g.repoIDFrom(ctx, head, cache.latest()); err != nil {
+			return "", "", err
+		}
+	}
+	cache.add(e)
+	cache.write(dirs.common) // a read-only git folder only costs the next call
+	return e.tree, e.id, nil
+}
+
+// Prefetch starts finding the git folders in the background, so that a
+// whole-tree status and the rev-parse Identity needs run side by side.
+func (g *Git) Prefetch(ctx context.Context) {
+	go g.dirs(ctx)
+}
+
+// dirs returns the git folders, asking git once per Git; a caller that
+// comes while it is asked waits for that answer.
+func (g *Git) dirs(ctx context.Context) (*gitDirs, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gitDirs != nil {
+		return g.gitDirs, nil
+	}
+	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir", "--git-common-dir")
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) != 2 {
+		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	g.gitDirs = &gitDirs{dir: g.abs(fields[0]), common: g.abs(fields[1])}
+	return g.gitDirs, nil
+}
+
+// abs makes a folder git printed relative to the top absolute.
+func (g *Git) abs(dir string) string {
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(g.Top, dir)
+}
+
+// repoIDAt is RepoID for a known commit, with the cache in commonDir.
+func (g *Git) repoIDAt(ctx context.Context, commonDir, head string) (string, error) {
+	cache := readRepoIDs(commonDir)
+	if e, ok := cache.lookup(head); ok {
+		return e.id, nil
 	}
 	id, err := g.repoIDFrom(ctx, head, cache.latest())
 	if err != nil {
 		return "", err
 	}
-	cache.add(head, id)
-	cache.write(gitDir) // a read-only git folder only costs the next call the walk
+	cache.add(repoIDEntry{head: head, id: id})
+	cache.write(commonDir) // a read-only git folder only costs the next call the walk
 	return id, nil
 }
 

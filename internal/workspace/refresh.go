@@ -34,10 +34,11 @@ func (g *Git) refreshIfSlow(ctx context.Context, took time.Duration) (gitDir str
 	if took < refreshFloor {
 		return "", false
 	}
-	gitDir, err := g.gitDir(ctx)
+	dirs, err := g.dirs(ctx)
 	if err != nil {
 		return "", false
 	}
+	gitDir = dirs.dir
 	line, _ := os.ReadFile(statusFile(gitDir))
 	if ms, err := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64); err == nil {
 		if took <= 2*time.Duration(ms)*time.Millisecond+refreshFloor/2 {
@@ -56,17 +57,4 @@ func (g *Git) refreshIfSlow(ctx context.Context, took time.Duration) (gitDir str
 // recordBaseline keeps how long a status took right after a refresh.
 func recordBaseline(gitDir string, took time.Duration) {
 	replaceFile(statusFile(gitDir), strconv.FormatInt(took.Milliseconds(), 10)+"\n")
-}
-
-// gitDir is this work tree's git folder (its index's), absolute.
-func (g *Git) gitDir(ctx context.Context) (string, error) {
-	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir")
-	if err != nil {
-		return "", err
-	}
-	dir := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(g.Top, dir)
-	}
-	return dir, nil
 }

@@ -80,8 +80,8 @@ func TestRefreshOnlyWhenSlowerThanTheBaseline(t *testing.T) {
 			now = now.Add(durations[0])
 			durations = durations[1:]
 			return nil, nil
-		case args[0] == "rev-parse":
-			return []byte(gitDir + "\n"), nil
+		case args[0] == "rev-parse": // --git-dir --git-common-dir
+			return []byte(gitDir + "\n" + gitDir + "\n"), nil
 		}
 		return nil, nil
 	}

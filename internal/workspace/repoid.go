@@ -4,17 +4,20 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// The repository id cache: lines "HEAD ID" in <git common dir>/freshctx/
-// repo-id, latest first, at most maxRepoIDs of them (switching between a
-// few branches never walks history again). A HEAD always has the same id,
-// so an entry never goes stale; a damaged file is ignored.
+// The repository id cache: lines "HEAD ID TREE" in <git common
+// dir>/freshctx/repo-id, latest first, at most maxRepoIDs of them
+// (switching between a few branches never walks history again). A commit
+// always has the same id and the same tree, so an entry never goes stale;
+// ID is empty in a history with no root commit (a shallow clone), TREE in
+// a line written before trees were kept; a damaged file is ignored.
 
 const maxRepoIDs = 16
 
-type repoIDEntry struct{ head, id string }
+type repoIDEntry struct{ head, id, tree string }
 
 type repoIDs []repoIDEntry
 
@@ -29,10 +32,15 @@ func readRepoIDs(gitDir string) repoIDs {
 	var out repoIDs
 	sc := bufio.NewScanner(f)
 	for sc.Scan() && len(out) < maxRepoIDs {
-		head, id, ok := strings.Cut(sc.Text(), " ")
-		if ok && isHash(head) && (id == "" || isHash(id)) {
-			out = append(out, repoIDEntry{head, id})
+		f := strings.Split(sc.Text(), " ")
+		if len(f) < 2 || len(f) > 3 || !isHash(f[0]) || f[1] != "" && !isHash(f[1]) {
+			continue
 		}
+		e := repoIDEntry{head: f[0], id: f[1]}
+		if len(f) == 3 && isHash(f[2]) {
+			e.tree = f[2]
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -49,13 +57,13 @@ func isHash(s string) bool {
 	return true
 }
 
-func (c repoIDs) lookup(head string) (string, bool) {
+func (c repoIDs) lookup(head string) (repoIDEntry, bool) {
 	for _, e := range c {
 		if e.head == head {
-			return e.id, true
+			return e, true
 		}
 	}
-	return "", false
+	return repoIDEntry{}, false
 }
 
 func (c repoIDs) latest() repoIDEntry {
@@ -65,8 +73,10 @@ func (c repoIDs) latest() repoIDEntry {
 	return c[0]
 }
 
-func (c *repoIDs) add(head, id string) {
-	*c = append(repoIDs{{head, id}}, *c...)
+// add puts e first, in place of an entry for the same HEAD.
+func (c *repoIDs) add(e repoIDEntry) {
+	*c = slices.DeleteFunc(*c, func(o repoIDEntry) bool { return o.head == e.head })
+	*c = append(repoIDs{e}, *c...)
 	if len(*c) > maxRepoIDs {
 		*c = (*c)[:maxRepoIDs]
 	}
@@ -77,7 +87,11 @@ func (c *repoIDs) add(head, id string) {
 func (c repoIDs) write(gitDir string) {
 	var b strings.Builder
 	for _, e := range c {
-		b.WriteString(e.head + " " + e.id + "\n")
+		b.WriteString(e.head + " " + e.id)
+		if e.tree != "" {
+			b.WriteString(" " + e.tree)
+		}
+		b.WriteString("\n")
 	}
 	replaceFile(repoIDFile(gitDir), b.String())
 }

@@ -17,37 +17,29 @@ func TestRepoIDIsKeptAndStaysRight(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("a", "a")
 	root := r.Commit("init")
-	ws, err := Discover(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls []string
-	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		calls = append(calls, strings.Join(args, " "))
-		return ExecGit(ctx, dir, args...)
-	}
+	ws, calls := countingGit(t, r.Dir)
 	ctx := context.Background()
 	want := func(step, id string, walks int) {
 		t.Helper()
-		calls = nil
+		*calls = nil
 		got, err := ws.Git.RepoID(ctx)
 		if err != nil || got != id {
 			t.Fatalf("%s: RepoID = %q, %v; want %s", step, got, err, id)
 		}
 		full := 0
-		for _, c := range calls {
+		for _, c := range *calls {
 			if strings.HasPrefix(c, "rev-list") && !strings.Contains(c, "^") {
 				full++
 			}
 		}
 		if full != walks {
-			t.Fatalf("%s: %d walks of the whole history, want %d (calls %q)", step, full, walks, calls)
+			t.Fatalf("%s: %d walks of the whole history, want %d (calls %q)", step, full, walks, *calls)
 		}
 	}
 	want("first", root, 1)
 	want("same HEAD", root, 0)
-	if len(calls) != 1 {
-		t.Errorf("same HEAD: %d git calls, want 1: %q", len(calls), calls)
+	if len(*calls) != 1 {
+		t.Errorf("same HEAD: %d git calls, want 1: %q", len(*calls), *calls)
 	}
 	r.Write("b", "b")
 	r.Commit("second")
@@ -74,4 +66,68 @@ func TestRepoIDIsKeptAndStaysRight(t *testing.T) {
 	if ids := readRepoIDs(gitDir); !slices.ContainsFunc(ids, func(e repoIDEntry) bool { return e.id == min(root, newRoot) }) {
 		t.Errorf("cache not rewritten: %v", ids)
 	}
+}
+
+// TestIdentityIsOfTheCommitAsked: Identity gives the tree and id of the
+// commit it was asked about (the HEAD a status saw), not of HEAD when it
+// runs; for a commit seen before, with the git folders known, it runs no
+// git at all, and a cache written before trees were kept still serves.
+func TestIdentityIsOfTheCommitAsked(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a", "a")
+	first := r.Commit("init")
+	firstTree := strings.TrimSpace(r.Git("rev-parse", first+"^{tree}"))
+	ws, calls := countingGit(t, r.Dir)
+	ctx := context.Background()
+	tree, id, err := ws.Git.Identity(ctx, first)
+	if err != nil || tree != firstTree || id != first {
+		t.Fatalf("Identity(first) = %q, %q, %v; want %s, %s", tree, id, err, firstTree, first)
+	}
+	r.Write("b", "b")
+	second := r.Commit("second") // HEAD moved on: the first commit is still described
+	*calls = nil
+	tree, id, err = ws.Git.Identity(ctx, first)
+	if err != nil || tree != firstTree || id != first {
+		t.Fatalf("Identity(first) after a commit = %q, %q, %v; want %s, %s", tree, id, err, firstTree, first)
+	}
+	if len(*calls) != 0 {
+		t.Fatalf("a commit seen before: git calls %q, want none", *calls)
+	}
+	tree, id, err = ws.Git.Identity(ctx, second)
+	if want := strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")); err != nil || tree != want || id != first {
+		t.Fatalf("Identity(second) = %q, %q, %v; want %s, %s", tree, id, err, want, first)
+	}
+	// A line of the old form (no tree): the tree is read, the id kept.
+	gitDir := strings.TrimSpace(r.Git("rev-parse", "--absolute-git-dir"))
+	if err := os.WriteFile(repoIDFile(gitDir), []byte(first+" "+first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	*calls = nil
+	if tree, id, err = ws.Git.Identity(ctx, first); err != nil || tree != firstTree || id != first {
+		t.Fatalf("Identity(first) from an old cache line = %q, %q, %v", tree, id, err)
+	}
+	if len(*calls) != 1 || !strings.HasPrefix((*calls)[0], "rev-parse") {
+		t.Fatalf("old cache line: git calls %q, want one rev-parse of the tree", *calls)
+	}
+	if got := readRepoIDs(gitDir); len(got) != 1 || got[0] != (repoIDEntry{first, first, firstTree}) {
+		t.Fatalf("cache after an old line was completed: %v", got)
+	}
+	if _, _, err := ws.Git.Identity(ctx, "HEAD"); err == nil {
+		t.Fatal("Identity accepted a name that is not a commit hash")
+	}
+}
+
+// countingGit opens the workspace at dir with git calls noted in *calls.
+func countingGit(t *testing.T, dir string) (*Workspace, *[]string) {
+	t.Helper()
+	ws, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := new([]string)
+	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		*calls = append(*calls, strings.Join(args, " "))
+		return ExecGit(ctx, dir, args...)
+	}
+	return ws, calls
 }
