@@ -1,8 +1,11 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -158,7 +161,8 @@ func (s *Service) choose(ctx context.Context, snap *freshness.Snapshot, at *plac
 }
 
 func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) ([]slice, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+sliceColumns+` FROM artifacts WHERE `+where+` ORDER BY slice`, args...)
+	// Sorted here, not by ORDER BY (see freshness.LoadFiles).
+	rows, err := tx.QueryContext(ctx, `SELECT `+sliceColumns+` FROM artifacts WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("look up artifact: %w", err)
 	}
@@ -181,6 +185,7 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	slices.SortFunc(out, func(a, b slice) int { return cmp.Or(strings.Compare(a.name, b.name), cmp.Compare(a.id, b.id)) })
 	deps, err := freshness.LoadFiles(ctx, tx, "artifact_deps", "artifact_id", ids)
 	if err != nil {
 		return nil, err
