@@ -1,8 +1,11 @@
 // Package rx wraps regular expressions anchored at the start of a line
 // with a prefilter: the set of bytes a match can start with, computed from
-// the expression's syntax. A line whose first byte is not in the set is
-// turned away by one table load instead of a run of the matcher; most lines
-// of a long log start with bytes none of a pattern's alternatives can.
+// the expression's syntax, and for each of them the second bytes that can
+// follow, computed by running the expression's program over them
+// (pairs.go). A line whose first two bytes are not in the set is turned
+// away by two table loads instead of a run of the matcher; most lines of a
+// long log or of source code start with bytes none of a pattern's
+// alternatives can (`func` against an alternative `FAIL`).
 //
 // The prefilter only ever admits more than the expression matches, never
 // less: a pattern it cannot bound (not anchored, or able to match the empty
@@ -25,7 +28,8 @@ type Regexp struct {
 	once  sync.Once
 	re    *regexp.Regexp
 	first [256]bool
-	all   bool // no bound: every line is tried
+	pairs *pairSet // the first two bytes (pairs.go); nil: the first only
+	all   bool     // no bound: every line is tried
 }
 
 // registry holds every expression made by MustCompile, for CheckAll.
@@ -66,7 +70,7 @@ func (r *Regexp) load() {
 		if err != nil {
 			panic("rx: " + err.Error())
 		}
-		r.re, r.first, r.all = c.re, c.first, c.all
+		r.re, r.first, r.pairs, r.all = c.re, c.first, c.pairs, c.all
 	})
 }
 
@@ -91,6 +95,9 @@ func compile(expr string) (*Regexp, error) {
 		return r, nil
 	}
 	r.first, r.all = f.bytes, f.all
+	if !r.all {
+		r.pairs, _ = pairsOf(re)
+	}
 	return r, nil
 }
 
@@ -106,7 +113,13 @@ func (r *Regexp) String() string { return r.expr }
 // May reports whether s can match: false means it cannot.
 func (r *Regexp) May(s string) bool {
 	r.load()
-	return r.all || len(s) > 0 && r.first[s[0]]
+	switch {
+	case r.all:
+		return true
+	case len(s) == 0 || !r.first[s[0]]:
+		return false
+	}
+	return len(s) == 1 || r.pairs == nil || r.pairs.has(s[0], s[1])
 }
 
 // MatchString is regexp's, behind the prefilter.

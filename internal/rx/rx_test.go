@@ -21,6 +21,10 @@ var patterns = []string{
 	`x|^y`,  // not anchored everywhere: no bound
 	`^.abc`, // any first byte
 	`^(a?b?)c`,
+	`(?i)^(FAIL|func|k\b)`,
+	`^\d+ (passed|failed)`,
+	`^[a-c]\S?x`,
+	`^(?s)=.`,
 }
 
 // alphabet holds the bytes the patterns turn on, and invalid UTF-8.
@@ -58,6 +62,20 @@ func TestPrefilterBounds(t *testing.T) {
 		{`^a*$`, "zzz", true},
 		{`x|^y`, "zzz", true},
 		{`^abc`, "", false},
+		// The second byte.
+		{`^(FAIL|func)`, "for x", false},
+		{`^(FAIL|func)`, "func x", true},
+		{`^(FAIL|func)`, "f", true},
+		{`(?i)^fail`, "FAil", true},
+		{`(?i)^fail`, "fx", false},
+		{`^\d+ passed`, "12 passed", true},
+		{`^\d+ passed`, "1x", false},
+		{`^a$`, "ab", true},      // a match may end after one byte: every second byte
+		{`^\w\b.`, "a!", true},   // \b taken as holding
+		{`^x.`, "x\xff", true},   // a second byte past ASCII is admitted
+		{`^(?s)x.`, "x\n", true}, // . with s matches a newline
+		{`^x.`, "x\n", false},    // and without it does not
+		{`^é`, "\xc3\xa9", true}, // a first byte past ASCII is admitted
 	} {
 		if got := MustCompile(c.pattern).May(c.line); got != c.may {
 			t.Errorf("%s May(%q) = %v, want %v", c.pattern, c.line, got, c.may)
