@@ -126,7 +126,7 @@ func (g *Git) status(ctx context.Context, paths []string, modes ...string) (*Sta
 		if gitDir, refreshed := g.refreshIfSlow(ctx, g.now().Sub(start)); refreshed {
 			start = g.now()
 			if out, err = g.Run(ctx, g.Top, args...); err == nil {
-				recordBaseline(gitDir, g.now().Sub(start))
+				g.recordBaseline(gitDir, g.now().Sub(start))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,11 +20,19 @@ import (
 // once, as the user's own `git status` would.
 //
 // The record is one line in <git dir>/freshctx/status: the milliseconds of
-// the status run right after the last refresh.
+// the status run right after the last refresh, and when that was (Unix
+// seconds). A baseline measured while the machine was busy would hide a
+// stale index for good, so one older than baselineTrust no longer spares a
+// slow status its refresh: a repository that is merely slow pays at most
+// one needless refresh (about one status) an hour.
 
 // refreshFloor is the status time under which nothing is checked: the
 // fast path costs nothing.
 var refreshFloor = 50 * time.Millisecond
+
+// baselineTrust is how long a baseline is trusted to say "this repository
+// is this slow".
+const baselineTrust = time.Hour
 
 func statusFile(gitDir string) string { return filepath.Join(gitDir, "freshctx", "status") }
 
@@ -39,9 +48,8 @@ func (g *Git) refreshIfSlow(ctx context.Context, took time.Duration) (gitDir str
 		return "", false
 	}
 	gitDir = dirs.dir
-	line, _ := os.ReadFile(statusFile(gitDir))
-	if ms, err := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64); err == nil {
-		if took <= 2*time.Duration(ms)*time.Millisecond+refreshFloor/2 {
+	if base, at, ok := readBaseline(gitDir); ok && g.now().Sub(at) < baselineTrust {
+		if took <= 2*base+refreshFloor/2 {
 			return "", false // as slow as this repository is
 		}
 	}
@@ -55,6 +63,29 @@ func (g *Git) refreshIfSlow(ctx context.Context, took time.Duration) (gitDir str
 }
 
 // recordBaseline keeps how long a status took right after a refresh.
-func recordBaseline(gitDir string, took time.Duration) {
-	replaceFile(statusFile(gitDir), strconv.FormatInt(took.Milliseconds(), 10)+"\n")
+func (g *Git) recordBaseline(gitDir string, took time.Duration) {
+	replaceFile(statusFile(gitDir), fmt.Sprintf("%d %d\n", took.Milliseconds(), g.now().Unix()))
+}
+
+// readBaseline reads the baseline and when it was measured; a line of the
+// first form (no time) reads as measured long ago.
+func readBaseline(gitDir string) (took time.Duration, at time.Time, ok bool) {
+	line, err := os.ReadFile(statusFile(gitDir))
+	if err != nil {
+		return 0, time.Time{}, false
+	}
+	f := strings.Fields(string(line))
+	if len(f) == 0 || len(f) > 2 {
+		return 0, time.Time{}, false
+	}
+	ms, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || ms < 0 {
+		return 0, time.Time{}, false
+	}
+	if len(f) == 2 {
+		if sec, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			at = time.Unix(sec, 0)
+		}
+	}
+	return time.Duration(ms) * time.Millisecond, at, true
 }

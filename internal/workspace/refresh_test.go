@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,16 +89,21 @@ func TestRefreshOnlyWhenSlowerThanTheBaseline(t *testing.T) {
 	ms := time.Millisecond
 	for _, step := range []struct {
 		name     string
+		wait     time.Duration // before the status
 		took     []time.Duration
 		refresh  bool
 		baseline string
 	}{
-		{"fast: nothing checked", []time.Duration{10 * ms}, false, ""},
-		{"slow, no baseline: refresh and measure again", []time.Duration{400 * ms, 80 * ms}, true, "80"},
-		{"as slow as the baseline allows", []time.Duration{150 * ms}, false, "80"},
-		{"stale again", []time.Duration{500 * ms, 90 * ms}, true, "90"},
-		{"fast again", []time.Duration{20 * ms}, false, "90"},
+		{"fast: nothing checked", 0, []time.Duration{10 * ms}, false, ""},
+		{"slow, no baseline: refresh and measure again", 0, []time.Duration{400 * ms, 80 * ms}, true, "80"},
+		{"as slow as the baseline allows", 0, []time.Duration{150 * ms}, false, "80"},
+		{"stale again", 0, []time.Duration{500 * ms, 90 * ms}, true, "90"},
+		{"fast again", 0, []time.Duration{20 * ms}, false, "90"},
+		{"a baseline measured while the machine was busy", 0, []time.Duration{900 * ms, 600 * ms}, true, "600"},
+		{"hides a stale index while it is trusted", 30 * time.Minute, []time.Duration{700 * ms}, false, "600"},
+		{"but not once it is an hour old", time.Hour, []time.Duration{700 * ms, 60 * ms}, true, "60"},
 	} {
+		now = now.Add(step.wait)
 		calls, durations = nil, step.took
 		if _, err := g.StatusFiles(context.Background()); err != nil {
 			t.Fatal(err)
@@ -108,10 +114,21 @@ func TestRefreshOnlyWhenSlowerThanTheBaseline(t *testing.T) {
 		if len(durations) != 0 {
 			t.Fatalf("%s: %d status runs left over", step.name, len(durations))
 		}
-		b, _ := os.ReadFile(statusFile(gitDir))
-		if got := strings.TrimSpace(string(b)); got != step.baseline {
+		got := ""
+		if base, _, ok := readBaseline(gitDir); ok {
+			got = strconv.FormatInt(base.Milliseconds(), 10)
+		}
+		if got != step.baseline {
 			t.Fatalf("%s: baseline %q, want %q", step.name, got, step.baseline)
 		}
+	}
+	// A baseline of the first form (no time) no longer spares a status.
+	if err := os.WriteFile(statusFile(gitDir), []byte("600\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls, durations = nil, []time.Duration{700 * ms, 60 * ms}
+	if _, err := g.StatusFiles(context.Background()); err != nil || count(calls, "update-index") != 1 {
+		t.Fatalf("old baseline line: refresh calls %v, %v; want one", calls, err)
 	}
 }
 
