@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/freshctx/freshctx/internal/freshness"
 )
@@ -17,6 +18,17 @@ type CaptureRequest struct {
 	// ExitCode, when set, is the status of the command whose output this
 	// is (a pipe's first command); else the record has none.
 	ExitCode *int
+}
+
+// canWait reports input that nothing upstream writes into: a regular file
+// (`capture < test.log`). Reading it more slowly holds nobody back.
+func canWait(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Capture reads all of Input into a record whose exit code is the one
@@ -35,6 +47,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 		return nil, err
 	}
 	defer c.discard()
+	c.spool.patient = canWait(req.Input)
 	start, since := s.now(), freshness.FileClock()
 	_, copyErr := io.Copy(c.spool.writer(Stdout), req.Input)
 	duration := s.now().Sub(start) // until the input ended, not until it was analysed

@@ -18,6 +18,10 @@ import (
 type spool struct {
 	dir      string
 	memLimit int
+	// patient: the writer can wait (it reads a regular file, not a
+	// command's pipe), so its output is never written to a file only to
+	// be read back.
+	patient bool
 
 	mu      sync.Mutex
 	changed *sync.Cond
@@ -73,7 +77,7 @@ func (s *spool) put(stream Stream, p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.mem+len(p) > s.memLimit && s.mem > 0 {
-		if s.fileErr == nil && s.spill(stream, p) {
+		if !s.patient && s.fileErr == nil && s.spill(stream, p) {
 			return
 		}
 		s.changed.Wait() // no file: wait until the consumer makes room

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,7 +19,11 @@ import (
 // each stream received, in order.
 func spoolRun(t *testing.T, dir string, memLimit int, hold bool) (want, got [2][]byte) {
 	t.Helper()
-	s := newSpool(dir)
+	return spoolRunOn(t, newSpool(dir), memLimit, hold)
+}
+
+func spoolRunOn(t *testing.T, s *spool, memLimit int, hold bool) (want, got [2][]byte) {
+	t.Helper()
 	s.memLimit = memLimit
 	rng := rand.New(rand.NewPCG(1, 2))
 	release := make(chan struct{})
@@ -72,6 +77,49 @@ func TestSpoolWithoutAFileWaitsInsteadOfLosing(t *testing.T) {
 	for st := range want {
 		if !bytes.Equal(want[st], got[st]) {
 			t.Fatalf("%s: got %d bytes, want %d", Stream(st), len(got[st]), len(want[st]))
+		}
+	}
+}
+
+// TestPatientSpoolNeverSpills: output read from a regular file waits in
+// memory for the analysis instead of going through a file and back.
+func TestPatientSpoolNeverSpills(t *testing.T) {
+	s := newSpool(t.TempDir())
+	s.patient = true
+	want, got := spoolRunOn(t, s, 1000, false)
+	for st := range want {
+		if !bytes.Equal(want[st], got[st]) {
+			t.Fatalf("%s: got %d bytes, want %d, or in another order", Stream(st), len(got[st]), len(want[st]))
+		}
+	}
+	if s.file != nil || s.fileEnd != 0 {
+		t.Fatalf("a patient spool wrote %d bytes to a file", s.fileEnd)
+	}
+}
+
+func TestCanWaitOnlyForARegularFile(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, c := range []struct {
+		name string
+		in   io.Reader
+		want bool
+	}{
+		{"regular file", f, true},
+		{"pipe", r, false},
+		{"reader", bytes.NewReader(nil), false},
+	} {
+		if got := canWait(c.in); got != c.want {
+			t.Errorf("canWait(%s) = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
