@@ -39,6 +39,33 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 	return out, nil
 }
 
+// repeatWithin is repeat for a slow baseline (seconds a run): after the
+// warm-up it runs only as many times as fit in budget; a warm-up that alone
+// takes longer than budget is the one measurement. The count of runs kept
+// is returned for the report to say.
+func (b *bench) repeatWithin(budget time.Duration, f func(i int) (time.Duration, error)) (sample, int, error) {
+	warm, err := f(-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	if warm >= budget {
+		return sample{warm}, 1, nil
+	}
+	n := b.repeats
+	if warm > 0 {
+		n = max(1, min(n, int(budget/warm)))
+	}
+	out := make(sample, 0, n)
+	for i := range n {
+		d, err := f(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, d)
+	}
+	return out, n, nil
+}
+
 // timed runs a command and returns its wall time.
 func (b *bench) timed(c *exec.Cmd) (time.Duration, error) {
 	d, _, err := b.run(c, false)
