@@ -233,9 +233,10 @@ type capture struct {
 
 // statusNow starts the whole-tree git status the record's stamp needs as
 // soon as the command has ended, so that it runs while the rest of the
-// output is analysed and stored instead of after. Nil outside git.
+// output is analysed and stored instead of after. Nil outside git, and
+// when there is no store to keep the record in.
 func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, error) {
-	if s.WS.Git == nil {
+	if s.WS.Git == nil || s.Store == nil {
 		return nil
 	}
 	s.WS.Git.Prefetch(ctx)
