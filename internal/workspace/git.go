@@ -13,7 +13,8 @@ import (
 )
 
 // Runner runs git with args in dir and returns its standard output. It is a
-// field so tests can count or fake invocations.
+// field so tests can count or fake invocations; it is called from more than
+// one goroutine at a time (a status beside a rev-parse).
 type Runner func(ctx context.Context, dir string, args ...string) ([]byte, error)
 
 // Git runs git for one work tree. Paths it accepts and returns are relative
@@ -193,16 +194,29 @@ func (g *Git) Identity(ctx context.Context, head string) (tree, id string, err e
 	if known && e.tree != "" {
 		return e.tree, e.id, nil
 	}
-	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", head+"^{tree}")
-	if err != nil {
-		return "", "", fmt.Errorf("read the tree of %s: %w", head, err)
+	// A commit new to the cache: its tree is read while its id is walked.
+	type idResult struct {
+		id  string
+		err error
 	}
-	e.head, e.tree = head, strings.TrimSpace(string(out))
-	if !known {
-		if e.id, err = g.repoIDFrom(ctx, head, cache.latest()); err != nil {
-			return "", "", err
-		}
+	walked := make(chan idResult, 1)
+	if known {
+		walked <- idResult{e.id, nil}
+	} else {
+		go func() {
+			id, err := g.repoIDFrom(ctx, head, cache.latest())
+			walked <- idResult{id, err}
+		}()
 	}
+	out, treeErr := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", head+"^{tree}")
+	w := <-walked
+	if treeErr != nil {
+		return "", "", fmt.Errorf("read the tree of %s: %w", head, treeErr)
+	}
+	if w.err != nil {
+		return "", "", w.err
+	}
+	e.head, e.tree, e.id = head, strings.TrimSpace(string(out)), w.id
 	cache.add(e)
 	cache.write(dirs.common) // a read-only git folder only costs the next call
 	return e.tree, e.id, nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -125,8 +126,11 @@ func countingGit(t *testing.T, dir string) (*Workspace, *[]string) {
 		t.Fatal(err)
 	}
 	calls := new([]string)
+	var mu sync.Mutex // git may be run from two goroutines at once
 	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		mu.Lock()
 		*calls = append(*calls, strings.Join(args, " "))
+		mu.Unlock()
 		return ExecGit(ctx, dir, args...)
 	}
 	return ws, calls
