@@ -14,9 +14,12 @@ import (
 )
 
 // agentBinary is a real agent: $VAR, else name on PATH. Without it the
-// agent's tests skip, saying how to install it.
+// agent's tests skip, saying how to install it. Under -race they skip too:
+// the agent and freshctx run as processes of their own, which the race
+// detector does not see, and the tests already ran without it.
 func agentBinary(t testing.TB, env, name, pkg string) string {
 	t.Helper()
+	skipUnderRace(t)
 	if p := os.Getenv(env); p != "" {
 		return p
 	}
@@ -172,5 +175,15 @@ func writeCalcModule(t testing.TB, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// skipUnderRace skips a test whose work is done by other processes when
+// the test binary was built with -race: the detector would watch only the
+// harness, at several times the cost, after the same test ran without it.
+func skipUnderRace(t testing.TB) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("drives separate processes, which -race does not watch; runs without -race")
 	}
 }

@@ -175,6 +175,7 @@ func (k *killRig) checkArtifact(it int) {
 // artifact put replacing content, registry summarize, session gc, read)
 // and run at random points, then checks what the next command sees.
 func TestKillsLoseNothing(t *testing.T) {
+	skipUnderRace(t)
 	kills := 60
 	if testing.Short() {
 		kills = 50
