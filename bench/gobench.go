@@ -37,17 +37,34 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
 func (b *bench) goBenchmarks(ctx context.Context, sec *section) error {
 	var rows [][]string
-	for _, g := range goBenches {
-		b.progress("  go test -bench " + g.pattern + " " + g.pkg)
-		args := []string{"test", "-run", "^$", "-bench", g.pattern, "-benchtime", g.benchtime, "-count", "3"}
-		if b.short {
-			args = []string{"test", "-short", "-run", "^$", "-bench", g.pattern, "-benchtime", "1x", "-count", "1"}
+	var shortOut []byte // -short: one go test for all of them, each once
+	if b.short {
+		b.progress("  go test -short -bench (every benchmark below, once)")
+		var names, pkgs []string
+		for _, g := range goBenches {
+			names = append(names, strings.TrimSuffix(g.pattern, "$"))
+			if !slices.Contains(pkgs, g.pkg) {
+				pkgs = append(pkgs, g.pkg)
+			}
 		}
-		out, err := b.must(ctx, b.root, "go", append(args, g.pkg)...)
+		args := []string{"test", "-short", "-run", "^$", "-bench", "^(" + strings.Join(names, "|") + ")$", "-benchtime", "1x", "-count", "1"}
+		out, err := b.must(ctx, b.root, "go", append(args, pkgs...)...)
 		if err != nil {
 			return err
 		}
-		metrics := parseBench(out)
+		shortOut = out
+	}
+	for _, g := range goBenches {
+		out := shortOut
+		if !b.short {
+			b.progress("  go test -bench " + g.pattern + " " + g.pkg)
+			var err error
+			out, err = b.must(ctx, b.root, "go", "test", "-run", "^$", "-bench", g.pattern, "-benchtime", g.benchtime, "-count", "3", g.pkg)
+			if err != nil {
+				return err
+			}
+		}
+		metrics := ofBenchmark(parseBench(out), strings.TrimSuffix(g.pattern, "$"))
 		b.metrics = append(b.metrics, metrics...)
 		if len(metrics) == 0 {
 			return fmt.Errorf("go test -bench %s %s printed no results:\n%s", g.pattern, g.pkg, tail(out))
@@ -83,6 +100,17 @@ func (m metric) spread() string {
 		return f(v[0])
 	}
 	return fmt.Sprintf("%s (%s–%s)", f(v[len(v)/2]), f(v[0]), f(v[len(v)-1]))
+}
+
+// ofBenchmark keeps the metrics of one benchmark and its sub-benchmarks.
+func ofBenchmark(all []metric, name string) []metric {
+	var out []metric
+	for _, m := range all {
+		if m.bench == name || strings.HasPrefix(m.bench, name+"/") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // parseBench collects every metric but ns/op of every benchmark line, in
