@@ -80,9 +80,16 @@ func TestIdentityIsOfTheCommitAsked(t *testing.T) {
 	firstTree := strings.TrimSpace(r.Git("rev-parse", first+"^{tree}"))
 	ws, calls := countingGit(t, r.Dir)
 	ctx := context.Background()
+	if id, err := ws.Git.RepoID(ctx); err != nil || id != first {
+		t.Fatalf("RepoID = %q, %v", id, err)
+	}
+	*calls = nil
 	tree, id, err := ws.Git.Identity(ctx, first)
 	if err != nil || tree != firstTree || id != first {
 		t.Fatalf("Identity(first) = %q, %q, %v; want %s, %s", tree, id, err, firstTree, first)
+	}
+	if slices.Contains(*calls, "rev-parse --git-dir --git-common-dir") {
+		t.Fatalf("the git folders were asked again after RepoID had them: %q", *calls)
 	}
 	r.Write("b", "b")
 	second := r.Commit("second") // HEAD moved on: the first commit is still described

@@ -111,9 +111,8 @@ func TestStatusNoCommits(t *testing.T) {
 	if err != nil || id != "" {
 		t.Fatalf("RepoID = %q, %v; want empty", id, err)
 	}
-	tree, err := ws.Git.Tree(context.Background())
-	if err != nil || tree != "" {
-		t.Fatalf("Tree = %q, %v; want empty", tree, err)
+	if _, _, err := ws.Git.Identity(context.Background(), st.Head); err == nil {
+		t.Fatal("Identity of no commit: no error")
 	}
 }
 
