@@ -19,11 +19,7 @@ import (
 // each stream received, in order.
 func spoolRun(t *testing.T, dir string, memLimit int, hold bool) (want, got [2][]byte) {
 	t.Helper()
-	return spoolRunOn(t, newSpool(dir), memLimit, hold)
-}
-
-func spoolRunOn(t *testing.T, s *spool, memLimit int, hold bool) (want, got [2][]byte) {
-	t.Helper()
+	s := newSpool(dir)
 	s.memLimit = memLimit
 	rng := rand.New(rand.NewPCG(1, 2))
 	release := make(chan struct{})
@@ -82,18 +78,42 @@ func TestSpoolWithoutAFileWaitsInsteadOfLosing(t *testing.T) {
 }
 
 // TestPatientSpoolNeverSpills: output read from a regular file waits in
-// memory for the analysis instead of going through a file and back.
+// memory for the analysis instead of going through a file and back. The
+// consumer is held while more than the memory limit is written: the writer
+// must be waiting, with no file made, and every byte arrive once released.
 func TestPatientSpoolNeverSpills(t *testing.T) {
 	s := newSpool(t.TempDir())
-	s.patient = true
-	want, got := spoolRunOn(t, s, 1000, false)
-	for st := range want {
-		if !bytes.Equal(want[st], got[st]) {
-			t.Fatalf("%s: got %d bytes, want %d, or in another order", Stream(st), len(got[st]), len(want[st]))
+	s.memLimit, s.patient = 1000, true
+	var want []byte
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := range 20 {
+			p := fmt.Appendf(nil, "%02d:%s\n", i, bytes.Repeat([]byte{'a' + byte(i)}, 200))
+			want = append(want, p...)
+			s.writer(Stdout).Write(p)
 		}
+		s.close()
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer fills memory and must then wait
+	select {
+	case <-wrote:
+		t.Fatal("4,000 bytes written past a 1,000-byte limit with nobody reading: the writer did not wait")
+	default:
 	}
-	if s.file != nil || s.fileEnd != 0 {
-		t.Fatalf("a patient spool wrote %d bytes to a file", s.fileEnd)
+	s.mu.Lock()
+	spilled := s.file != nil
+	s.mu.Unlock()
+	if spilled {
+		t.Fatal("a patient spool made a file")
+	}
+	var got []byte
+	if err := s.drain(func(_ Stream, p []byte) { got = append(got, p...) }); err != nil {
+		t.Fatal(err)
+	}
+	<-wrote
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes, want %d, or in another order", len(got), len(want))
 	}
 }
 
