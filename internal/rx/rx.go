@@ -32,8 +32,8 @@ type Regexp struct {
 	all   bool     // no bound: every line is tried
 }
 
-// registry holds every expression made by MustCompile, for CheckAll.
-var registry struct {
+// made holds every expression MustCompile made, for CheckAll.
+var made struct {
 	sync.Mutex
 	all []*Regexp
 }
@@ -43,18 +43,18 @@ var registry struct {
 // finds one in a test.
 func MustCompile(expr string) *Regexp {
 	r := &Regexp{expr: expr}
-	registry.Lock()
-	registry.all = append(registry.all, r)
-	registry.Unlock()
+	made.Lock()
+	made.all = append(made.all, r)
+	made.Unlock()
 	return r
 }
 
 // CheckAll compiles every expression made so far and reports the first
 // that does not compile. Tests call it: the expressions are constants.
 func CheckAll() error {
-	registry.Lock()
-	all := append([]*Regexp(nil), registry.all...)
-	registry.Unlock()
+	made.Lock()
+	all := append([]*Regexp(nil), made.all...)
+	made.Unlock()
 	for _, r := range all {
 		if _, err := compile(r.expr); err != nil {
 			return err

@@ -99,13 +99,13 @@ func FuzzMay(f *testing.F) {
 }
 
 func TestCompiledOnFirstUseOnly(t *testing.T) {
-	registry.Lock()
-	before := len(registry.all)
-	registry.Unlock()
+	made.Lock()
+	before := len(made.all)
+	made.Unlock()
 	t.Cleanup(func() { // the next CheckAll sees only good expressions again
-		registry.Lock()
-		registry.all = registry.all[:before]
-		registry.Unlock()
+		made.Lock()
+		made.all = made.all[:before]
+		made.Unlock()
 	})
 	bad := MustCompile(`^(unclosed`) // made without a panic: nothing compiled yet
 	if err := CheckAll(); err == nil {
