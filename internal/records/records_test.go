@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	mathrand "math/rand/v2"
 	"os"
@@ -342,5 +343,34 @@ func TestGitStateIsAsTheCommandLeftIt(t *testing.T) {
 	rec = run(t, s, `echo edit >> pkg/calc.go`)
 	if rec.Git.Head != head || !rec.Git.Dirty {
 		t.Fatalf("after an edit: git = %+v, want head %s, dirty", rec.Git, head)
+	}
+}
+
+// TestStoredFilesKeepTheirOrder: a record read back lists its files in the
+// order they were stamped, for every record of a batch (the order is
+// restored from rowids, not left to the query).
+func TestStoredFilesKeepTheirOrder(t *testing.T) {
+	s, r := newService(t)
+	for _, f := range []string{"pkg/z.go", "pkg/a.go", "pkg/m.go"} {
+		r.Write(f, "package pkg\n")
+	}
+	var made []*Record
+	for _, script := range []string{
+		`echo "pkg/z.go:1: one"; echo "pkg/a.go:2: two"; echo "pkg/m.go:3: three"`,
+		`echo "pkg/m.go:1: one"; echo "pkg/z.go:2: two"; echo "pkg/a.go:3: three"`,
+	} {
+		made = append(made, run(t, s, script))
+	}
+	for _, rec := range made {
+		got, err := s.Get(context.Background(), rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Files) != 3 || fmt.Sprint(got.Files) != fmt.Sprint(rec.Files) {
+			t.Fatalf("record %d read back with files %v, stamped %v", rec.ID, got.Files, rec.Files)
+		}
+	}
+	if fmt.Sprint(made[0].Files) == fmt.Sprint(made[1].Files) {
+		t.Fatalf("both records stamped their files in one order (%v): the test shows nothing", made[0].Files)
 	}
 }
