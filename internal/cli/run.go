@@ -58,10 +58,12 @@ func (f *recordFlags) options(a *app) (records.Options, error) {
 }
 
 // captureMemory is the soft memory limit of run and capture: however much
-// output comes, the garbage collector works to keep the process near it
-// (the ruleset, the tokenizer and the compressor's state are about 40 MB
-// of it). GOMEMLIMIT in the environment overrides it.
-const captureMemory = 64 << 20
+// output comes, the garbage collector works to keep the process's own
+// memory near it (the ruleset, the tokenizer, the compressor's state and
+// the buffers in flight are about 20 MB of it; the binary's code adds
+// about 23 MB of resident pages besides). GOMEMLIMIT in the environment
+// overrides it.
+const captureMemory = 40 << 20
 
 func limitMemory(env []string) {
 	for _, kv := range env {

@@ -39,9 +39,12 @@ type gate func(line []byte, s, e int) bool
 // leakRule is one gitleaks rule with a detector of its own, so a line is
 // checked only against the rules its keywords select.
 type leakRule struct {
-	id  string
-	re  *regexp.Regexp
-	det *detect.Detector
+	id string
+	re *regexp.Regexp
+	// det is built on the rule's first match: most rules never match an
+	// output, and each detector holds a keyword trie of its own (5 MB for
+	// all of them).
+	det func() *detect.Detector
 	// windowed rules have run their expression in the gate, on the
 	// stretch of line around a keyword a match can span.
 	windowed bool
@@ -88,6 +91,7 @@ func build() (*engine, error) {
 		return nil, err
 	}
 	cfg := d.Config
+	global := light(cfg.Allowlists)
 	e := &engine{own: ownRules}
 	ids := make([]string, 0, len(cfg.Rules))
 	for id, r := range cfg.Rules {
@@ -119,11 +123,12 @@ func build() (*engine, error) {
 	}
 	for _, id := range ids {
 		r := cfg.Rules[id]
+		r.Allowlists = light(r.Allowlists)
 		one := config.Config{
 			Rules:        map[string]config.Rule{id: r},
 			Keywords:     map[string]struct{}{},
 			OrderedRules: []string{id},
-			Allowlists:   cfg.Allowlists,
+			Allowlists:   global,
 		}
 		g := leakGates[id]
 		span, windowed := leakSpans[id]
@@ -136,7 +141,8 @@ func build() (*engine, error) {
 				add(w, target{i: len(e.gitleaks), gate: g})
 			}
 		}
-		e.gitleaks = append(e.gitleaks, leakRule{id: id, re: r.Regex, det: detect.NewDetector(one), windowed: windowed})
+		det := sync.OnceValue(func() *detect.Detector { return detect.NewDetector(one) })
+		e.gitleaks = append(e.gitleaks, leakRule{id: id, re: r.Regex, det: det, windowed: windowed})
 	}
 	for i, o := range e.own {
 		for _, h := range o.hints {
@@ -145,6 +151,28 @@ func build() (*engine, error) {
 	}
 	e.keywords, e.words = newKeywordIndex(words), words
 	return e, nil
+}
+
+// light returns copies of allowlists without the Aho-Corasick trie gitleaks
+// builds over their stop words when it loads its configuration (8.6 MB for
+// the default rules' 1,500 words, held as long as the process): without
+// the trie gitleaks compares the stop words one by one, with the same
+// answer, and it does so only for a secret a rule found. The copy keeps
+// every exported field (TestLightAllowlistKeepsEveryField).
+func light(as []*config.Allowlist) []*config.Allowlist {
+	out := make([]*config.Allowlist, len(as))
+	for i, a := range as {
+		out[i] = &config.Allowlist{
+			Description:    a.Description,
+			MatchCondition: a.MatchCondition,
+			Commits:        a.Commits,
+			Paths:          a.Paths,
+			RegexTarget:    a.RegexTarget,
+			Regexes:        a.Regexes,
+			StopWords:      a.StopWords,
+		}
+	}
+	return out
 }
 
 // find adds the secrets the rule's detector finds in line. The regular
@@ -158,7 +186,7 @@ func (g *leakRule) find(line []byte, fs []find) []find {
 	if strings.Contains(g.id, "generic") {
 		rank = rankGeneric
 	}
-	for _, f := range g.det.DetectBytes(line) {
+	for _, f := range g.det().DetectBytes(line) {
 		secret := []byte(f.Secret)
 		if len(secret) == 0 || bytes.Contains(secret, []byte(Mark)) {
 			continue
