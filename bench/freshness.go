@@ -22,7 +22,7 @@ const perFileBudget = 20 * time.Second
 func (b *bench) freshness(ctx context.Context, sec *section) error {
 	files, ns := 10_000, []int{10, 200, 2_000}
 	if b.short {
-		files, ns = 2_500, []int{10, 200}
+		files, ns = 1_000, []int{10, 200}
 	}
 	dir := filepath.Join(b.tmp, "freshness")
 	b.progress(fmt.Sprintf("  a repository of %d files", files))

@@ -17,7 +17,7 @@ HEAD; "same HEAD" is a run at a HEAD seen before. The goal: the overhead over ` 
 func (b *bench) history(ctx context.Context, sec *section) error {
 	files, lengths := 13_000, []int{1_000, 10_000, 50_000}
 	if b.short {
-		files, lengths = 2_000, []int{100, 2_000}
+		files, lengths = 1_000, []int{100, 1_000}
 	}
 	var rows [][]string
 	var xs []float64

@@ -22,7 +22,7 @@ const registryIntro = "`freshctx registry sync` on trees of 500 to 100,000 files
 func (b *bench) registry(ctx context.Context, sec *section) error {
 	sizes := []int{500, 10_000, 100_000}
 	if b.short {
-		sizes = []int{500, 5_000}
+		sizes = []int{500, 2_000}
 	}
 	var rows [][]string
 	var boot [][]string
