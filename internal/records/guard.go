@@ -8,9 +8,10 @@ import (
 
 // The analysis is lexical work on untrusted output; a bug in it must never
 // cost the user the command's output or status. Each step runs guarded: a
-// panic is recorded, the line's references and facts are skipped, and the
-// digest is built from then on by the plain generic compressor, which keeps
-// every line it can. The raw output never depends on the analysis: the
+// panic in the digest is recorded and the digest is built from then on by
+// the plain generic compressor, which keeps every line it can; a panic in
+// the scan costs the line its references and facts. Either is said at the
+// top of the digest. The raw output never depends on the analysis: the
 // sinks write it before the analysis sees a line.
 
 // guardedAdd adds one line, surviving a panic; the line then goes to the
@@ -19,7 +20,7 @@ func (a *analysis) guardedAdd(l outLine) {
 	defer func() {
 		if r := recover(); r != nil {
 			a.noteFault("reading a line", r)
-			a.fallback.Line(sanitize(l.text))
+			a.fallback.Line(l.text)
 		}
 	}()
 	a.add(l)
@@ -31,8 +32,19 @@ func (a *analysis) guardedChoose() {
 	a.choose()
 }
 
-// finish returns the digest lines, surviving a panic in the compressor.
-func (a *analysis) finish() (kept []compress.Kept) {
+// finish returns the digest lines, headed by a note of what a panic in the
+// scan cost.
+func (a *analysis) finish() []compress.Kept {
+	kept := a.digest()
+	if a.scan.fault != "" {
+		note := fmt.Sprintf("freshctx: %s; the references and facts of %d line(s) are not kept", a.scan.fault, a.scan.skipped)
+		kept = append([]compress.Kept{{Text: note}}, kept...)
+	}
+	return kept
+}
+
+// digest returns the digest lines, surviving a panic in the compressor.
+func (a *analysis) digest() (kept []compress.Kept) {
 	defer func() {
 		if r := recover(); r != nil {
 			a.noteFault("building the digest", r)

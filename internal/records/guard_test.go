@@ -38,3 +38,39 @@ func TestAnalysisPanicKeepsOutputAndStatus(t *testing.T) {
 		t.Fatalf("raw = %q, want %q", got, out)
 	}
 }
+
+// TestScanPanicCostsOnlyThatLine: a panic while finding one line's
+// references costs that line's references and facts, said at the top of the
+// digest; the other lines' references are kept and the digest is the
+// chosen compressor's, not the fallback.
+func TestScanPanicCostsOnlyThatLine(t *testing.T) {
+	s, r := newService(t)
+	for _, f := range []string{"a.go", "b.go", "c.go"} {
+		r.Write(f, "package x\n")
+	}
+	lineRefs = func(line string) []refs.Ref {
+		if strings.Contains(line, "boom") {
+			panic("refs: boom")
+		}
+		return refs.Line(line)
+	}
+	t.Cleanup(func() { lineRefs = refs.Line })
+	out := "a.go:1: first\nboom b.go:2: here\nc.go:3: last\n"
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "printf '" + out + "'"}, Env: os.Environ()})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !strings.Contains(rec.Digest, "references and facts of 1 line(s) are not kept") || !strings.Contains(rec.Digest, "refs: boom") {
+		t.Errorf("digest does not say what the panic cost:\n%s", rec.Digest)
+	}
+	if strings.Contains(rec.Digest, "keeps every line from there on") {
+		t.Errorf("a scan panic switched the digest to the fallback:\n%s", rec.Digest)
+	}
+	var paths []string
+	for _, f := range rec.Files {
+		paths = append(paths, f.Path)
+	}
+	if got := strings.Join(paths, " "); got != "a.go c.go" {
+		t.Errorf("files = %q, want a.go c.go", got)
+	}
+}

@@ -110,7 +110,7 @@ func (k *sink) emit(line []byte, newline bool) {
 	if more > 0 {
 		s += fmt.Sprintf(" … [%d more bytes on this line]", more)
 	}
-	k.batch = append(k.batch, outLine{text: s, stream: k.stream})
+	k.batch = append(k.batch, outLine{text: sanitize(s), stream: k.stream})
 }
 
 // size is how many bytes the stream's blob holds.
@@ -162,7 +162,9 @@ func (k *sink) flush() {
 }
 
 // analysis consumes lines: it picks a compressor from the head of the
-// output, feeds it, and collects file references.
+// output and feeds it, while its scan, on a goroutine of its own, collects
+// file references and facts from the same lines. The two share nothing but
+// the lines, so on two cores neither waits for the other.
 type analysis struct {
 	argv   []string
 	intent compress.Intent
@@ -172,54 +174,53 @@ type analysis struct {
 	headSize int
 	factory  compress.Factory
 	comp     compress.Compressor
+	lines    atomic.Int64
 
-	facts     facts.Set
-	refs      []refs.Ref
-	refSeen   map[string]bool
-	lastLine  string // references of a repeated line are not searched again
-	lastFacts string
-	lines     atomic.Int64
+	scan scan
 
-	// fault is the first panic the analysis survived; from then on every
+	// fault is the first panic the digest survived; from then on every
 	// line goes to fallback as it is (guard.go).
 	fault    string
 	fallback compress.Compressor
 }
 
 func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
-	return &analysis{argv: argv, intent: intent, root: root, refSeen: map[string]bool{}}
+	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refSeen: map[string]bool{}}}
 }
 
+// consume reads every batch of lines, handing each to the scan as well,
+// and returns when both have seen the last.
 func (a *analysis) consume(in <-chan []outLine) {
+	toScan, scanned := make(chan []outLine, 16), make(chan struct{})
+	go func() {
+		a.scan.consume(toScan)
+		close(scanned)
+	}()
 	for batch := range in {
+		toScan <- batch // read, never written, by both from here on
 		for _, l := range batch {
+			a.lines.Add(1)
 			if a.fallback != nil {
-				a.fallback.Line(sanitize(l.text))
+				a.fallback.Line(l.text)
 				continue
 			}
 			a.guardedAdd(l)
 		}
 	}
+	close(toScan)
 	if a.fallback == nil {
 		a.guardedChoose()
 	}
+	<-scanned
 }
 
 func (a *analysis) add(l outLine) {
-	a.lines.Add(1)
-	text := sanitize(l.text)
-	clean := compress.Clean(text)
-	a.collectRefs(clean)
-	if clean != a.lastFacts {
-		a.facts.Add(clean)
-		a.lastFacts = clean
-	}
 	if a.comp != nil {
-		a.comp.Line(text)
+		a.comp.Line(l.text)
 		return
 	}
-	a.head = append(a.head, outLine{text: text, stream: l.stream})
-	a.headSize += len(text) + 1
+	a.head = append(a.head, l)
+	a.headSize += len(l.text) + 1
 	if a.headSize >= headBytes {
 		a.choose()
 	}
@@ -243,20 +244,61 @@ func (a *analysis) choose() {
 	a.head = nil
 }
 
+// scan collects the file references and facts of an output's lines.
+type scan struct {
+	facts     facts.Set
+	refs      []refs.Ref
+	refSeen   map[string]bool
+	lastLine  string // references of a repeated line are not searched again
+	lastFacts string
+
+	// fault is the first panic the scan survived; skipped counts the lines
+	// whose references and facts were lost to one.
+	fault   string
+	skipped int
+}
+
+func (s *scan) consume(in <-chan []outLine) {
+	for batch := range in {
+		for _, l := range batch {
+			s.guardedLine(l.text)
+		}
+	}
+}
+
+// guardedLine scans one line, surviving a panic: the line's references and
+// facts are then skipped, and the digest says so (guard.go).
+func (s *scan) guardedLine(text string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if s.fault == "" {
+				s.fault = fmt.Sprintf("analysis failed while finding references and facts (%v)", r)
+			}
+			s.skipped++
+		}
+	}()
+	clean := compress.Clean(text)
+	s.collectRefs(clean)
+	if clean != s.lastFacts {
+		s.facts.Add(clean)
+		s.lastFacts = clean
+	}
+}
+
 // collectRefs gathers the references of a cleaned line.
-func (a *analysis) collectRefs(text string) {
-	if len(a.refs) >= maxRefs || text == a.lastLine {
+func (s *scan) collectRefs(text string) {
+	if len(s.refs) >= maxRefs || text == s.lastLine {
 		return
 	}
-	a.lastLine = text
+	s.lastLine = text
 	for _, r := range lineRefs(text) {
 		key := r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path
 		}
-		if !a.refSeen[key] {
-			a.refSeen[key] = true
-			a.refs = append(a.refs, r)
+		if !s.refSeen[key] {
+			s.refSeen[key] = true
+			s.refs = append(s.refs, r)
 		}
 	}
 }

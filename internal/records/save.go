@@ -46,7 +46,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		StdoutBytes: c.sinks[Stdout].size(), StderrBytes: c.sinks[Stderr].size(),
 		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start,
 		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
-		root:       s.WS.Root, facts: a.facts.List(), factText: a.facts.Text(),
+		root:       s.WS.Root, facts: a.scan.facts.List(), factText: a.scan.facts.Text(),
 	}
 	switch {
 	case c.opt.Command != "":
@@ -98,7 +98,7 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	alts := candidates(s.WS, s.Cwd, c.analysis.refs, scopeDirs(r.inputs)...)
+	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, scopeDirs(r.inputs)...)
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}
