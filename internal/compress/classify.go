@@ -51,14 +51,14 @@ func classify(line string, scratch *[]byte) Class {
 	if chatter.MatchString(t) {
 		return Noise
 	}
-	lower := toLower(t, scratch)
 	if summaryLine.MatchString(t) { // anchored: only tried at the start
 		return SummaryLine
 	}
-	if (errorWords.in(lower) || errorMark(t)) && !noError(lower) {
+	w := scanWords(toLower(t, scratch))
+	if (w.err || errorMark(t)) && !w.none {
 		return Error
 	}
-	if warningWords.in(lower) {
+	if w.warn {
 		return Warning
 	}
 	if len(refs.Line(t)) > 0 {
@@ -96,17 +96,39 @@ func newWordList(words []string, phrases map[string]string) *wordList {
 
 func (l *wordList) in(lower []byte) bool {
 	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if !l.first[lower[i]] || j-i < l.minLen || j-i > l.maxLen {
-			continue
-		}
-		if l.words[string(lower[i:j])] {
-			return true
-		}
-		if next, ok := l.phrases[string(lower[i:j])]; ok && followedBy(lower, j, " "+next) {
+		if l.at(lower, i, j) {
 			return true
 		}
 	}
 	return false
+}
+
+// at reports whether the word lower[i:j] is one of the list's, or starts
+// one of its phrases.
+func (l *wordList) at(lower []byte, i, j int) bool {
+	if !l.first[lower[i]] || j-i < l.minLen || j-i > l.maxLen {
+		return false
+	}
+	if l.words[string(lower[i:j])] {
+		return true
+	}
+	next, ok := l.phrases[string(lower[i:j])]
+	return ok && followedBy(lower, j, " "+next)
+}
+
+// lineWords is what the words of a line say: an error word, a warning
+// word, a phrase saying there were no errors.
+type lineWords struct{ err, warn, none bool }
+
+// scanWords reads a lowercased line's words once for all three; it says
+// what errorWords.in, warningWords.in and noError say.
+func scanWords(lower []byte) (w lineWords) {
+	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
+		w.err = w.err || errorWords.at(lower, i, j)
+		w.warn = w.warn || warningWords.at(lower, i, j)
+		w.none = w.none || noErrorAt(lower, i, j)
+	}
+	return w
 }
 
 // noError reports a lowercased line that says there were none: "0
@@ -114,38 +136,61 @@ func (l *wordList) in(lower []byte) bool {
 // "error_free", "errorfree", "error free"), "without errors", as whole words.
 func noError(lower []byte) bool {
 	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		var next []string
-		switch string(lower[i:j]) {
-		case "errorfree", "error_free":
+		if noErrorAt(lower, i, j) {
 			return true
-		case "0":
-			next = []string{" error", " errors", " failed", " failure", " failures"}
-		case "no", "without":
-			next = []string{" error", " errors"}
-		case "error":
-			next = []string{"-free", " free"}
-		}
-		for _, n := range next {
-			if followedBy(lower, j, n) {
-				return true
-			}
 		}
 	}
 	return false
 }
 
+// noErrorAt reports whether a phrase of noError starts at the word
+// lower[i:j].
+func noErrorAt(lower []byte, i, j int) bool {
+	var next []string
+	switch string(lower[i:j]) {
+	case "errorfree", "error_free":
+		return true
+	case "0":
+		next = zeroNext
+	case "no", "without":
+		next = noNext
+	case "error":
+		next = errorNext
+	}
+	for _, n := range next {
+		if followedBy(lower, j, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	zeroNext  = []string{" error", " errors", " failed", " failure", " failures"}
+	noNext    = []string{" error", " errors"}
+	errorNext = []string{"-free", " free"}
+)
+
 // nextWord returns the next run of word bytes at or after from, or
 // len(b), len(b) when there is none.
 func nextWord(b []byte, from int) (start, end int) {
-	for from < len(b) && !isWordByte(b[from]) {
+	for from < len(b) && !wordByte[b[from]] {
 		from++
 	}
 	end = from
-	for end < len(b) && isWordByte(b[end]) {
+	for end < len(b) && wordByte[b[end]] {
 		end++
 	}
 	return from, end
 }
+
+// wordByte is isWordByte as a table.
+var wordByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isWordByte(byte(c))
+	}
+	return t
+}()
 
 // followedBy reports whether b[at:] starts with s and a word ends there.
 func followedBy(b []byte, at int, s string) bool {

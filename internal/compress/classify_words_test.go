@@ -35,6 +35,10 @@ func TestWordListsAreTheExpressions(t *testing.T) {
 		if got, want := warningWords.in(lower), warningOracle.MatchString(line); got != want {
 			t.Fatalf("warning words in %q: got %v, the expression says %v", line, got, want)
 		}
+		want := lineWords{err: errorWords.in(lower), warn: warningWords.in(lower), none: noError(lower)}
+		if got := scanWords(lower); got != want {
+			t.Fatalf("one pass over %q says %+v, the three lists %+v", line, got, want)
+		}
 	})
 }
 

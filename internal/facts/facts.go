@@ -7,9 +7,11 @@
 package facts
 
 import (
-	"github.com/freshctx/freshctx/internal/rx"
+	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // Kind is what a fact names.
@@ -93,14 +95,16 @@ func lineColInFirstWord(line string) bool {
 // hintsByByte lists, for each byte, the patterns whose hint of two bytes
 // or more starts with it; hintPairs marks those hints' first two bytes, so
 // most positions of a line are passed over with one bit test; oneByte
-// lists the patterns whose hint is a single byte.
-var hintsByByte, hintPairs, oneByte = func() (t [256][]int, pairs [1 << 16 / 64]uint64, one []int) {
+// lists the patterns whose hint is a single byte, and noHint is the set of
+// those without one.
+var hintsByByte, hintPairs, oneByte, noHint = func() (t [256][]int, pairs [1 << 16 / 64]uint64, one []int, none uint64) {
 	if len(patterns) > 64 {
 		panic("facts: more patterns than hintsIn's mask holds")
 	}
 	for i, p := range patterns {
 		switch len(p.hint) {
 		case 0:
+			none |= 1 << i
 		case 1:
 			one = append(one, i)
 		default:
@@ -109,18 +113,13 @@ var hintsByByte, hintPairs, oneByte = func() (t [256][]int, pairs [1 << 16 / 64]
 			pairs[pair/64] |= 1 << (pair % 64)
 		}
 	}
-	return t, pairs, one
+	return t, pairs, one, none
 }()
 
 // hintsIn returns the set of patterns whose hint line holds (or that have
 // none), found in one pass over the line.
 func hintsIn(line string) uint64 {
-	var set uint64
-	for i, p := range patterns {
-		if p.hint == "" {
-			set |= 1 << i
-		}
-	}
+	set := noHint
 	for _, k := range oneByte {
 		if strings.IndexByte(line, patterns[k].hint[0]) >= 0 {
 			set |= 1 << k
@@ -142,19 +141,24 @@ func hintsIn(line string) uint64 {
 
 // Line returns the facts one line carries.
 func Line(line string) []Fact {
-	hints := hintsIn(line)
-	return find(line, func(i int) bool {
-		return hints&(1<<i) != 0 && (patterns[i].gate == nil || patterns[i].gate(line))
-	})
+	var try uint64
+	for set := hintsIn(line); set != 0; set &= set - 1 {
+		i := bits.TrailingZeros64(set)
+		if patterns[i].gate == nil || patterns[i].gate(line) {
+			try |= 1 << i
+		}
+	}
+	if try == 0 {
+		return nil // most lines
+	}
+	return find(line, try)
 }
 
-// find runs the patterns try admits over line.
-func find(line string, try func(i int) bool) []Fact {
+// find runs the patterns in the set try over line.
+func find(line string, try uint64) []Fact {
 	var out []Fact
-	for i, p := range patterns {
-		if !try(i) {
-			continue
-		}
+	for ; try != 0; try &= try - 1 {
+		p := patterns[bits.TrailingZeros64(try)]
 		for _, m := range p.re.FindAllStringSubmatch(line, -1) {
 			v := m[1]
 			if p.kind == Test && len(m) > 2 && m[2] != "" {
