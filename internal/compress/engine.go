@@ -233,7 +233,9 @@ func (g *engine) take(p pending) {
 			return
 		}
 		if len(g.before) == g.rules.Before {
-			g.before = g.before[1:]
+			// Slid in place: re-slicing from the front made append
+			// allocate a new array every few lines.
+			g.before = g.before[:copy(g.before, g.before[1:])]
 			g.omitted++
 		}
 		g.before = append(g.before, p)

@@ -62,6 +62,7 @@ const storeChunk = 64 << 10
 func (k *sink) Write(p []byte) (int, error) {
 	n := len(p)
 	k.progress.Add(int64(n))
+	k.sizeBatch(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -82,10 +83,19 @@ func (k *sink) Write(p []byte) (int, error) {
 		p = p[i+1:]
 		if len(k.batch) >= maxBatch {
 			k.sendBatch() // a long write feeds the analysis as it goes
+			k.sizeBatch(p)
 		}
 	}
 	k.sendBatch()
 	return n, nil
+}
+
+// sizeBatch starts a batch sized for the lines of p: grown line by line,
+// batches were reallocated over and over.
+func (k *sink) sizeBatch(p []byte) {
+	if k.batch == nil {
+		k.batch = make([]outLine, 0, min(bytes.Count(p, []byte{'\n'})+1, maxBatch))
+	}
 }
 
 // maxBatch bounds the lines handed to the analysis at once.
@@ -138,7 +148,7 @@ func (k *sink) writeStored() {
 			k.err = err
 		}
 	}
-	k.counter.Add(string(k.stored))
+	k.counter.Write(k.stored)
 	k.stored = k.stored[:0]
 }
 

@@ -5,6 +5,7 @@
 package tokens
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 
@@ -51,7 +52,9 @@ type Counter struct {
 	counted, skipped int64
 	tokens           int
 	chunks           int
-	buf              strings.Builder
+	// buf holds text not yet taken, reused from chunk to chunk: a chunk
+	// is made a string only when it is counted.
+	buf []byte
 }
 
 const (
@@ -61,16 +64,22 @@ const (
 
 // Add counts a piece of text; pieces may split lines anywhere and be of
 // any size.
-func (c *Counter) Add(s string) {
-	for len(s) > 0 {
-		room := chunkBytes - c.buf.Len()
-		if len(s) < room {
-			c.buf.WriteString(s)
-			return
+func (c *Counter) Add(s string) { add(c, s) }
+
+// Write counts p as Add does; it never fails.
+func (c *Counter) Write(p []byte) (int, error) {
+	add(c, p)
+	return len(p), nil
+}
+
+func add[T string | []byte](c *Counter, p T) {
+	for len(p) > 0 {
+		n := min(len(p), chunkBytes-len(c.buf))
+		c.buf = append(c.buf, p[:n]...)
+		p = p[n:]
+		if len(c.buf) == chunkBytes {
+			c.flushLines()
 		}
-		c.buf.WriteString(s[:room])
-		s = s[room:]
-		c.flushLines()
 	}
 }
 
@@ -78,18 +87,16 @@ func (c *Counter) Add(s string) {
 // the tokenizer never merges across, and keeps the rest for later; a buffer
 // without a newline is taken whole.
 func (c *Counter) flushLines() {
-	b := c.buf.String()
-	i := strings.LastIndexByte(b, '\n')
+	i := bytes.LastIndexByte(c.buf, '\n')
 	if i < 0 {
-		i = len(b) - 1
+		i = len(c.buf) - 1
 	}
-	c.take(b[:i+1])
-	c.buf.Reset()
-	c.buf.WriteString(b[i+1:])
+	c.take(c.buf[:i+1])
+	c.buf = c.buf[:copy(c.buf, c.buf[i+1:])]
 }
 
 // take counts a chunk or, past the budget, samples it.
-func (c *Counter) take(s string) {
+func (c *Counter) take(b []byte) {
 	budget, every := c.Budget, c.SampleEvery
 	if budget == 0 {
 		budget = 256 << 10
@@ -103,19 +110,19 @@ func (c *Counter) take(s string) {
 	if c.counted+c.skipped >= budget {
 		c.chunks++
 		if c.chunks%every != 0 {
-			c.skipped += int64(len(s))
+			c.skipped += int64(len(b))
 			return
 		}
 	}
-	c.tokens += Count(s)
-	c.counted += int64(len(s))
+	c.tokens += Count(string(b))
+	c.counted += int64(len(b))
 }
 
 // Total returns the token count and whether it is exact.
 func (c *Counter) Total() (n int, exact bool) {
-	if c.buf.Len() > 0 {
-		c.take(c.buf.String())
-		c.buf.Reset()
+	if len(c.buf) > 0 {
+		c.take(c.buf)
+		c.buf = c.buf[:0]
 	}
 	if c.skipped == 0 {
 		return c.tokens, true
