@@ -37,7 +37,7 @@ const maxPending = 64 << 10
 
 // sink receives one stream. It redacts secrets line by line, writes what is
 // left to the stream's blob, counts its tokens, and sends each line,
-// truncated to maxLine, to the analysis.
+// truncated to maxLine and made safe to show (sanitize), to the analysis.
 type sink struct {
 	blob     *store.BlobWriter
 	stream   Stream
