@@ -42,6 +42,9 @@ func TestSampleFigures(t *testing.T) {
 	if got := ratio(s, sample{10 * time.Millisecond}); got != "2.00x" {
 		t.Errorf("ratio = %q", got)
 	}
+	if got := ratio(sample{43 * time.Millisecond}, sample{9494 * time.Millisecond}); got != "0.0045x" {
+		t.Errorf("a small ratio = %q, want two significant digits", got)
+	}
 	if got := rate(20e6, s); got != "1000 MB/s (667–2000)" {
 		t.Errorf("rate = %q", got)
 	}

@@ -50,7 +50,7 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 			return err
 		}
 		over := func(s sample) string {
-			return fmt.Sprintf("%.2fx", float64(s.median()-truth.median())/float64(status.median()))
+			return times(float64(s.median()-truth.median()) / float64(status.median()))
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d", n), spread(same), spread(next), spread(status), spread(truth),
 			over(same), over(next)})

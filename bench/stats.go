@@ -144,7 +144,16 @@ func trimUnit(s string) string { return s[:len(s)-3] }
 
 // ratio is the median of s over the median of base, as "2.1x".
 func ratio(s, base sample) string {
-	return fmt.Sprintf("%.2fx", float64(s.median())/float64(base.median()))
+	return times(float64(s.median()) / float64(base.median()))
+}
+
+// times prints a ratio with two decimals, or two significant digits below
+// 0.1, where two decimals would print a small ratio as 0.00x.
+func times(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.2gx", r)
+	}
+	return fmt.Sprintf("%.2fx", r)
 }
 
 // rate is bytes per second at the sample's median, min and max, in MB/s.
