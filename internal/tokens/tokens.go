@@ -25,6 +25,20 @@ func Preload() { go codec() }
 
 // Count returns the number of o200k_base tokens in s.
 func Count(s string) int {
+	n := 0
+	for len(s) > countPiece {
+		cut := cutNear(s, countPiece)
+		if cut < 0 {
+			break
+		}
+		n += countWhole(s[:cut])
+		s = s[cut:]
+	}
+	return n + countWhole(s)
+}
+
+// countWhole counts s in one call of the tokenizer.
+func countWhole(s string) int {
 	if s == "" {
 		return 0
 	}
@@ -55,6 +69,9 @@ type Counter struct {
 	// buf holds text not yet taken, reused from chunk to chunk: a chunk
 	// is made a string only when it is counted.
 	buf []byte
+	// roughCut says a chunk had to end where the tokenizer may split
+	// differently, so a count may be off by a token there.
+	roughCut bool
 }
 
 const (
@@ -83,16 +100,21 @@ func add[T string | []byte](c *Counter, p T) {
 	}
 }
 
-// flushLines takes the buffer up to its last newline, so chunks split where
-// the tokenizer never merges across, and keeps the rest for later; a buffer
-// without a newline is taken whole.
+// flushLines takes the buffer up to its last place where a cut leaves the
+// count unchanged (cut.go) and keeps the rest for later. A buffer without
+// one (64 KiB of white space and slashes) is taken up to its last newline,
+// else whole, and the total is no longer exact.
 func (c *Counter) flushLines() {
-	i := bytes.LastIndexByte(c.buf, '\n')
-	if i < 0 {
-		i = len(c.buf) - 1
+	end := cutNear(c.buf, len(c.buf))
+	if end <= 0 {
+		c.roughCut = true
+		end = bytes.LastIndexByte(c.buf, '\n') + 1
 	}
-	c.take(c.buf[:i+1])
-	c.buf = c.buf[:copy(c.buf, c.buf[i+1:])]
+	if end <= 0 {
+		end = len(c.buf)
+	}
+	c.take(c.buf[:end])
+	c.buf = c.buf[:copy(c.buf, c.buf[end:])]
 }
 
 // take counts a chunk or, past the budget, samples it.
@@ -114,8 +136,10 @@ func (c *Counter) take(b []byte) {
 			return
 		}
 	}
-	c.tokens += Count(string(b))
+	n, rough := countSpaced(b)
+	c.tokens += n
 	c.counted += int64(len(b))
+	c.roughCut = c.roughCut || rough
 }
 
 // Total returns the token count and whether it is exact.
@@ -125,7 +149,7 @@ func (c *Counter) Total() (n int, exact bool) {
 		c.buf = c.buf[:0]
 	}
 	if c.skipped == 0 {
-		return c.tokens, true
+		return c.tokens, !c.roughCut
 	}
 	if c.counted == 0 {
 		return 0, false
