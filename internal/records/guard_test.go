@@ -6,21 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/refs"
 )
 
-// TestAnalysisPanicKeepsOutputAndStatus: a bug in reading the output (here
-// the reference finder panics on one line) costs neither the raw output,
-// nor the exit status, nor the lines after it in the digest.
-func TestAnalysisPanicKeepsOutputAndStatus(t *testing.T) {
+// TestDigestPanicKeepsOutputAndStatus: a bug in the digest's compressor
+// (here it panics on one line) costs neither the raw output, nor the exit
+// status, nor the lines from there on, which the fallback digest keeps.
+func TestDigestPanicKeepsOutputAndStatus(t *testing.T) {
 	s, _ := newService(t)
-	lineRefs = func(line string) []refs.Ref {
-		if strings.Contains(line, "boom") {
-			panic("refs: boom")
-		}
-		return refs.Line(line)
+	selectCompressor = func(argv []string, head []byte) compress.Factory {
+		f := compress.Select(argv, head)
+		inner := f.New
+		f.New = func(o compress.Options) compress.Compressor { return panicsOnBoom{inner(o)} }
+		return f
 	}
-	t.Cleanup(func() { lineRefs = refs.Line })
+	t.Cleanup(func() { selectCompressor = compress.Select })
 	out := "first line\nboom here\nlast error: a.go:3: x\n"
 	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "printf '" + out + "'; exit 3"}, Env: os.Environ()})
 	if err != nil {
@@ -29,7 +30,7 @@ func TestAnalysisPanicKeepsOutputAndStatus(t *testing.T) {
 	if *rec.ExitCode != 3 {
 		t.Fatalf("exit = %d, want 3", *rec.ExitCode)
 	}
-	for _, want := range []string{"analysis failed", "boom here", "last error: a.go:3: x"} {
+	for _, want := range []string{"analysis failed", "keeps every line from there on", "boom here", "last error: a.go:3: x"} {
 		if !strings.Contains(rec.Digest, want) {
 			t.Errorf("digest lacks %q:\n%s", want, rec.Digest)
 		}
@@ -37,6 +38,29 @@ func TestAnalysisPanicKeepsOutputAndStatus(t *testing.T) {
 	if got := raw(t, s, rec.ID, Stdout); string(got) != out {
 		t.Fatalf("raw = %q, want %q", got, out)
 	}
+}
+
+// panicsOnBoom is a compressor with a bug: it panics on a line holding
+// "boom".
+type panicsOnBoom struct{ compress.Compressor }
+
+func (p panicsOnBoom) Line(text string) {
+	if strings.Contains(text, "boom") {
+		panic("compressor: boom")
+	}
+	p.Compressor.Line(text)
+}
+
+// panicOnBoomRefs makes the reference finder panic on a line holding
+// "boom" for the rest of the test.
+func panicOnBoomRefs(t *testing.T) {
+	lineRefs = func(line string) []refs.Ref {
+		if strings.Contains(line, "boom") {
+			panic("refs: boom")
+		}
+		return refs.Line(line)
+	}
+	t.Cleanup(func() { lineRefs = refs.Line })
 }
 
 // TestScanPanicCostsOnlyThatLine: a panic while finding one line's
@@ -48,13 +72,7 @@ func TestScanPanicCostsOnlyThatLine(t *testing.T) {
 	for _, f := range []string{"a.go", "b.go", "c.go"} {
 		r.Write(f, "package x\n")
 	}
-	lineRefs = func(line string) []refs.Ref {
-		if strings.Contains(line, "boom") {
-			panic("refs: boom")
-		}
-		return refs.Line(line)
-	}
-	t.Cleanup(func() { lineRefs = refs.Line })
+	panicOnBoomRefs(t)
 	out := "a.go:1: first\nboom b.go:2: here\nc.go:3: last\n"
 	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "printf '" + out + "'"}, Env: os.Environ()})
 	if err != nil {

@@ -246,7 +246,7 @@ func (a *analysis) choose() {
 		head.WriteString(l.text)
 		head.WriteByte('\n')
 	}
-	a.factory = compress.Select(a.argv, head.Bytes())
+	a.factory = selectCompressor(a.argv, head.Bytes())
 	a.comp = a.factory.New(compress.Options{Intent: a.intent, Root: a.root})
 	for _, l := range a.head {
 		a.comp.Line(l.text)
@@ -313,9 +313,12 @@ func (s *scan) collectRefs(text string) {
 	}
 }
 
-// lineRefs finds a line's file references (a variable so a test can make
-// it fail).
-var lineRefs = refs.Line
+// lineRefs finds a line's file references, and selectCompressor picks the
+// digest's compressor (variables so a test can make them fail).
+var (
+	lineRefs         = refs.Line
+	selectCompressor = compress.Select
+)
 
 // sanitize makes a line safe to show: binary lines are summarised and
 // invalid UTF-8 replaced.
