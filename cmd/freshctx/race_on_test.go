@@ -2,5 +2,5 @@
 
 package main
 
-// raceDetector: this test binary was built with -race.
+// raceDetector says whether this test binary was built with -race.
 const raceDetector = true
