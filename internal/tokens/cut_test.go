@@ -28,6 +28,24 @@ func TestCountInPiecesIsCountWhole(t *testing.T) {
 	})
 }
 
+// TestCutsFoundBefore are the texts the properties below once failed on:
+// a cut before '/' after a newline changes the count ("/\n/": the
+// punctuation run takes the newline and the slash), and a counter that cut
+// a run of newlines said its inexact total was exact.
+func TestCutsFoundBefore(t *testing.T) {
+	defer func(n int) { countPiece = n }(countPiece)
+	countPiece = 4
+	if text := "/\n/  "; Count(text) != countWhole(text) {
+		t.Errorf("%q: %d counted in pieces, %d whole", text, Count(text), countWhole(text))
+	}
+	slashes := strings.Repeat("\n\n\n\n\n/", 80<<10/6+1)
+	var c Counter
+	c.Add(slashes)
+	if n, exact := c.Total(); exact && n != countWhole(slashes) {
+		t.Errorf("a run of newlines and slashes: %d said exact, whole %d", n, countWhole(slashes))
+	}
+}
+
 // TestCounterIsCountWhole streams texts longer than the counter's chunks
 // through it in pieces that split lines anywhere: within its budget its
 // total is the whole text's count.
