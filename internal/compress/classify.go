@@ -94,15 +94,6 @@ func newWordList(words []string, phrases map[string]string) *wordList {
 	return l
 }
 
-func (l *wordList) in(lower []byte) bool {
-	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if l.at(lower, i, j) {
-			return true
-		}
-	}
-	return false
-}
-
 // at reports whether the word lower[i:j] is one of the list's, or starts
 // one of its phrases.
 func (l *wordList) at(lower []byte, i, j int) bool {
@@ -120,8 +111,9 @@ func (l *wordList) at(lower []byte, i, j int) bool {
 // word, a phrase saying there were no errors.
 type lineWords struct{ err, warn, none bool }
 
-// scanWords reads a lowercased line's words once for all three; it says
-// what errorWords.in, warningWords.in and noError say.
+// scanWords reads a lowercased line's words once for all three
+// (TestWordListsAreTheExpressions holds it to the expressions they stand
+// for).
 func scanWords(lower []byte) (w lineWords) {
 	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
 		w.err = w.err || errorWords.at(lower, i, j)
@@ -131,20 +123,10 @@ func scanWords(lower []byte) (w lineWords) {
 	return w
 }
 
-// noError reports a lowercased line that says there were none: "0
-// errors", "no error", "0 failed", "0 failures", "error-free" (or
-// "error_free", "errorfree", "error free"), "without errors", as whole words.
-func noError(lower []byte) bool {
-	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if noErrorAt(lower, i, j) {
-			return true
-		}
-	}
-	return false
-}
-
-// noErrorAt reports whether a phrase of noError starts at the word
-// lower[i:j].
+// noErrorAt reports whether a phrase saying there were no errors starts at
+// the word lower[i:j]: "0 errors", "no error", "0 failed", "0 failures",
+// "error-free" (or "error_free", "errorfree", "error free"), "without
+// errors", as whole words.
 func noErrorAt(lower []byte, i, j int) bool {
 	var next []string
 	switch string(lower[i:j]) {
