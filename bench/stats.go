@@ -28,8 +28,13 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 	if _, err := f(-1); err != nil {
 		return nil, err
 	}
-	out := make(sample, 0, b.repeats)
-	for i := range b.repeats {
+	return runs(b.repeats, f)
+}
+
+// runs runs f n times and keeps what each took.
+func runs(n int, f func(i int) (time.Duration, error)) (sample, error) {
+	out := make(sample, 0, n)
+	for i := range n {
 		d, err := f(i)
 		if err != nil {
 			return nil, err
@@ -55,15 +60,8 @@ func (b *bench) repeatWithin(budget time.Duration, f func(i int) (time.Duration,
 	if warm > 0 {
 		n = max(1, min(n, int(budget/warm)))
 	}
-	out := make(sample, 0, n)
-	for i := range n {
-		d, err := f(i)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, d)
-	}
-	return out, n, nil
+	out, err := runs(n, f)
+	return out, n, err
 }
 
 // timed runs a command and returns its wall time.
