@@ -201,7 +201,10 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 // consume reads every batch of lines, handing each to the scan as well,
 // and returns when both have seen the last.
 func (a *analysis) consume(in <-chan []outLine) {
-	toScan, scanned := make(chan []outLine, 16), make(chan struct{})
+	// The scan may lag the digest by a few batches, no more: each batch
+	// holds up to maxBatch lines of up to maxLine bytes, and every batch
+	// in flight is memory the heap limit cannot reclaim.
+	toScan, scanned := make(chan []outLine, 4), make(chan struct{})
 	go func() {
 		a.scan.consume(toScan)
 		close(scanned)
