@@ -205,13 +205,18 @@ func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at pla
 			return err
 		}
 	}
+	stamps := make([]freshness.Stamp, len(sls))
+	for i, sl := range sls {
+		stamps[i] = freshness.Stamp{At: sl.stamped, Stamped: sl.stamped, Files: sl.deps}
+	}
+	checks, err := snap.CheckMany(ctx, stamps)
+	if err != nil {
+		return err
+	}
 	now := s.now()
 	res.Outcome = Hit
-	for _, sl := range sls {
-		reasons, err := s.judge(ctx, snap, at, spec, req, sl, pathSet, now)
-		if err != nil {
-			return err
-		}
+	for i, sl := range sls {
+		reasons := judge(at, spec, req, sl, checks[i], pathSet, now)
 		content, err := s.load(sl.inline, sl.blob)
 		if err != nil {
 			return err
@@ -234,9 +239,9 @@ func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at pla
 	return snap.Flush(ctx)
 }
 
-// judge lists every failing dimension of one slice, in the seed's order.
-func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sl slice,
-	pathSet string, now time.Time) ([]Reason, error) {
+// judge lists every failing dimension of one slice, in the seed's order;
+// check is its dependencies checked against the snapshot.
+func judge(at place, spec Spec, req GetRequest, sl slice, check freshness.Result, pathSet string, now time.Time) []Reason {
 	var rs []Reason
 	add := func(dim, format string, args ...any) {
 		rs = append(rs, Reason{Dimension: dim, Detail: fmt.Sprintf(format, args...)})
@@ -251,15 +256,9 @@ func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place,
 	if spec.PathSet && sl.paths != pathSet {
 		add(DimPathSet, "files were added, removed or moved")
 	}
-	if len(sl.deps) > 0 {
-		check, err := snap.Check(ctx, freshness.Stamp{At: sl.stamped, Stamped: sl.stamped, Files: sl.deps})
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range check.Files {
-			if f.Label != freshness.Fresh {
-				add(DimFile, "%s: %s (%s)", f.Path, f.Reason, f.Label)
-			}
+	for _, f := range check.Files {
+		if f.Label != freshness.Fresh {
+			add(DimFile, "%s: %s (%s)", f.Path, f.Reason, f.Label)
 		}
 	}
 	if req.Mode != Relaxed {
@@ -279,7 +278,7 @@ func (s *Service) judge(ctx context.Context, snap *freshness.Snapshot, at place,
 	if sl.invalidated {
 		add(DimInvalidated, "refresh forced")
 	}
-	return rs, nil
+	return rs
 }
 
 func short(sha string) string {

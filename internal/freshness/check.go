@@ -17,11 +17,50 @@ const MtimeTolerance = time.Second
 // whose fingerprint equals its settled stamp is fresh after one lstat, any
 // other file is hashed (through the stat cache) and compared.
 func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
+	res, err := s.CheckMany(ctx, []Stamp{st})
+	if err != nil {
+		return Result{}, err
+	}
+	return res[0], nil
+}
+
+// CheckMany is Check of every stamp, with the stat-cache entries of the
+// files their fingerprints cannot decide read in one query for all of them
+// (a query per stamp costs more than the checking when stamps are many and
+// small, as an artifact's slices are).
+func (s *Snapshot) CheckMany(ctx context.Context, sts []Stamp) ([]Result, error) {
+	out := make([]Result, len(sts))
+	var rest []string
+	for i, st := range sts {
+		out[i], rest = s.prejudge(st, rest)
+	}
+	if err := s.loadCache(ctx, rest); err != nil {
+		return nil, err
+	}
+	for i, st := range sts {
+		if len(st.Files) == 0 {
+			continue
+		}
+		labels := make([]Label, len(st.Files))
+		for j, f := range st.Files {
+			r := &out[i].Files[j]
+			if r.Label == "" {
+				r.Label, r.Reason = s.checkFile(st, f)
+			}
+			labels[j] = r.Label
+		}
+		out[i].Label = Worst(labels...)
+	}
+	return out, nil
+}
+
+// prejudge decides what of the stamp needs no bytes and appends the paths
+// of the rest to rest.
+func (s *Snapshot) prejudge(st Stamp, rest []string) (Result, []string) {
 	if len(st.Files) == 0 {
-		return Result{Label: NoRefs, Files: []FileResult{}}, nil
+		return Result{Label: NoRefs, Files: []FileResult{}}, rest
 	}
 	res := Result{Files: make([]FileResult, len(st.Files))}
-	var rest []string
 	for i, f := range st.Files {
 		res.Files[i].Path = f.Path
 		if !s.rootExists {
@@ -34,18 +73,7 @@ func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 		}
 		rest = append(rest, f.Path)
 	}
-	if err := s.loadCache(ctx, rest); err != nil {
-		return Result{}, err
-	}
-	labels := make([]Label, len(st.Files))
-	for i, f := range st.Files {
-		if res.Files[i].Label == "" {
-			res.Files[i].Label, res.Files[i].Reason = s.checkFile(st, f)
-		}
-		labels[i] = res.Files[i].Label
-	}
-	res.Label = Worst(labels...)
-	return res, nil
+	return res, rest
 }
 
 // quick decides a file from its fingerprint alone, when that is evidence.

@@ -122,17 +122,55 @@ func TestPropertyNeverWrong(t *testing.T) {
 				rt.Fatal(err)
 			}
 			snap.Flush(ctx)
-			for _, f := range res.Files {
-				same := eq(cur[f.Path], captured[f.Path])
-				if same && f.Label != Fresh {
-					rt.Fatalf("%s is identical to its stamp but labelled %s (%s)", f.Path, f.Label, f.Reason)
-				}
-				if !same && !f.Label.Stale() {
-					rt.Fatalf("%s changed but labelled %s (%s)", f.Path, f.Label, f.Reason)
+			judged := []Result{res}
+			if rapid.Bool().Draw(rt, "as many stamps") {
+				judged = checkSplit(rt, ctx, ws, paths, opt, st)
+			}
+			for _, res := range judged {
+				for _, f := range res.Files {
+					same := eq(cur[f.Path], captured[f.Path])
+					if same && f.Label != Fresh {
+						rt.Fatalf("%s is identical to its stamp but labelled %s (%s)", f.Path, f.Label, f.Reason)
+					}
+					if !same && !f.Label.Stale() {
+						rt.Fatalf("%s changed but labelled %s (%s)", f.Path, f.Label, f.Reason)
+					}
 				}
 			}
 		}
 	})
+}
+
+// checkSplit checks st with CheckMany in a new snapshot, as the whole, as
+// one stamp per file and as a stamp with no files, as an artifact's slices
+// and a list of records are checked: every result must say what Check would.
+func checkSplit(rt *rapid.T, ctx context.Context, ws *workspace.Workspace, paths []string, opt Options, st Stamp) []Result {
+	sts := []Stamp{st, {At: st.At}}
+	for _, f := range st.Files {
+		sts = append(sts, Stamp{At: st.At, Stamped: st.Stamped, Files: []FileStamp{f}})
+	}
+	snap, err := NewSnapshot(ctx, ws, paths, opt)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	res, err := snap.CheckMany(ctx, sts)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	snap.Flush(ctx)
+	if len(res) != len(sts) || res[1].Label != NoRefs {
+		rt.Fatalf("CheckMany of %d stamps gave %d results, the empty one %q", len(sts), len(res), res[1].Label)
+	}
+	for i, r := range res {
+		labels := []Label{}
+		for _, f := range r.Files {
+			labels = append(labels, f.Label)
+		}
+		if len(labels) > 0 && r.Label != Worst(labels...) {
+			rt.Fatalf("stamp %d labelled %s, its files %v", i, r.Label, labels)
+		}
+	}
+	return res
 }
 
 func eq(a, b *string) bool {

@@ -109,12 +109,16 @@ func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) er
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		res, err := snap.Check(ctx, r.stamp)
-		if err != nil {
-			return err
-		}
-		r.Freshness = &res
+	stamps := make([]freshness.Stamp, len(recs))
+	for i, r := range recs {
+		stamps[i] = r.stamp
+	}
+	results, err := snap.CheckMany(ctx, stamps)
+	if err != nil {
+		return err
+	}
+	for i, r := range recs {
+		r.Freshness = &results[i]
 	}
 	return snap.Flush(ctx)
 }
