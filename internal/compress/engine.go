@@ -47,8 +47,13 @@ const (
 	// keepAllBelow: an output this short is kept whole (cleaned, collapsed,
 	// noise removed).
 	keepAllBelow = 20
-	// maxKept bounds memory: past it lines are only counted.
-	maxKept = 5000
+	// maxKept and maxKeptBytes bound memory and the digest: past either,
+	// lines are only counted. A digest of 1 MiB is some 250,000 tokens,
+	// more than a model's whole context; only output built to defeat the
+	// compressor (long lines, each holding failures and file:line
+	// references) comes near it, and made 16 MB digests without it.
+	maxKept      = 5000
+	maxKeptBytes = 1 << 20
 )
 
 // engine keeps important lines with a little context, streaming.
@@ -64,12 +69,13 @@ type engine struct {
 	early     []pending // the first lines, kept whole if the output is short
 	selective bool
 
-	before  []pending // ring of recent dropped lines, for context
-	after   int       // context lines still to keep
-	omitted int       // dropped lines not yet reported by a marker
-	out     []Kept
-	capped  int
-	scratch []byte
+	before   []pending // ring of recent dropped lines, for context
+	after    int       // context lines still to keep
+	omitted  int       // dropped lines not yet reported by a marker
+	out      []Kept
+	outBytes int // of the texts in out
+	capped   int
+	scratch  []byte
 
 	blocks blocks
 
@@ -253,10 +259,11 @@ func (g *engine) reportGap() {
 }
 
 func (g *engine) emit(text string, p Priority) {
-	if len(g.out) >= maxKept {
+	if len(g.out) >= maxKept || g.outBytes+len(text) > maxKeptBytes {
 		g.capped++
 		return
 	}
+	g.outBytes += len(text)
 	g.out = append(g.out, Kept{Text: text, Prio: p})
 }
 
@@ -298,7 +305,7 @@ func (g *engine) Finish() []Kept {
 		g.emit(b.text, PrioContext)
 	}
 	if g.capped > 0 {
-		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: digest line limit]", g.capped), Prio: PrioMarker})
+		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of 5,000 lines or 1 MiB; see the raw output]", g.capped), Prio: PrioMarker})
 	}
 	return g.out
 }

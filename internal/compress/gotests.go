@@ -23,6 +23,7 @@ type goTests struct {
 	held      map[string]*heldTest
 	order     []string // names in held, first run first
 	heldLines int
+	heldBytes int // of the held lines' texts
 }
 
 type heldTest struct {
@@ -32,10 +33,11 @@ type heldTest struct {
 }
 
 const (
-	// maxHeldPerTest and maxHeld bound memory: past them a test's lines are
-	// counted, not kept.
+	// maxHeldPerTest, maxHeld and maxHeldBytes bound memory: past them a
+	// test's lines are counted, not kept.
 	maxHeldPerTest = 2000
 	maxHeld        = 50000
+	maxHeldBytes   = 4 << 20
 )
 
 var (
@@ -132,12 +134,13 @@ func (g *goTests) Line(text string) {
 		g.engine.lineAs(text, Auto)
 		return
 	}
-	if len(t.lines) >= maxHeldPerTest || g.heldLines >= maxHeld {
+	if len(t.lines) >= maxHeldPerTest || g.heldLines >= maxHeld || g.heldBytes+len(text) > maxHeldBytes {
 		t.dropped++
 		return
 	}
 	t.lines = append(t.lines, text)
 	g.heldLines++
+	g.heldBytes += len(text)
 }
 
 // result handles a test's "--- PASS/FAIL/SKIP" line.
@@ -173,6 +176,9 @@ func (g *goTests) forget(name string) {
 		return
 	}
 	g.heldLines -= len(t.lines)
+	for _, l := range t.lines {
+		g.heldBytes -= len(l)
+	}
 	delete(g.held, name)
 	for i, n := range g.order {
 		if n == name {
@@ -193,7 +199,7 @@ func (g *goTests) flushAll() {
 		g.engine.lineAs(t.run+" (no result)", Error)
 		g.replay(t)
 	}
-	g.held, g.order, g.heldLines = map[string]*heldTest{}, nil, 0
+	g.held, g.order, g.heldLines, g.heldBytes = map[string]*heldTest{}, nil, 0, 0
 }
 
 func (g *goTests) Finish() []Kept {

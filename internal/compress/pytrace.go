@@ -25,13 +25,16 @@ type pyTraces struct {
 	failed  failedGroup
 	section []string // pytest lines since the last location or separator
 	libCode bool     // the lines below a library's "in func" frame are its code
+	held    int      // bytes of trace and section
 }
 
 const (
 	// pyKeepInner is how many innermost workspace frames a traceback keeps.
 	pyKeepInner = 3
-	// maxTrace bounds a traceback held in memory; a longer one goes out as read.
-	maxTrace = 4000
+	// maxTrace and maxTraceBytes bound a traceback or a pytest section
+	// held in memory; a longer one goes out as read.
+	maxTrace      = 4000
+	maxTraceBytes = 1 << 20
 )
 
 var (
@@ -64,6 +67,7 @@ func (p *pyTraces) Line(text string) {
 	if strings.HasPrefix(text, "Traceback (most recent call last):") {
 		p.flushSection()
 		p.trace = []string{text}
+		p.held += len(text)
 		return
 	}
 	p.pytestLine(text)
@@ -72,8 +76,9 @@ func (p *pyTraces) Line(text string) {
 // traceLine takes a line of a plain traceback: indented lines are its
 // frames, the first unindented one is the exception that ends it.
 func (p *pyTraces) traceLine(text string) {
-	if strings.HasPrefix(text, " ") && len(p.trace) < maxTrace {
+	if strings.HasPrefix(text, " ") && len(p.trace) < maxTrace && p.held+len(text) <= maxTraceBytes {
 		p.trace = append(p.trace, text)
+		p.held += len(text)
 		return
 	}
 	p.emitTrace()
@@ -90,6 +95,7 @@ type pyFrameLines struct {
 func (p *pyTraces) emitTrace() {
 	trace := p.trace
 	p.trace = nil
+	p.held = 0
 	p.engine.lineAs(trace[0], Error)
 	var frames []pyFrameLines
 	for _, l := range trace[1:] {
@@ -178,10 +184,11 @@ func (p *pyTraces) pytestLine(text string) {
 		p.engine.lineAs(text, Auto)
 		return
 	}
-	if len(p.section) >= maxTrace {
+	if len(p.section) >= maxTrace || p.held+len(text) > maxTraceBytes {
 		p.flushSection()
 	}
 	p.section = append(p.section, text)
+	p.held += len(text)
 }
 
 func libClass(lib bool, otherwise Class) Class {
@@ -204,6 +211,7 @@ func (p *pyTraces) flushSectionAs(lib bool) {
 		p.engine.lineAs(l, c)
 	}
 	p.section = p.section[:0]
+	p.held = 0
 }
 
 // flushFailed sends out a group of FAILED lines, after anything held.

@@ -1,0 +1,71 @@
+package compress
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hostileLine is a line of just under 4 KB (the longest the analysis
+// passes) that every compressor must keep: failures and file:line
+// references, each distinct.
+func hostileLine(i int) string {
+	var b strings.Builder
+	for j := 0; b.Len() < 4000; j++ {
+		fmt.Fprintf(&b, "--- FAIL: TestThing%d_%d (0.00s) pkg/file%d.go:%d: undefined: Foo%d ", i, j, j, i, j)
+	}
+	return b.String()[:4000]
+}
+
+// TestDigestIsBoundedInBytes feeds every kind of compressor 8 MB of long
+// lines that all deserve keeping: the digest stops at its byte bound and
+// says how many kept lines it dropped, where it had grown to 16 MB.
+func TestDigestIsBoundedInBytes(t *testing.T) {
+	for _, f := range []Factory{Generic, Go, Python} {
+		for _, in := range []Intent{Summary, Errors, Raw} {
+			t.Run(f.Name+"/"+string(in), func(t *testing.T) {
+				c := f.New(Options{Intent: in})
+				for i := range 2000 {
+					c.Line(hostileLine(i))
+				}
+				out := c.Finish()
+				size := 0
+				for _, k := range out {
+					size += len(k.Text)
+				}
+				if size > maxKeptBytes+4096 {
+					t.Fatalf("digest of %d lines holds %d bytes, bound %d", len(out), size, maxKeptBytes)
+				}
+				last := out[len(out)-1].Text
+				if !strings.Contains(last, "more kept lines dropped") {
+					t.Fatalf("the digest does not say it dropped lines; it ends %.200q", last)
+				}
+			})
+		}
+	}
+}
+
+// TestHeldLinesAreBoundedInBytes checks what the go test and Python
+// compressors hold before they know whether a test failed or where a
+// traceback ends stays within its byte bound.
+func TestHeldLinesAreBoundedInBytes(t *testing.T) {
+	g := newGoTests(NewEngine(Summary, Rules{}).(*engine), goJSON)
+	g.Line("=== RUN   TestLong")
+	for i := range 3000 {
+		g.Line(hostileLine(i)[10:]) // not a result line: held until the result
+		if g.heldBytes > maxHeldBytes {
+			t.Fatalf("go test held %d bytes after %d lines, bound %d", g.heldBytes, i+1, maxHeldBytes)
+		}
+	}
+	if g.heldBytes < maxHeldBytes-4096 {
+		t.Fatalf("go test held only %d bytes: the bound was not what stopped it", g.heldBytes)
+	}
+	p := newPyTraces(NewEngine(Summary, Rules{}).(*engine))
+	p.Line("Traceback (most recent call last):")
+	for i := range 1000 {
+		p.Line("  " + hostileLine(i))
+		if p.held > maxTraceBytes {
+			t.Fatalf("Python held %d bytes of a traceback after %d lines, bound %d", p.held, i+1, maxTraceBytes)
+		}
+	}
+}
