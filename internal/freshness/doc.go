@@ -19,6 +19,10 @@
 //  3. where the bytes cannot be read: modified after capture + 1 s is
 //     stale_changed, anything else unknown — never fresh.
 //
+// CheckMany is Check of many stamps (an artifact's slices, a list of
+// records) with the stat cache read once for all of them; each result is
+// what Check would say.
+//
 // Check runs no git. git may prove a change and list candidates (callers
 // use it for that) but never proves a file unchanged: its "clean" is blind
 // to assume-unchanged, skip-worktree, eol conversion, symlink targets,
