@@ -71,6 +71,10 @@ func (b *bench) capture(ctx context.Context, sec *section) error {
 			if err != nil {
 				return err
 			}
+			if size == sizes[len(sizes)-1] {
+				mbs := float64(size) / 1e6 / capture.median().Seconds()
+				b.report.goal(fmt.Sprintf("capture of %d MB of %s at 100 MB/s or more", size>>20, in.name), mbs >= 100, "%s", rate(size, capture))
+			}
 			if in.slug == "go-test-log" && size == sizes[len(sizes)-1] {
 				b.report.headline("Capturing a %d MB `go test -v` log: %s against %s for `zstd -c`, peak memory %d MB; the command's own duration is recorded (%s of the run's %s).",
 					size>>20, rate(size, capture), rate(size, zstd), rss>>20, ms(own), ms(wall))
@@ -100,6 +104,7 @@ func (b *bench) capture(ctx context.Context, sec *section) error {
 	}
 	sec.note("One capture of 1 GiB of the `go test -v` log, streamed from this program: %s, %s, peak memory %d MB.",
 		ms(d), rate(1<<30, sample{d}), rss>>20)
+	b.report.goal("peak memory of a capture of 1 GiB at most 64 MB", rss <= 64<<20, "%d MB", rss>>20)
 	return nil
 }
 

@@ -74,6 +74,7 @@ func (b *bench) goBenchmarks(ctx context.Context, sec *section) error {
 		}
 	}
 	sec.table([]string{"benchmark", "what", "metric", "median (min–max)"}, rows)
+	b.benchGoals()
 	if err := b.recallQuality(ctx, sec); err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	}
 	var rows [][]string
 	var xs []float64
-	var same, next, status sample
+	var same, next, status, truth sample
 	var runSeries, nextSeries, statusSeries []sample
 	for _, n := range lengths {
 		dir := filepath.Join(b.tmp, fmt.Sprintf("history-%d", n))
@@ -33,8 +33,7 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 		if status, err = b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") }); err != nil {
 			return err
 		}
-		truth, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") })
-		if err != nil {
+		if truth, err = b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") }); err != nil {
 			return err
 		}
 		if same, err = b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") }); err != nil {
@@ -60,6 +59,12 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	last := rows[len(rows)-1]
 	b.report.headline("`run -- true` in a repository of %d files and %d commits: %s (median) against %s for `git status`, %s of a git status over `true` (%s right after a new commit).",
 		files, lengths[len(lengths)-1], ms(same.median()), ms(status.median()), last[5], last[6])
+	over := float64(same.median()-truth.median()) / float64(status.median())
+	b.report.goal(fmt.Sprintf("`run -- true` with %d files and %d commits adds at most 1.2x one `git status`", files, lengths[len(lengths)-1]),
+		over <= 1.2, "%s over `true`, %s: %s", ms(same.median()-truth.median()), ms(status.median()), times(over))
+	growth := float64(runSeries[len(runSeries)-1].median()) / float64(runSeries[0].median())
+	b.report.goal(fmt.Sprintf("`run -- true` flat in the length of history (%d commits within 1.2x of %d)", lengths[len(lengths)-1], lengths[0]),
+		growth <= 1.2, "%s against %s: %s", ms(runSeries[len(runSeries)-1].median()), ms(runSeries[0].median()), times(growth))
 	sec.note("%d files in every repository.", files)
 	sec.table([]string{"commits", "run -- true, same HEAD", "run -- true, new commit", "git status", "true",
 		"overhead / git status, same HEAD", "overhead / git status, new commit"}, rows)

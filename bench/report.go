@@ -20,6 +20,7 @@ type report struct {
 	sections  []*section
 	charts    map[string]*plot.Plot // file name → chart
 	headlines []string              // the README's summary, one line each
+	goals     []goal
 }
 
 // headline adds a line to the README's summary.
@@ -135,6 +136,7 @@ func (r *report) write(path string) error {
 	for _, m := range r.machine {
 		b.WriteString("- " + m + "\n")
 	}
+	b.WriteString(r.goalsTable())
 	for _, s := range r.sections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.title, s.intro)
 		for _, blk := range s.blocks {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// goal is one target of the work the report measures, beside the figure
+// this run produced for it. Whether it is met is computed from that
+// figure, never typed.
+type goal struct {
+	what, measured string
+	met            bool
+}
+
+// goal records a target and this run's figure for it.
+func (r *report) goal(what string, met bool, format string, args ...any) {
+	r.goals = append(r.goals, goal{what: what, measured: fmt.Sprintf(format, args...), met: met})
+}
+
+// goalsTable renders the goals in the order the sections met them.
+func (r *report) goalsTable() string {
+	if len(r.goals) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Goals\n\n")
+	b.WriteString("Each target of the work on speed, beside the figure this run produced for it; \"met\" is\n")
+	b.WriteString("computed from that figure. The sections below give every measurement and its baseline.\n\n")
+	b.WriteString("| goal | this run | met |\n| --- | --- | --- |\n")
+	for _, g := range r.goals {
+		met := "no"
+		if g.met {
+			met = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.what, g.measured, met)
+	}
+	return b.String()
+}
+
+// metricValue is the median of a Go benchmark's metric, and whether the
+// run reported it.
+func (b *bench) metricValue(bench, unit string) (float64, bool) {
+	for _, m := range b.metrics {
+		if m.bench == bench && m.unit == unit {
+			v := slices.Clone(m.values)
+			slices.Sort(v)
+			return v[len(v)/2], true
+		}
+	}
+	return 0, false
+}
+
+// benchGoals states the goals the Go benchmarks measure.
+func (b *bench) benchGoals() {
+	if x, ok := b.metricValue("BenchmarkConcurrentRuns", "x_previous"); ok {
+		runs, _ := b.metricValue("BenchmarkConcurrentRuns", "runs/s_at_8")
+		prev, _ := b.metricValue("BenchmarkConcurrentRuns", "previous_runs/s_at_8")
+		b.report.goal("8 processes at a time: at least 2x the aggregate runs/s of the release before this work", x >= 2,
+			"%.1f against %.1f runs/s: %s", runs, prev, times(x))
+	}
+	if p99, ok := b.metricValue("BenchmarkConcurrentRuns", "p99_ms"); ok {
+		b.report.goal("8 processes at a time: p99 of a run at most 250 ms on 2 cores", p99 <= 250, "%.0f ms", p99)
+	}
+	if put, ok := b.metricValue("BenchmarkSlices2000", "put_ms"); ok && !b.short {
+		b.report.goal("a 2,000-slice repo map stored by one call in at most 2 s", put <= 2000, "%.0f ms", put)
+	}
+	if x, ok := b.metricValue("BenchmarkSlices2000", "get_x_status"); ok {
+		get, _ := b.metricValue("BenchmarkSlices2000", "get_ms")
+		cold, _ := b.metricValue("BenchmarkSlices2000", "cold_ms")
+		b.report.goal("the repo map's get with 10 changed dependencies: at most 1.2x one `git status`", x <= 1.2,
+			"%.1f ms: %s (a get of an artifact never put: %.1f ms)", get, times(x), cold)
+	}
+	if wrong, ok := b.metricValue("BenchmarkTrace2000", "wrong_answers"); ok {
+		checked, _ := b.metricValue("BenchmarkTrace2000", "checked_answers")
+		b.report.goal("the read cache: no wrong answer over a scripted session", wrong == 0,
+			"%.0f wrong of %.0f checked", wrong, checked)
+	}
+}
