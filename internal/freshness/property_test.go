@@ -113,18 +113,14 @@ func TestPropertyNeverWrong(t *testing.T) {
 			case 5: // time passes
 				clock = clock.Add(time.Duration(rapid.IntRange(0, 3).Draw(rt, "secs")) * time.Second)
 			}
-			snap, err := NewSnapshot(ctx, ws, paths, opt)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			res, err := snap.Check(ctx, st)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			snap.Flush(ctx)
-			judged := []Result{res}
+			var judged []Result
 			if rapid.Bool().Draw(rt, "as many stamps") {
 				judged = checkSplit(rt, ctx, ws, paths, opt, st)
+			} else {
+				judged = checkNow(rt, ctx, ws, paths, opt, func(snap *Snapshot) ([]Result, error) {
+					res, err := snap.Check(ctx, st)
+					return []Result{res}, err
+				})
 			}
 			for _, res := range judged {
 				for _, f := range res.Files {
@@ -149,15 +145,7 @@ func checkSplit(rt *rapid.T, ctx context.Context, ws *workspace.Workspace, paths
 	for _, f := range st.Files {
 		sts = append(sts, Stamp{At: st.At, Stamped: st.Stamped, Files: []FileStamp{f}})
 	}
-	snap, err := NewSnapshot(ctx, ws, paths, opt)
-	if err != nil {
-		rt.Fatal(err)
-	}
-	res, err := snap.CheckMany(ctx, sts)
-	if err != nil {
-		rt.Fatal(err)
-	}
-	snap.Flush(ctx)
+	res := checkNow(rt, ctx, ws, paths, opt, func(snap *Snapshot) ([]Result, error) { return snap.CheckMany(ctx, sts) })
 	if len(res) != len(sts) || res[1].Label != NoRefs {
 		rt.Fatalf("CheckMany of %d stamps gave %d results, the empty one %q", len(sts), len(res), res[1].Label)
 	}
@@ -169,6 +157,24 @@ func checkSplit(rt *rapid.T, ctx context.Context, ws *workspace.Workspace, paths
 		if len(labels) > 0 && r.Label != Worst(labels...) {
 			rt.Fatalf("stamp %d labelled %s, its files %v", i, r.Label, labels)
 		}
+	}
+	return res
+}
+
+// checkNow checks with a new snapshot of the workspace and keeps what it
+// learnt in the stat cache, as a command does.
+func checkNow(rt *rapid.T, ctx context.Context, ws *workspace.Workspace, paths []string, opt Options,
+	check func(*Snapshot) ([]Result, error)) []Result {
+	snap, err := NewSnapshot(ctx, ws, paths, opt)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	res, err := check(snap)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	if err := snap.Flush(ctx); err != nil {
+		rt.Fatal(err)
 	}
 	return res
 }
