@@ -77,3 +77,39 @@ func TestMakeRepo(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestGoalsAreComputed: a goal's "met" follows the figure the benchmarks
+// printed, on either side of its threshold, and a goal whose figure the run
+// did not print is left out.
+func TestGoalsAreComputed(t *testing.T) {
+	out := []byte(`BenchmarkConcurrentRuns-2   1   9 ns/op   266.3 p99_ms   41.2 runs/s_at_8   18.8 previous_runs/s_at_8   2.19 x_previous
+BenchmarkTrace2000-2   1   9 ns/op   120 checked_answers   1 wrong_answers
+`)
+	b := &bench{metrics: parseBench(out)}
+	b.report = newReport(b)
+	b.benchGoals()
+	want := map[string]bool{"at least 2x": true, "p99 of a run at most 250 ms": false, "no wrong unchanged": false}
+	if len(b.report.goals) != len(want) {
+		t.Fatalf("%d goals, want %d: %+v", len(b.report.goals), len(want), b.report.goals)
+	}
+	for _, g := range b.report.goals {
+		found := false
+		for part, met := range want {
+			if strings.Contains(g.what, part) {
+				found = true
+				if g.met != met {
+					t.Errorf("%q (%s): met %v, want %v", g.what, g.measured, g.met, met)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("unexpected goal %q", g.what)
+		}
+	}
+	table := b.report.goalsTable()
+	for _, row := range []string{"| 41.2 against 18.8 runs/s: 2.19x | yes |", "| 266 ms | no |", "| 1 wrong of 120 checked | no |"} {
+		if !strings.Contains(table, row) {
+			t.Errorf("the table lacks %q:\n%s", row, table)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -44,9 +43,7 @@ func (r *report) goalsTable() string {
 func (b *bench) metricValue(bench, unit string) (float64, bool) {
 	for _, m := range b.metrics {
 		if m.bench == bench && m.unit == unit {
-			v := slices.Clone(m.values)
-			slices.Sort(v)
-			return v[len(v)/2], true
+			return m.median(), true
 		}
 	}
 	return 0, false

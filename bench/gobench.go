@@ -93,14 +93,21 @@ type metric struct {
 	values      []float64
 }
 
-func (m metric) spread() string {
+func (m metric) sorted() []float64 {
 	v := slices.Clone(m.values)
 	slices.Sort(v)
+	return v
+}
+
+func (m metric) median() float64 { v := m.sorted(); return v[len(v)/2] }
+
+func (m metric) spread() string {
+	v := m.sorted()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 	if len(v) == 1 {
 		return f(v[0])
 	}
-	return fmt.Sprintf("%s (%s–%s)", f(v[len(v)/2]), f(v[0]), f(v[len(v)-1]))
+	return fmt.Sprintf("%s (%s–%s)", f(m.median()), f(v[0]), f(v[len(v)-1]))
 }
 
 // ofBenchmark keeps the metrics of one benchmark and its sub-benchmarks.
@@ -147,12 +154,8 @@ func parseBench(out []byte) []metric {
 // metric is the median of a Go benchmark's metric, or "?" if it did not
 // report it.
 func (b *bench) metric(bench, unit string) string {
-	for _, m := range b.metrics {
-		if m.bench == bench && m.unit == unit {
-			v := slices.Clone(m.values)
-			slices.Sort(v)
-			return strconv.FormatFloat(v[len(v)/2], 'g', 3, 64)
-		}
+	if v, ok := b.metricValue(bench, unit); ok {
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	return "?"
 }
