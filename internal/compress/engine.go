@@ -305,7 +305,8 @@ func (g *engine) Finish() []Kept {
 		g.emit(b.text, PrioContext)
 	}
 	if g.capped > 0 {
-		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of 5,000 lines or 1 MiB; see the raw output]", g.capped), Prio: PrioMarker})
+		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of %d lines or %d MiB; see the raw output]",
+			g.capped, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
 	}
 	return g.out
 }
