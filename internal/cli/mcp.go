@@ -23,8 +23,9 @@ func newMCPCmd(a *app) *cobra.Command {
 	var tools string
 	var structured bool
 	cmd := &cobra.Command{
-		Use:   "mcp [--tools a,b,...] [--session S]",
-		Short: "Serve freshctx as MCP tools over stdio",
+		Annotations: map[string]string{collectorKey: collectServer},
+		Use:         "mcp [--tools a,b,...] [--session S]",
+		Short:       "Serve freshctx as MCP tools over stdio",
 		Long: `Serve run, recall, show, read, session_*, registry_* and artifact_* as MCP
 tools over stdin/stdout, for the workspace of the working directory (or
 --root, or $FRESHCTX_ROOT). Each tool answers with the text the CLI prints;

@@ -2,28 +2,77 @@ package cli
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 )
 
-func TestRunAndCaptureLimitTheirMemory(t *testing.T) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	limitMemory([]string{"HOME=/x"})
-	if got := debug.SetMemoryLimit(-1); got != captureMemory {
-		t.Fatalf("memory limit %d, want %d", got, captureMemory)
+// collector reads the collector's settings without changing them.
+func collector() (percent int, limit int64) {
+	percent = debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
+}
+
+// resetCollector puts Go's defaults back for the next test.
+func resetCollector() {
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+}
+
+func commandFor(policy string) *cobra.Command {
+	c := &cobra.Command{Use: "x"}
+	if policy != "" {
+		c.Annotations = map[string]string{collectorKey: policy}
 	}
-	if got := debug.SetGCPercent(100); got != -1 {
-		t.Fatalf("GC percent %d, want -1: collect only near the limit", got)
+	return c
+}
+
+func TestCollectorPolicies(t *testing.T) {
+	defer resetCollector()
+	for _, tc := range []struct {
+		policy  string
+		percent int
+		limit   int64
+	}{
+		{collectCapture, -1, captureMemory},
+		{collectServer, 100, math.MaxInt64},
+		{"", -1, lateHeap},
+	} {
+		resetCollector()
+		setCollector(commandFor(tc.policy), []string{"HOME=/x"})
+		if p, l := collector(); p != tc.percent || l != tc.limit {
+			t.Errorf("policy %q: GC percent %d, limit %d; want %d, %d", tc.policy, p, l, tc.percent, tc.limit)
+		}
+		for _, env := range []string{"GOMEMLIMIT=1GiB", "GOGC=50"} {
+			resetCollector()
+			setCollector(commandFor(tc.policy), []string{env})
+			if p, l := collector(); p != 100 || l != math.MaxInt64 {
+				t.Errorf("policy %q with %s in the environment: GC percent %d, limit %d; want Go's defaults", tc.policy, env, p, l)
+			}
+		}
 	}
-	for _, env := range []string{"GOMEMLIMIT=1GiB", "GOGC=50"} {
-		debug.SetMemoryLimit(math.MaxInt64)
-		limitMemory([]string{env})
-		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-			t.Fatalf("%s in the environment was overridden: limit %d", env, got)
+}
+
+// A command that outgrows lateHeap is collected as Go's default paces it
+// from its first collection on, so its heap is not held at the limit.
+func TestCollectLateRestoresPacingAfterTheFirstCollection(t *testing.T) {
+	defer resetCollector()
+	collectLate()
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p, l := collector()
+		if p == 100 && l == math.MaxInt64 {
+			return
 		}
-		if got := debug.SetGCPercent(100); got != 100 {
-			t.Fatalf("%s in the environment was overridden: GC percent %d", env, got)
+		if time.Now().After(deadline) {
+			t.Fatalf("after a collection: GC percent %d, limit %d; want Go's defaults", p, l)
 		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -98,8 +98,9 @@ func newRootCmd(a *app) *cobra.Command {
 		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			a.ran = true
+			setCollector(c, a.io.Env)
 			return nil
 		},
 	}

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"runtime/debug"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/compress"
@@ -27,7 +24,6 @@ func (f *recordFlags) register(cmd *cobra.Command) {
 
 // prepare validates the flags and opens the records service.
 func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *records.Service, error) {
-	limitMemory(a.io.Env)
 	opt, err := f.options(a)
 	if err != nil {
 		return opt, nil, err
@@ -57,38 +53,12 @@ func (f *recordFlags) options(a *app) (records.Options, error) {
 	return opt, nil
 }
 
-// captureMemory is the soft memory limit of run and capture: however much
-// output comes, the garbage collector works to keep the process's own
-// memory near it (the ruleset, the tokenizer, the compressor's state and
-// the buffers in flight are about 20 MB of it; the binary's code and
-// constant data add about 23 MB of resident pages besides, and the store's
-// work at the end a few more). At 40 MiB a 100 MB capture peaked at 61-65
-// MB, at 36 MiB at 58-61 MB and 5-10% slower. GOMEMLIMIT in the
-// environment overrides it.
-const captureMemory = 36 << 20
-
-// limitMemory sets run's and capture's soft memory limit and lets the
-// collector run only as the heap nears it: most runs never get there and
-// collect nothing, where the default pacing collected several times while
-// the tokenizer built its 200,000-entry vocabulary (8 runs at a time: 15%
-// more runs a second). A capture whose live heap is ~20 MB collects as
-// often under the limit either way. GOGC or GOMEMLIMIT in the environment
-// leaves the collector as they say.
-func limitMemory(env []string) {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOMEMLIMIT=") || strings.HasPrefix(kv, "GOGC=") {
-			return
-		}
-	}
-	debug.SetMemoryLimit(captureMemory)
-	debug.SetGCPercent(-1)
-}
-
 func newRunCmd(a *app) *cobra.Command {
 	var f recordFlags
 	cmd := &cobra.Command{
-		Use:   "run [flags] -- CMD [ARG...]",
-		Short: "Run a command, keep its whole output, print a digest",
+		Annotations: map[string]string{collectorKey: collectCapture},
+		Use:         "run [flags] -- CMD [ARG...]",
+		Short:       "Run a command, keep its whole output, print a digest",
 		Long: `Run a command with your environment, stdin and working directory. Both output
 streams are kept byte for byte in the store; what is printed is a digest that
 keeps every error, failure and file:line, then a footer naming the record.
@@ -133,8 +103,9 @@ func newCaptureCmd(a *app) *cobra.Command {
 	var files []string
 	var exitCode int
 	cmd := &cobra.Command{
-		Use:   "capture [flags] < OUTPUT",
-		Short: "Record text from stdin, as run does for a command",
+		Annotations: map[string]string{collectorKey: collectCapture},
+		Use:         "capture [flags] < OUTPUT",
+		Short:       "Record text from stdin, as run does for a command",
 		Long: `Record text read from stdin as run records a command's output: the whole
 text kept, a digest printed with a footer naming the record.
 
