@@ -80,6 +80,9 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			req.Key = key[0]
 		}
 	}
+	// The path set lists and stats every file in the tree, a git process
+	// and a few milliseconds that run while the slices are read.
+	pathSet := s.pathSetAsync(ctx, spec.PathSet)
 	repo, err := s.repoID(ctx)
 	if err != nil {
 		return nil, err
@@ -107,7 +110,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	res := &GetResult{Outcome: Cold, Reasons: []Reason{}, Slices: []SliceResult{}, Mode: req.Mode, SharedTree: shared}
 	if len(sls) > 0 {
 		res.Ref, res.Commit = sls[0].ref, sls[0].commit
-		if err := s.evaluate(ctx, snap, at, spec, req, sls, res); err != nil {
+		if err := s.evaluate(ctx, snap, at, spec, req, sls, pathSet, res); err != nil {
 			return nil, err
 		}
 	}
@@ -196,14 +199,13 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 	return out, nil
 }
 
-// evaluate judges every slice against the snapshot and sets the outcome.
-func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice, res *GetResult) error {
-	pathSet := ""
-	var err error
-	if spec.PathSet {
-		if pathSet, err = s.pathSet(ctx); err != nil {
-			return err
-		}
+// evaluate judges every slice against the snapshot and sets the outcome;
+// pathSet gives the tree's path set when the artifact's type needs it.
+func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice,
+	pathSet func() (string, error), res *GetResult) error {
+	paths, err := pathSet()
+	if err != nil {
+		return err
 	}
 	stamps := make([]freshness.Stamp, len(sls))
 	for i, sl := range sls {
@@ -216,7 +218,7 @@ func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at pla
 	now := s.now()
 	res.Outcome = Hit
 	for i, sl := range sls {
-		reasons := judge(at, spec, req, sl, checks[i], pathSet, now)
+		reasons := judge(at, spec, req, sl, checks[i], paths, now)
 		content, err := s.load(sl.inline, sl.blob)
 		if err != nil {
 			return err
