@@ -23,7 +23,7 @@ type goBench struct {
 
 var goBenches = []goBench{
 	{"./cmd/freshctx", "BenchmarkRunTrueOverhead$", "10x", "run -- true over true, in a 3-file repository"},
-	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time"},
+	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time; each run leaves its token counts for the first reader, and one stats then makes them all"},
 	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},
 	{"./internal/fabric", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status and a get of an artifact never put (cold)"},

@@ -46,7 +46,9 @@ func (f *recordFlags) options(a *app) (records.Options, error) {
 	if f.maxTokens < 0 {
 		return records.Options{}, usagef("--max-tokens must not be negative")
 	}
-	opt := records.Options{Label: f.label, Intent: in, MaxTokens: f.maxTokens}
+	// The footer prints a small run's counts only if they were made: the
+	// JSON, stats, show and list make them when they are asked for.
+	opt := records.Options{Label: f.label, Intent: in, MaxTokens: f.maxTokens, TokensLater: !a.json}
 	if a.io.ErrIsTerminal && !a.json {
 		opt.Progress = a.io.Err
 	}

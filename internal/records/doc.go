@@ -6,7 +6,11 @@
 // analysis pipeline (line cleaning, compression, file-reference extraction,
 // token counting) reads a copy, so an output of any size and any bytes is
 // kept byte for byte in bounded memory. A record and its blobs land in one
-// transaction; two runs against one store both land.
+// transaction; two runs against one store both land. Token counts are
+// exact for the first 256 KiB of a stream and extrapolated past it; a
+// caller that does not show them (Options.TokensLater) leaves those of a
+// small output kept whole to be made from the kept bytes when first asked
+// for, which gives the same numbers.
 //
 // File references found in the output are resolved against the workspace
 // root (and the command's working directory) and kept only when they name a

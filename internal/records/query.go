@@ -92,7 +92,8 @@ func (s *Service) Get(ctx context.Context, id int64) (*Record, error) {
 	return r, err
 }
 
-// Show loads a record and checks its freshness now.
+// Show loads a record and checks its freshness now; counts not made yet
+// (Options.TokensLater) are made.
 func (s *Service) Show(ctx context.Context, id int64) (*Record, error) {
 	r, err := s.Get(ctx, id)
 	if err != nil {
@@ -101,11 +102,13 @@ func (s *Service) Show(ctx context.Context, id int64) (*Record, error) {
 	if err := s.CheckAll(ctx, []*Record{r}); err != nil {
 		return nil, err
 	}
+	s.countPending(ctx, []*Record{r})
 	return r, nil
 }
 
 // List returns the newest records first, at most limit (0: all), with
-// their freshness checked against one snapshot.
+// their freshness checked against one snapshot and their token counts
+// made.
 func (s *Service) List(ctx context.Context, limit int) ([]*Record, error) {
 	if limit <= 0 {
 		limit = -1
@@ -119,7 +122,11 @@ func (s *Service) List(ctx context.Context, limit int) ([]*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list records: %w", err)
 	}
-	return recs, s.CheckAll(ctx, recs)
+	if err := s.CheckAll(ctx, recs); err != nil {
+		return nil, err
+	}
+	s.countPending(ctx, recs)
+	return recs, nil
 }
 
 // queryRecords loads the records a clause selects, with their files.

@@ -45,6 +45,13 @@ type Record struct {
 	inputs []string
 }
 
+// NotCounted is the token count of a record whose counts are made when
+// first asked for (Options.TokensLater).
+const NotCounted = -1
+
+// Counted reports whether the record's token counts are made.
+func (r *Record) Counted() bool { return r.RawTokens != NotCounted && r.DigestTokens != NotCounted }
+
 // File is a file the output referenced.
 type File struct {
 	Path   string `json:"path"`

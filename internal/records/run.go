@@ -64,6 +64,12 @@ type Options struct {
 	// Inputs, when set, is the record's input scope (root-relative globs,
 	// see scope.go) instead of the one chosen from the command.
 	Inputs []string
+	// TokensLater says the caller does not show the record's token counts:
+	// a record of under 64 KiB of output is then kept with its counts not
+	// made (NotCounted), to be made from the kept output when first asked
+	// for (Show, List, Stats). Loading the tokenizer's vocabulary is most
+	// of the CPU of a run of a small command.
+	TokensLater bool
 }
 
 // Progress is how far a running command has got.
@@ -273,10 +279,13 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	go func() {
 		// The tokenizer's vocabulary (30 ms of CPU) loads in the background
 		// from the first output on; a command that prints nothing never
-		// needs it.
+		// needs it, nor one whose counts are left for later (TokensLater)
+		// until its output nears the size that is counted as it comes.
 		var warm sync.Once
 		c.drained <- c.spool.drain(func(st Stream, p []byte) {
-			warm.Do(tokens.Preload)
+			if !opt.TokensLater || c.bytes.Load()+int64(len(p)) >= preloadLater {
+				warm.Do(tokens.Preload)
+			}
 			c.sinks[st].Write(p)
 		})
 	}()
@@ -329,6 +338,22 @@ func (c *capture) discard() {
 			k.blob.Discard()
 		}
 	}
+}
+
+// preloadLater is how much output a run whose counts may be left for later
+// takes before the vocabulary is loaded: past 64 KiB a stream is counted
+// as it comes.
+const preloadLater = 32 << 10
+
+// countLater reports whether the record's token counts are left for
+// whoever first asks (Options.TokensLater): only when the caller allows it,
+// the digest is the whole output (where counts show what was saved, they
+// are made), no budget needs them, a store keeps the output to count from,
+// and every stream's counter still holds all its text, so a count made
+// later from the kept output is the one made now.
+func (c *capture) countLater(stored, whole bool) bool {
+	return c.opt.TokensLater && whole && c.opt.MaxTokens <= 0 && stored &&
+		c.sinks[Stdout].counter.Held() && c.sinks[Stderr].counter.Held()
 }
 
 func (c *capture) rawTokens() (int, bool) {

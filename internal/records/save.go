@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/tokens"
 )
 
 // recordMeta is what the caller knows about a capture.
@@ -37,8 +38,16 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		keepErr = s.StoreErr // the same for both streams
 	}
 	a := c.analysis
-	fit := compress.Fit(a.finish(), c.opt.MaxTokens)
-	rawTokens, exact := c.rawTokens()
+	lines := a.finish()
+	later := c.countLater(s.Store != nil, wholeOutput(lines, a.lines.Load()))
+	var fit compress.Capped
+	rawTokens, exact := NotCounted, true
+	if later {
+		fit = compress.Capped{Text: compress.Render(lines), Tokens: NotCounted}
+	} else {
+		fit = compress.Fit(lines, c.opt.MaxTokens)
+		rawTokens, exact = c.rawTokens()
+	}
 	r := &Record{
 		Kind: m.kind, Command: quoteArgs(m.argv), Label: c.opt.Label, Cwd: s.cwdRel(),
 		ExitCode: m.exitCode, DurationMS: m.duration.Milliseconds(), Intent: string(c.opt.Intent),
@@ -65,6 +74,10 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 	}
 	if keepErr != nil {
 		r.ID, r.NotKept = 0, keepErr.Error()
+		if later { // nothing kept to count from later
+			r.RawTokens, r.RawTokensExact = c.rawTokens()
+			r.DigestTokens = tokens.Count(r.Digest)
+		}
 		return r, nil
 	}
 	if _, err := s.pruneIfDue(ctx); err != nil {
@@ -74,6 +87,21 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		return r, fmt.Errorf("record %d saved, but re-indexing older records failed: %w", r.ID, err)
 	}
 	return r, nil
+}
+
+// wholeOutput reports whether a digest kept a line for each of the n lines
+// of output and no marker of lines left out: its token counts would say
+// nothing more than that.
+func wholeOutput(lines []compress.Kept, n int64) bool {
+	if int64(len(lines)) != n {
+		return false
+	}
+	for _, l := range lines {
+		if l.Prio == compress.PrioMarker {
+			return false
+		}
+	}
+	return true
 }
 
 func inputsJSON(globs []string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -54,36 +55,44 @@ func (sv *Savings) finish() {
 	}
 }
 
-// Stats sums the savings of every record.
+// Stats sums the savings of every record, first making the counts of
+// those kept without them (Options.TokensLater).
 func (s *Service) Stats(ctx context.Context) (*Stats, error) {
-	out := &Stats{ByCommand: []CommandSavings{}}
-	groups := map[string]*CommandSavings{}
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT kind, argv, label, raw_tokens, digest_tokens, raw_tokens_exact FROM records`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var kind, argv, label string
-			var raw, digest int64
-			var exact bool
-			if err := rows.Scan(&kind, &argv, &label, &raw, &digest, &exact); err != nil {
-				return err
-			}
-			fam := family(kind, argv, label)
-			g := groups[fam]
-			if g == nil {
-				g = &CommandSavings{Command: fam}
-				groups[fam] = g
-			}
-			g.add(raw, digest, exact)
-			out.add(raw, digest, exact)
-		}
-		return rows.Err()
-	})
+	made, err := s.pendingCounts(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
+	}
+	rows, err := s.tokenRows(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	var late []int64 // kept without counts since pendingCounts looked
+	for _, r := range rows {
+		if r.pending() && made[r.id] == nil {
+			late = append(late, r.id)
+		}
+	}
+	if len(late) > 0 {
+		more, err := s.pendingCounts(ctx, late)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+		maps.Copy(made, more)
+	}
+	out := &Stats{ByCommand: []CommandSavings{}}
+	groups := map[string]*CommandSavings{}
+	for _, r := range rows {
+		if m := made[r.id]; m != nil && r.pending() {
+			// counted here but not kept: its output could not all be read
+			r.raw, r.digest, r.exact = int64(m.RawTokens), int64(m.DigestTokens), m.RawTokensExact
+		}
+		g := groups[r.family]
+		if g == nil {
+			g = &CommandSavings{Command: r.family}
+			groups[r.family] = g
+		}
+		g.add(r.raw, r.digest, r.exact)
+		out.add(r.raw, r.digest, r.exact)
 	}
 	out.finish()
 	for _, g := range groups {
@@ -97,6 +106,38 @@ func (s *Service) Stats(ctx context.Context) (*Stats, error) {
 		return strings.Compare(a.Command, b.Command)
 	})
 	return out, nil
+}
+
+// tokenRow is one record's counts as stored.
+type tokenRow struct {
+	id          int64
+	family      string
+	raw, digest int64
+	exact       bool
+}
+
+func (r tokenRow) pending() bool { return r.raw == NotCounted || r.digest == NotCounted }
+
+func (s *Service) tokenRows(ctx context.Context) ([]tokenRow, error) {
+	var out []tokenRow
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, kind, argv, label, raw_tokens, digest_tokens, raw_tokens_exact FROM records`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r tokenRow
+			var kind, argv, label string
+			if err := rows.Scan(&r.id, &kind, &argv, &label, &r.raw, &r.digest, &r.exact); err != nil {
+				return err
+			}
+			r.family = family(kind, argv, label)
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 // family names the command a record ran by its program and, when the next

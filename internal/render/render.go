@@ -39,11 +39,13 @@ func footer(r *records.Record) string {
 		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
 	}
 	parts = append(parts, fmt.Sprintf("%.1fs", float64(r.DurationMS)/1000))
-	approx := ""
-	if !r.RawTokensExact {
-		approx = "~"
+	if r.Counted() { // a small run's counts are made when first asked for
+		approx := ""
+		if !r.RawTokensExact {
+			approx = "~"
+		}
+		parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
 	}
-	parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
 	if n := len(r.Files); n > 0 {
 		parts = append(parts, Count(n, "file", "files"))
 	}

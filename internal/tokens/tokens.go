@@ -142,6 +142,11 @@ func (c *Counter) take(b []byte) {
 	c.roughCut = c.roughCut || rough
 }
 
+// Held reports whether nothing has been counted yet: all the text added so
+// far (less than one 64 KiB chunk) is held, so Total would count it in one
+// piece, exactly as counting the same text again from the start would.
+func (c *Counter) Held() bool { return c.counted == 0 && c.skipped == 0 }
+
 // Total returns the token count and whether it is exact.
 func (c *Counter) Total() (n int, exact bool) {
 	if len(c.buf) > 0 {
