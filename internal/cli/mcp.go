@@ -263,7 +263,7 @@ exits 1; the agent goes on without freshctx's answer.`,
 			}
 			self, _ := os.Executable() // else "freshctx", found on the shell's PATH
 			svc := integrate.HookServices{
-				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd},
+				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd, TokensLater: true},
 				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
 				RunCommands:  run,
 				Self:         self,

@@ -18,7 +18,8 @@ func (a *app) readcache(cmd *cobra.Command) (*readcache.Service, error) {
 		return nil, err
 	}
 	ws := a.ws
-	return &readcache.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+	// Text output shows no token counts: a note's is made when status asks.
+	return &readcache.Service{WS: ws, Store: st, Cwd: a.io.Cwd, TokensLater: !a.json}, nil
 }
 
 // sessionFlag registers --session, defaulting to $FRESHCTX_SESSION, else

@@ -157,7 +157,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		return false, err
 	}
 	note := fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
-	if countTokens(note) >= plain {
+	if !cheaper(note, plain) {
 		return false, nil // a tiny file is its own cheapest answer
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
@@ -230,7 +230,7 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 			elsewhere = "; other lines of the file changed since"
 		}
 		note := fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d%s]", f.rel, span.Start, span.End, base.Entry, elsewhere)
-		if countTokens(note) >= countTokens(text) {
+		if !cheaper(note, res.PlainTokens) { // the count of text
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
 			return
 		}
@@ -316,7 +316,11 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 // record appends the read entry, not yet delivered: it becomes trust only
 // when Delivered says the answer reached the model.
 func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span) (*ReadResult, error) {
-	res.Tokens = countTokens(res.Text)
+	if s.TokensLater && (res.Mode == ModeUnchanged || res.Mode == ModeUnchangedRange) {
+		res.Tokens, e.servedText = NotCounted, res.Text
+	} else {
+		res.Tokens = countTokens(res.Text)
+	}
 	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens
 	switch {
 	case e.shown == showWhole:

@@ -261,3 +261,13 @@ func splitLines(b []byte) []string {
 }
 
 func countTokens(s string) int { return tokens.Count(s) }
+
+// cheaper reports whether note costs fewer tokens than n. Every token of
+// valid UTF-8 text is at least one of its bytes, so a note shorter in
+// bytes than n is cheaper without loading the tokenizer to count it.
+func cheaper(note string, n int) bool {
+	if len(note) < n && utf8.ValidString(note) {
+		return true
+	}
+	return countTokens(note) < n
+}

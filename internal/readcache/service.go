@@ -37,7 +37,16 @@ type Service struct {
 	Now func() time.Time
 	// MaxLines and MaxBytes bound one read's output; 0 means the defaults.
 	MaxLines, MaxBytes int
+	// TokensLater says the caller does not show an answer's token count: a
+	// note (unchanged, unchanged_range) is then kept with its count not
+	// made (ReadResult.Tokens NotCounted), to be made when Status asks.
+	// Loading the tokenizer's vocabulary is most of the CPU of a process
+	// that answers one read.
+	TokensLater bool
 }
+
+// NotCounted is the token count of a note left for Status to make.
+const NotCounted = -1
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {
@@ -68,6 +77,7 @@ type entry struct {
 	start, end, lines   int
 	version, mode       string
 	tokensFull, served  int
+	servedText          string // the note served, when served is NotCounted
 	delivered           bool
 	shown               string // showRange, showWhole or showNotice
 }
@@ -133,10 +143,10 @@ func appendEntry(ctx context.Context, tx *store.Tx, e *entry) error {
 		parent = e.parent
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO rc_entries (session, parent, depth, kind, path, range_start, range_end,
-		version, lines, mode, tokens_full, tokens_served, delivered, created_at, shown)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		version, lines, mode, tokens_full, tokens_served, delivered, created_at, shown, served_text)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.session, parent, e.depth, e.kind, e.path, e.start, e.end, e.version, e.lines, e.mode, e.tokensFull, e.served,
-		e.kind != "read", tx.Now.UnixNano(), cmp.Or(e.shown, showRange))
+		e.kind != "read", tx.Now.UnixNano(), cmp.Or(e.shown, showRange), e.servedText)
 	if err != nil {
 		return fmt.Errorf("append entry: %w", err)
 	}

@@ -54,6 +54,9 @@ func (s *Service) Status(ctx context.Context, session string) (*Status, error) {
 				continue
 			}
 			st.Modes[e.mode]++
+			if e.served == NotCounted {
+				e.served = countTokens(e.servedText)
+			}
 			st.TokensServed += e.served
 			st.TokensPlain += e.tokensFull
 		}
