@@ -65,10 +65,10 @@ type Options struct {
 	// see scope.go) instead of the one chosen from the command.
 	Inputs []string
 	// TokensLater says the caller does not show the record's token counts:
-	// a record of under 64 KiB of output is then kept with its counts not
-	// made (NotCounted), to be made from the kept output when first asked
-	// for (Show, List, Stats). Loading the tokenizer's vocabulary is most
-	// of the CPU of a run of a small command.
+	// a record whose digest is its whole output, under 64 KiB, is then kept
+	// with its counts not made (NotCounted), to be made from the kept
+	// output when first asked for (Show, List, Stats). Loading the
+	// tokenizer's vocabulary is most of the CPU of a run of a small command.
 	TokensLater bool
 }
 
