@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/tokens"
 )
 
 // cheaper decides as an exact count would: the shortcut by bytes never
@@ -80,4 +82,25 @@ func keys(m map[string]int) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The memo of recent counts never answers for another text.
+func TestCountMemoAnswersOnlyForItsText(t *testing.T) {
+	a := lines(40, "a")
+	same := func(unit string) string { // as long as a, other tokens
+		return strings.Repeat(unit, len(a)/len(unit)+1)[:len(a)]
+	}
+	texts := []string{a, same("x"), same("ab "), same("(){}[];\n"), lines(41, "a")}
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = tokens.Count(s)
+	}
+	for round := range 3 {
+		for i := range texts {
+			j := (i + round) % len(texts) // every order of reuse and eviction
+			if got := countTokens(texts[j]); got != want[j] {
+				t.Fatalf("text %d: %d tokens, want %d", j, got, want[j])
+			}
+		}
+	}
 }
