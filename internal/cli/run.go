@@ -64,6 +64,9 @@ func newRunCmd(a *app) *cobra.Command {
 		Long: `Run a command with your environment, stdin and working directory. Both output
 streams are kept byte for byte in the store; what is printed is a digest that
 keeps every error, failure and file:line, then a footer naming the record.
+The footer gives the raw and digest token counts when the digest left
+something out; a small output printed whole leaves them to show, list and
+stats (--json counts at once).
 
 freshctx exits with the command's exit status.`,
 		Example: `  freshctx run -- go test ./...
@@ -109,7 +112,8 @@ func newCaptureCmd(a *app) *cobra.Command {
 		Use:         "capture [flags] < OUTPUT",
 		Short:       "Record text from stdin, as run does for a command",
 		Long: `Record text read from stdin as run records a command's output: the whole
-text kept, a digest printed with a footer naming the record.
+text kept, a digest printed with a footer naming the record (token counts as
+run gives them).
 
 --exit-code N records the status of the command that wrote the text, where
 it is known (a pipe's status is not, until the pipe ends: write the output
