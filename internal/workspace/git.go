@@ -277,10 +277,10 @@ func (g *Git) repoIDAt(ctx context.Context, commonDir, head string) (string, err
 // the whole history is.
 func (g *Git) repoIDFrom(ctx context.Context, head string, known repoIDEntry) (string, error) {
 	if known.head != "" && known.id != "" {
-		if _, err := g.Run(ctx, g.Top, "merge-base", "--is-ancestor", known.head, head); err == nil {
-			out, err := g.Run(ctx, g.Top, "rev-list", "--max-parents=0", head, "^"+known.head, "--")
-			if err == nil {
-				return minID(append(strings.Fields(string(out)), known.id)), nil
+		out, err := g.Run(ctx, g.Top, "rev-list", "--boundary", "--parents", head, "^"+known.head, "--")
+		if err == nil {
+			if roots, ancestor := since(string(out), known.head); ancestor {
+				return minID(append(roots, known.id)), nil
 			}
 		}
 	}
@@ -293,6 +293,25 @@ func (g *Git) repoIDFrom(ctx context.Context, head string, known repoIDEntry) (s
 		return "", err
 	}
 	return minID(strings.Fields(string(out))), nil
+}
+
+// since reads `rev-list --boundary --parents HEAD ^KNOWN`: the root
+// commits among those since known, and whether known is an ancestor of
+// HEAD. It is exactly when known is a parent of a commit since it, which
+// the boundary ("-" and the commit) shows: one git process where an
+// ancestry check and a walk took two, one after the other.
+func since(out, known string) (roots []string, ancestor bool) {
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case strings.HasPrefix(f[0], "-"):
+			ancestor = ancestor || f[0][1:] == known
+		case len(f) == 1:
+			roots = append(roots, f[0])
+		}
+	}
+	return roots, ancestor
 }
 
 func minID(ids []string) string {

@@ -142,3 +142,23 @@ func countingGit(t *testing.T, dir string) (*Workspace, *[]string) {
 	}
 	return ws, calls
 }
+
+func TestSinceReadsRootsAndAncestry(t *testing.T) {
+	const k, a, b, r = "k111", "a222", "b333", "r444"
+	for _, tc := range []struct {
+		name, out string
+		roots     []string
+		ancestor  bool
+	}{
+		{"ahead of known", a + " " + b + "\n" + b + " " + k + "\n-" + k + " p000\n", nil, true},
+		{"known is not an ancestor", r + "\n", []string{r}, false},
+		{"another boundary only", a + " p999\n-p999 p000\n", nil, false},
+		{"merged with another history", a + " " + r + " " + b + "\n" + r + "\n" + b + " " + k + "\n-" + k + " p000\n", []string{r}, true},
+		{"nothing since", "", nil, false},
+	} {
+		roots, ancestor := since(tc.out, k)
+		if !slices.Equal(roots, tc.roots) || ancestor != tc.ancestor {
+			t.Errorf("%s: roots %v, ancestor %v; want %v, %v", tc.name, roots, ancestor, tc.roots, tc.ancestor)
+		}
+	}
+}
