@@ -26,6 +26,9 @@ func newListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if a.io.ErrIsTerminal {
+				svc.Progress = a.io.Err
+			}
 			recs, err := svc.List(cmd.Context(), limit)
 			if err != nil {
 				return err

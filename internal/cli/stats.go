@@ -17,7 +17,9 @@ func newStatsCmd(a *app) *cobra.Command {
 		Long: `Count records and the tokens of their raw output against the tokens of the
 digests served instead, with the o200k tokenizer. A record saves raw minus
 digest tokens, never less than zero; outputs over 1 MiB have their raw count
-extrapolated from a sample and are counted under "estimated".`,
+extrapolated from a sample and are counted under "estimated". The counts a
+small run left for later (see run --help) are made here, from the kept
+output, and kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readRecords(cmd.Context())
@@ -27,6 +29,9 @@ extrapolated from a sample and are counted under "estimated".`,
 			}
 			if err != nil {
 				return err
+			}
+			if a.io.ErrIsTerminal {
+				svc.Progress = a.io.Err
 			}
 			st, err := svc.Stats(cmd.Context())
 			if err != nil {

@@ -18,11 +18,17 @@ import (
 // tokens of what could be read, marked inexact, and stays uncounted in the
 // store.
 func (s *Service) countPending(ctx context.Context, recs []*Record) {
-	var made []*Record
+	var todo, made []*Record
 	for _, r := range recs {
-		if r.Counted() {
-			continue
+		if !r.Counted() {
+			todo = append(todo, r)
 		}
+	}
+	if len(todo) >= manyCounts && s.Progress != nil {
+		fmt.Fprintf(s.Progress, "freshctx: counting the tokens of %d records kept without counts (once; about %d s)\n",
+			len(todo), len(todo)/countsPerSecond+1)
+	}
+	for _, r := range todo {
 		if s.countRecord(r) {
 			made = append(made, r)
 		}
@@ -31,6 +37,13 @@ func (s *Service) countPending(ctx context.Context, recs []*Record) {
 		s.keepCounts(ctx, made)
 	}
 }
+
+// manyCounts is how many counts to make at once before Progress is told;
+// countsPerSecond is about how fast they are made (2,000 small records in
+// 0.12 s).
+var manyCounts = 5000 // a variable for tests
+
+const countsPerSecond = 15000
 
 // keepCounts stores the counts made. A store that cannot be written
 // (read-only, busy past its timeout) only costs the next reader the same

@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,5 +193,30 @@ func TestCountsOfLostOutputAreNotExact(t *testing.T) {
 	}
 	if st.RawTokens < 0 || st.DigestTokens != int64(shown.DigestTokens) || st.Estimated != 1 {
 		t.Fatalf("stats %+v", st.Savings)
+	}
+}
+
+// A read that makes many counts at once says so first.
+func TestManyCountsAreAnnounced(t *testing.T) {
+	defer func(n int) { manyCounts = n }(manyCounts)
+	manyCounts = 3
+	s, _ := newService(t)
+	for i := range 3 {
+		captureText(t, s, fmt.Sprintf("line %d\n", i), Options{TokensLater: true})
+	}
+	var progress strings.Builder
+	s.Progress = &progress
+	if _, err := s.Stats(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "counting the tokens of 3 records") {
+		t.Fatalf("progress %q", progress.String())
+	}
+	progress.Reset()
+	if _, err := s.Stats(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if progress.Len() != 0 {
+		t.Fatalf("counts made again: %q", progress.String())
 	}
 }

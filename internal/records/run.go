@@ -39,6 +39,9 @@ type Service struct {
 	// RacyWindow overrides freshness.RacyWindow (tests on a file system with
 	// a known timestamp granularity); 0 keeps the default.
 	RacyWindow time.Duration
+	// Progress, when set, is told when a read is about to make the token
+	// counts of many records at once (Options.TokensLater).
+	Progress io.Writer
 }
 
 func (s *Service) now() time.Time {
