@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -80,9 +81,15 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			req.Key = key[0]
 		}
 	}
-	// The path set lists and stats every file in the tree, a git process
-	// and a few milliseconds that run while the slices are read.
-	pathSet := s.pathSetAsync(ctx, spec.PathSet)
+	// The path set lists and stats every file in the tree: a git process
+	// and a few milliseconds, run while the slices are read and checked.
+	// A get that needs none of it ends its git on return.
+	pathSet := func() (string, error) { return "", nil }
+	if spec.PathSet {
+		psCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		pathSet = later.Start(func() (string, error) { return s.pathSet(psCtx) })
+	}
 	repo, err := s.repoID(ctx)
 	if err != nil {
 		return nil, err

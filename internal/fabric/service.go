@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -112,27 +111,6 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// pathSetAsync starts computing the path set when needed is set and
-// returns a function that waits for it ("" when not needed).
-func (s *Service) pathSetAsync(ctx context.Context, needed bool) func() (string, error) {
-	if !needed {
-		return func() (string, error) { return "", nil }
-	}
-	type result struct {
-		set string
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		set, err := s.pathSet(ctx)
-		ch <- result{set, err}
-	}()
-	return sync.OnceValues(func() (string, error) {
-		r := <-ch
-		return r.set, r.err
-	})
 }
 
 func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {

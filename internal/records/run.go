@@ -16,6 +16,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -249,19 +250,7 @@ func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, erro
 		return nil
 	}
 	s.WS.Git.Prefetch(ctx)
-	type result struct {
-		st  *workspace.Status
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		st, err := s.WS.Git.Status(ctx, nil)
-		ch <- result{st, err}
-	}()
-	return sync.OnceValues(func() (*workspace.Status, error) {
-		r := <-ch
-		return r.st, r.err
-	})
+	return later.Start(func() (*workspace.Status, error) { return s.WS.Git.Status(ctx, nil) })
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
