@@ -29,6 +29,7 @@ var goBenches = []goBench{
 	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status and a get of an artifact never put (cold)"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
+	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},
 	{"./internal/redact", "BenchmarkRedact$", "3x", "redaction of a real go test -v log against only splitting it into lines"},
 	{"./internal/compress", "BenchmarkCompress50kLines$", "3x", "compression of 50,000 lines"},
 }

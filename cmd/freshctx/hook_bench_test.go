@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,4 +71,62 @@ func waitForSync(b *testing.B, store string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.Fatal("the background registry sync did not end")
+}
+
+// BenchmarkHookRead times Claude Code's PostToolUse hook on a Read, as a
+// process, the way Claude Code calls it after every Read: the first read of
+// a 48 KB file in a conversation (recorded, Read's content stands) and a
+// read of it again unchanged (answered with a note). Each iteration starts
+// a new conversation, so both reads are timed every time.
+func BenchmarkHookRead(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "freshctx")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	r := testgit.New(b)
+	var content strings.Builder
+	for i := range 550 {
+		fmt.Fprintf(&content, "// line %d: some words of a longer source file, func F%d(x int) int { return x * %d }\n", i, i, i)
+	}
+	r.Write("big.go", content.String())
+	r.Commit("init")
+	path := r.Path("big.go")
+	resp, err := json.Marshal(map[string]any{"type": "text", "file": map[string]any{
+		"filePath": path, "content": strings.TrimSuffix(content.String(), "\n"), "numLines": 550, "startLine": 1, "totalLines": 550}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hook := func(session string) (time.Duration, string) {
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": session, "cwd": r.Dir,
+			"tool_name": "Read", "tool_input": map[string]any{"file_path": path}, "tool_response": json.RawMessage(resp)})
+		cmd := exec.Command(bin, "hook", "claude-code")
+		cmd.Dir = r.Dir
+		cmd.Stdin = strings.NewReader(string(in))
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil {
+			b.Fatalf("hook: %v %s", err, out)
+		}
+		return took, string(out)
+	}
+	hook("warm-up") // the store
+	var first, again []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		session := fmt.Sprintf("conversation-%d", i)
+		took, out := hook(session)
+		if strings.Contains(out, "unchanged") {
+			b.Fatalf("a first read answered unchanged: %s", out)
+		}
+		first = append(first, took)
+		took, out = hook(session)
+		if !strings.Contains(out, `[unchanged: big.go`) {
+			b.Fatalf("a read of the same lines again was not answered unchanged: %s", out)
+		}
+		again = append(again, took)
+	}
+	b.ReportMetric(float64(medianOf(first).Microseconds())/1000, "first_ms")
+	b.ReportMetric(float64(medianOf(again).Microseconds())/1000, "unchanged_ms")
 }
