@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
@@ -81,14 +80,7 @@ func (s *Service) countRecord(r *Record) bool {
 // countBlob counts one kept stream as its sink's counter counted it: the
 // same bytes, through the same counter.
 func (s *Service) countBlob(h string) (int, bool, error) {
-	if h == "" {
-		return 0, true, nil
-	}
-	d, err := digest.Parse(h)
-	if err != nil {
-		return 0, false, err
-	}
-	rc, err := s.Store.OpenBlob(d)
+	rc, err := s.openStream(h)
 	if err != nil {
 		return 0, false, err
 	}

@@ -157,13 +157,22 @@ func (s *Service) Raw(ctx context.Context, id int64, stream Stream) (io.ReadClos
 	if err != nil {
 		return nil, err
 	}
-	h := r.blobs[stream]
+	rc, err := s.openStream(r.blobs[stream])
+	if err != nil {
+		return nil, fmt.Errorf("record %d: %w", id, err)
+	}
+	return rc, nil
+}
+
+// openStream opens a kept stream by its blob's digest; "" is an empty
+// stream.
+func (s *Service) openStream(h string) (io.ReadCloser, error) {
 	if h == "" {
 		return io.NopCloser(strings.NewReader("")), nil
 	}
 	d, err := digest.Parse(h)
 	if err != nil {
-		return nil, fmt.Errorf("record %d: %w", id, err)
+		return nil, err
 	}
 	return s.Store.OpenBlob(d)
 }

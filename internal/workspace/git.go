@@ -279,7 +279,7 @@ func (g *Git) repoIDFrom(ctx context.Context, head string, known repoIDEntry) (s
 	if known.head != "" && known.id != "" {
 		out, err := g.Run(ctx, g.Top, "rev-list", "--boundary", "--parents", head, "^"+known.head, "--")
 		if err == nil {
-			if roots, ancestor := since(string(out), known.head); ancestor {
+			if roots, ancestor := rootsSince(string(out), known.head); ancestor {
 				return minID(append(roots, known.id)), nil
 			}
 		}
@@ -295,12 +295,12 @@ func (g *Git) repoIDFrom(ctx context.Context, head string, known repoIDEntry) (s
 	return minID(strings.Fields(string(out))), nil
 }
 
-// since reads `rev-list --boundary --parents HEAD ^KNOWN`: the root
+// rootsSince reads `rev-list --boundary --parents HEAD ^KNOWN`: the root
 // commits among those since known, and whether known is an ancestor of
 // HEAD. It is exactly when known is a parent of a commit since it, which
 // the boundary ("-" and the commit) shows: one git process where an
 // ancestry check and a walk took two, one after the other.
-func since(out, known string) (roots []string, ancestor bool) {
+func rootsSince(out, known string) (roots []string, ancestor bool) {
 	for line := range strings.Lines(out) {
 		f := strings.Fields(line)
 		switch {

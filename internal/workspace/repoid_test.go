@@ -143,7 +143,7 @@ func countingGit(t *testing.T, dir string) (*Workspace, *[]string) {
 	return ws, calls
 }
 
-func TestSinceReadsRootsAndAncestry(t *testing.T) {
+func TestRootsSinceReadsRootsAndAncestry(t *testing.T) {
 	const k, a, b, r = "k111", "a222", "b333", "r444"
 	for _, tc := range []struct {
 		name, out string
@@ -156,7 +156,7 @@ func TestSinceReadsRootsAndAncestry(t *testing.T) {
 		{"merged with another history", a + " " + r + " " + b + "\n" + r + "\n" + b + " " + k + "\n-" + k + " p000\n", []string{r}, true},
 		{"nothing since", "", nil, false},
 	} {
-		roots, ancestor := since(tc.out, k)
+		roots, ancestor := rootsSince(tc.out, k)
 		if !slices.Equal(roots, tc.roots) || ancestor != tc.ancestor {
 			t.Errorf("%s: roots %v, ancestor %v; want %v, %v", tc.name, roots, ancestor, tc.roots, tc.ancestor)
 		}
