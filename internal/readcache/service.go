@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -46,7 +47,7 @@ type Service struct {
 }
 
 // NotCounted is the token count of a note left for Status to make.
-const NotCounted = -1
+const NotCounted = tokens.NotCounted
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {

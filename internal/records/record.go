@@ -5,6 +5,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/tokens"
 )
 
 // Record is one captured run, as `run`, `capture` and `show` report it.
@@ -47,7 +48,7 @@ type Record struct {
 
 // NotCounted is the token count of a record whose counts are made when
 // first asked for (Options.TokensLater).
-const NotCounted = -1
+const NotCounted = tokens.NotCounted
 
 // Counted reports whether the record's token counts are made.
 func (r *Record) Counted() bool { return r.RawTokens != NotCounted && r.DigestTokens != NotCounted }

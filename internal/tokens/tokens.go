@@ -142,6 +142,10 @@ func (c *Counter) take(b []byte) {
 	c.roughCut = c.roughCut || rough
 }
 
+// NotCounted stands for a count not made yet: a caller that does not show
+// a count may keep this instead and make the count when it is asked for.
+const NotCounted = -1
+
 // Held reports whether nothing has been counted yet: all the text added so
 // far (less than one 64 KiB chunk) is held, so Total would count it in one
 // piece, exactly as counting the same text again from the start would.
