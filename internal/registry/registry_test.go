@@ -293,6 +293,26 @@ func TestDirtyAtVerifyThenRevertedIsCaught(t *testing.T) {
 	}
 }
 
+// TestStagedDeletionAtBootstrapIsWatched: a file whose deletion is staged
+// when the registry is first built (the old name of a git mv) is listed by
+// neither ls-files nor a later status once a reset brings it back clean; it
+// must get its row all the same, whichever way the registry asks git.
+func TestStagedDeletionAtBootstrapIsWatched(t *testing.T) {
+	for _, under := range []int{-1, 0} {
+		f := newFixture(t, project(t))
+		f.svc.WholeStatusUnder = under
+		f.r.Git("mv", "main.go", "moved.go")
+		if res := f.sync(); res.Action != ActionBootstrap {
+			t.Fatalf("first sync: %+v", res)
+		}
+		f.r.Git("reset", "-q", "--hard")
+		f.sync()
+		if !f.has("main.go") || f.has("moved.go") {
+			t.Fatalf("git view %d: after the reset main.go has a row: %v, moved.go: %v", under, f.has("main.go"), f.has("moved.go"))
+		}
+	}
+}
+
 func TestSkipsAreCountedByReason(t *testing.T) {
 	r := project(t)
 	r.Write("go.sum", "x h1:abc\n")

@@ -245,6 +245,15 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 		for _, p := range files {
 			add(p)
 		}
+		// A deletion already staged (git rm, the old name of a git mv) is
+		// listed nowhere else: examined, it is watched as absent, so the
+		// file is noticed when it comes back (a reset, a checkout) though
+		// git then calls it clean.
+		for _, e := range status.Entries() {
+			if e.Kind != '?' && e.Kind != '!' {
+				add(e.Path)
+			}
+		}
 		err = s.Store.View(ctx, func(tx *store.Tx) error {
 			rows, err := loadRows(ctx, tx, s.WS.Root, nil)
 			for p := range rows {
