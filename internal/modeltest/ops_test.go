@@ -135,6 +135,20 @@ func (w *world) gitOps() map[string]func(*rapid.T) {
 			w.git("merge", "-q", "--no-edit", "side")
 			w.git("merge", "--abort")
 		},
+		"merge left in conflict": func(t *rapid.T) {
+			p := pick(t)
+			w.git("checkout", "-q", "-B", "other")
+			w.write(p, rapid.SampledFrom(contents).Draw(t, "other content"))
+			w.git("commit", "-q", "-a", "-m", w.name("other"))
+			w.git("checkout", "-q", "main")
+			if rapid.Bool().Draw(t, "delete on main") { // a modify/delete conflict
+				os.RemoveAll(w.abs(p))
+			} else {
+				w.write(p, rapid.SampledFrom(contents).Draw(t, "main content"))
+			}
+			w.git("commit", "-q", "-a", "-m", w.name("main"))
+			w.git("merge", "-q", "--no-edit", "other") // stops on a conflict: resolved, if ever, by a later commit
+		},
 		"rebase": func(*rapid.T) {
 			w.git("rebase", "-q", "side")
 			w.git("rebase", "--abort")

@@ -2,7 +2,11 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -368,5 +372,58 @@ func TestNotAGitRepository(t *testing.T) {
 	f := newFixture(t, testgit.Plain(t, t.TempDir()))
 	if _, err := f.svc.Sync(context.Background()); err == nil || !strings.Contains(err.Error(), "git repository") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestConflictedFilesHaveRows: in a merge stopped on conflicts, git's
+// status letters speak of the two sides ("DU": deleted by us, modified by
+// them), not of a deletion staged in the index. Every conflicted file left
+// in the work tree has a row with its bytes, in both git views, whether the
+// registry starts during the conflict or was kept before it.
+func TestConflictedFilesHaveRows(t *testing.T) {
+	for _, under := range []int{-1, 0} {
+		for _, before := range []bool{false, true} {
+			r := project(t)
+			r.Write("gone-here.txt", "one\n")
+			r.Write("gone-there.txt", "one\n")
+			r.Write("both.txt", "one\n")
+			r.Commit("base")
+			r.Git("checkout", "-q", "-b", "side")
+			r.Write("gone-here.txt", "changed on side\n")
+			r.Remove("gone-there.txt")
+			r.Write("both.txt", "side\n")
+			r.Write("added.txt", "side\n")
+			r.Commit("side")
+			r.Git("checkout", "-q", "-")
+			r.Remove("gone-here.txt")
+			r.Write("gone-there.txt", "changed here\n")
+			r.Write("both.txt", "here\n")
+			r.Write("added.txt", "here\n")
+			r.Commit("here")
+			f := newFixture(t, r)
+			f.svc.WholeStatusUnder = under
+			if before {
+				f.sync()
+			}
+			merge := exec.Command("git", "merge", "-q", "side")
+			merge.Dir, merge.Env = r.Dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Dir,
+				"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+			if out, err := merge.CombinedOutput(); err == nil || !strings.Contains(string(out), "CONFLICT") {
+				t.Fatalf("the merge was meant to stop on conflicts: %v\n%s", err, out)
+			}
+			f.sync()
+			for _, p := range []string{"gone-here.txt", "gone-there.txt", "both.txt", "added.txt"} {
+				data, err := os.ReadFile(r.Path(p))
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				if !f.has(p) {
+					t.Fatalf("git view %d, synced before: %v: conflicted %s has no row", under, before, p)
+				}
+				if got, want := f.file(p).Digest, fmt.Sprintf("%x", sha256.Sum256(data)); got != want {
+					t.Fatalf("git view %d, synced before: %v: %s has digest %.12s, its bytes %.12s", under, before, p, got, want)
+				}
+			}
+		}
 	}
 }

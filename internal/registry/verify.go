@@ -336,10 +336,13 @@ func (ex *examination) ignored(p string) bool {
 	return !listed || e.Kind != '?'
 }
 
-// stagedRemoval reports a removal from the index not yet committed.
+// stagedRemoval reports a removal from the index not yet committed. An
+// unmerged entry's letters name what each side of a merge did ("DU":
+// deleted by us, modified by them): the path is still in the index, in its
+// conflict stages, and is no removal.
 func (ex *examination) stagedRemoval(p string) bool {
 	e, listed := ex.status.Entry(p)
-	return listed && len(e.XY) == 2 && e.XY[0] == 'D'
+	return listed && e.Kind == '1' && len(e.XY) == 2 && e.XY[0] == 'D'
 }
 
 // alwaysExamine is a fingerprint no file has: a watched path stored with it
