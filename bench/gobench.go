@@ -22,6 +22,7 @@ type goBench struct {
 }
 
 var goBenches = []goBench{
+	{"./cmd/freshctx", "BenchmarkStartup$", "50x", "the start of a command (freshctx version), built static as the README installs it, against a build with cgo"},
 	{"./cmd/freshctx", "BenchmarkRunTrueOverhead$", "10x", "run -- true over true, in a 3-file repository"},
 	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time; each run leaves its token counts for the first reader, and one stats then makes them all"},
 	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},

@@ -26,7 +26,7 @@ func machineInfo(b *bench) []string {
 	add("Go", runtime.Version())
 	add("git", command("git", "--version"))
 	add("zstd", strings.Trim(command("zstd", "--version"), "* "))
-	add("freshctx", command(b.bin, "version"))
+	add("freshctx", command(b.bin, "version")+", built with CGO_ENABLED=0 (a static binary, as the README installs it)")
 	return out
 }
 

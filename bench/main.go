@@ -77,7 +77,9 @@ func run(ctx context.Context, o options) error {
 	}
 	b.bin = filepath.Join(tmp, "freshctx")
 	b.progress("building freshctx")
-	if out, err := b.cmd(ctx, root, "go", "build", "-o", b.bin, "./cmd/freshctx").CombinedOutput(); err != nil {
+	build := b.cmd(ctx, root, "go", "build", "-o", b.bin, "./cmd/freshctx")
+	build.Env = append(build.Env, "CGO_ENABLED=0") // as the README installs it
+	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build: %v\n%s", err, out)
 	}
 	b.report = newReport(b)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -19,10 +20,7 @@ import (
 // repository against plain `true` in the same run and reports what freshctx
 // adds, in milliseconds (median of the runs).
 func BenchmarkRunTrueOverhead(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testbin.Build(b)
 	r := testgit.New(b)
 	for _, f := range []string{"a.go", "b.go", "c/d.go"} {
 		r.Write(f, "package x\n")
@@ -53,6 +51,42 @@ func BenchmarkRunTrueOverhead(b *testing.B) {
 	b.ReportMetric(float64(medianOf(base).Microseconds())/1000, "true_ms")
 }
 
+// BenchmarkStartup times `freshctx version`, the start of every command
+// (runtime, package initialisation, flags) and nothing else, for the
+// binary built as the README installs it (CGO_ENABLED=0, static) and, in
+// the same iterations, one built with cgo (linked against the C library).
+// It reports both medians and their ratio; without a C compiler only the
+// static one is timed.
+func BenchmarkStartup(b *testing.B) {
+	static := testbin.Build(b)
+	withCgo := filepath.Join(b.TempDir(), "freshctx-cgo")
+	build := testbin.Command(withCgo, testbin.Main)
+	build.Env = append(build.Env, "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Logf("no cgo build to compare: %v\n%s", err, out)
+		withCgo = ""
+	}
+	timeIt := func(bin string) time.Duration {
+		start := time.Now()
+		if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
+			b.Fatalf("%s version: %v\n%s", bin, err, out)
+		}
+		return time.Since(start)
+	}
+	var s, c []time.Duration
+	for b.Loop() {
+		s = append(s, timeIt(static))
+		if withCgo != "" {
+			c = append(c, timeIt(withCgo))
+		}
+	}
+	b.ReportMetric(float64(medianOf(s).Microseconds())/1000, "static_ms")
+	if withCgo != "" {
+		b.ReportMetric(float64(medianOf(c).Microseconds())/1000, "cgo_ms")
+		b.ReportMetric(float64(medianOf(s))/float64(medianOf(c)), "static_x_cgo")
+	}
+}
+
 // previousRelease is the last commit before the work on speed on real
 // repositories: the "today" the load goal was set against (15-21 runs/s in
 // all at 8 processes, p50 453 ms).
@@ -70,10 +104,7 @@ const previousRelease = "f469ac7"
 // repository's history and put under the same load in the same iterations
 // (x_previous is the ratio of the two aggregates).
 func BenchmarkConcurrentRuns(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testbin.Build(b)
 	prev := ""
 	if !testing.Short() {
 		prev = buildPrevious(b)
@@ -134,7 +165,7 @@ func buildPrevious(b *testing.B) string {
 		return ""
 	}
 	bin := filepath.Join(dir, "freshctx-previous")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/freshctx")
+	build := testbin.Command(bin, "./cmd/freshctx")
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Logf("previous release not measured: build: %v\n%s", err, out)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -23,10 +24,7 @@ func BenchmarkHookSessionStart(b *testing.B) {
 	if testing.Short() {
 		n = 2_000
 	}
-	bin := filepath.Join(b.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testbin.Build(b)
 	r := testgit.New(b)
 	for i := range n {
 		p := r.Path(fmt.Sprintf("src/m%03d/f%05d.go", i%500, i))
@@ -79,10 +77,7 @@ func waitForSync(b *testing.B, store string) {
 // read of it again unchanged (answered with a note). Each iteration starts
 // a new conversation, so both reads are timed every time.
 func BenchmarkHookRead(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testbin.Build(b)
 	r := testgit.New(b)
 	var content strings.Builder
 	for i := range 550 {

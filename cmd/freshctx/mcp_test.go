@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
@@ -232,11 +232,7 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 // buildBinary builds freshctx into a temporary directory.
 func buildBinary(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Build(t)
 }
 
 // TestMCPReadFitsCodexBudget: Codex drops the middle of a tool result over

@@ -16,6 +16,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -194,9 +195,5 @@ func BenchmarkSlices2000(b *testing.B) {
 // buildBinary builds freshctx for a benchmark that calls it as agents do.
 func buildBinary(b *testing.B) string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "freshctx")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/freshctx/freshctx/cmd/freshctx").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Build(b)
 }

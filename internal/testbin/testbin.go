@@ -1,0 +1,36 @@
+// Package testbin builds the freshctx binary for tests and benchmarks that
+// call it as a process, the way agents and shells do.
+//
+// It builds as the README installs it: with CGO_ENABLED=0, a static binary.
+// freshctx uses no C code; without cgo the binary links no C library and
+// each command starts sooner (BenchmarkStartup in cmd/freshctx).
+package testbin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Main is the import path of the freshctx command.
+const Main = "github.com/freshctx/freshctx/cmd/freshctx"
+
+// Build builds freshctx from this module into a temporary directory and
+// returns its path.
+func Build(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "freshctx")
+	if out, err := Command(bin, Main).CombinedOutput(); err != nil {
+		tb.Fatalf("build freshctx: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Command is the `go build` of pkg into bin, as Build runs it; set its Dir
+// to build another checkout of the module (an earlier release).
+func Command(bin, pkg string) *exec.Cmd {
+	c := exec.Command("go", "build", "-o", bin, pkg)
+	c.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return c
+}
