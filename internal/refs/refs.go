@@ -35,10 +35,15 @@ var (
 
 // Line returns the references in one line of output.
 func Line(line string) []Ref {
+	line = strings.ReplaceAll(line, "file://", "")
 	if !maybe(line) {
 		return nil
 	}
-	line = strings.ReplaceAll(line, "file://", "")
+	return find(line)
+}
+
+// find is Line without its pre-filter, for a line without "file://".
+func find(line string) []Ref {
 	var out []Ref
 	seen := map[string]bool{}
 	add := func(r Ref) {
@@ -147,7 +152,7 @@ func isExprPathChar(c byte) bool {
 // name), or one of the keyword forms, or a line that is only a path.
 func maybe(line string) bool {
 	for i := 0; i+1 < len(line); i++ {
-		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' && pathLike(wordBefore(line, i)) {
+		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' && mayEndInPath(wordBefore(line, i)) {
 			return true
 		}
 	}
@@ -195,6 +200,22 @@ func pathLike(w string) bool {
 		return false // "/" alone
 	}
 	return strings.IndexByte(base[1:], '.') >= 0 || knownNames[base]
+}
+
+// mayEndInPath reports whether a word, or a part of it a reference could
+// start from, could be a file path: the reference before it in the line
+// may have ended inside the word ("x:12Makefile:3"). Every test of pathLike
+// but the known names holds for a word when it holds for any end of it.
+func mayEndInPath(w string) bool {
+	if pathLike(w) {
+		return true
+	}
+	for name := range knownNames {
+		if strings.HasSuffix(w, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // clean strips decorations output puts around paths.

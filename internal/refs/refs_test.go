@@ -1,8 +1,12 @@
 package refs
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestLine(t *testing.T) {
@@ -64,4 +68,29 @@ func TestSlashBeforeDigit(t *testing.T) {
 	for _, l := range []string{"x = (lo + hi)/(2 * step)", "/:1", "a / (3)"} {
 		_ = Line(l)
 	}
+}
+
+// TestMaybeLetsEveryReferenceThrough: the pre-filter may let a line through
+// that holds no reference, never turn one away that holds some. A line is
+// one reference of each form, with a random path and numbers, between
+// random pieces of the bytes that surround references.
+func TestMaybeLetsEveryReferenceThrough(t *testing.T) {
+	noise := []string{"", "a", "x.y", "dir/", "x\\", "C:", "12", "7", ":", "(", ")", ",", " ", "\t", "\"", "in ", "at ",
+		"file://", ".", "/", "-", "@", "Makefile", "12:30:45", "f(1)"}
+	forms := []string{"%s:%d", "%s:%d:%d", "%s(%d,%d)", "File \"%s\", line %d", "in %s on line %d", "in %s:line %d",
+		"at com.acme.Foo.run(%s:%d)", "file://%s:%d", "%s"}
+	paths := []string{"a.go", "dir/b.rs", "x\\y.cs", "C:\\src\\m.go", "Makefile", "Foo.java", "lib/", "/abs/p.py", "12", "host"}
+	rapid.Check(t, func(t *rapid.T) {
+		piece := func(label string) string {
+			return strings.Join(rapid.SliceOfN(rapid.SampledFrom(noise), 0, 3).Draw(t, label), "")
+		}
+		form := rapid.SampledFrom(forms).Draw(t, "form")
+		args := []any{rapid.SampledFrom(paths).Draw(t, "path"), rapid.IntRange(0, 999).Draw(t, "line"), rapid.IntRange(0, 99).Draw(t, "col")}
+		ref := fmt.Sprintf(form, args[:strings.Count(form, "%")]...)
+		line := piece("before") + ref + piece("after")
+		line = strings.ReplaceAll(line, "file://", "") // as Line does first
+		if refs := find(line); len(refs) > 0 && !maybe(line) {
+			t.Fatalf("%q holds %+v, but the pre-filter turned it away", line, refs)
+		}
+	})
 }
