@@ -8,9 +8,12 @@
 package refs
 
 import (
-	"github.com/freshctx/freshctx/internal/rx"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // Ref is one reference as written in the output.
@@ -149,15 +152,50 @@ func isExprPathChar(c byte) bool {
 
 // maybe is a cheap pre-filter: a reference needs a digit after ':' or '('
 // following a path-like word (one with '.', '/' or '\\', or a known file
-// name), or one of the keyword forms, or a line that is only a path.
+// name), or one of the keyword forms, or a line that is only a path. Each
+// test is a byte search (most lines hold no ':' followed by a digit, no
+// "line " and a space), not a loop over every byte.
 func maybe(line string) bool {
-	for i := 0; i+1 < len(line); i++ {
-		if (line[i] == ':' || line[i] == '(') && line[i+1] >= '0' && line[i+1] <= '9' && mayEndInPath(wordBefore(line, i)) {
+	return numberAfter(line, ':') || numberAfter(line, '(') || lineKeyword(line) || onlyPath(line)
+}
+
+// numberAfter reports a c followed by a digit after a word that may be a
+// path.
+func numberAfter(line string, c byte) bool {
+	for from := 0; ; {
+		i := strings.IndexByte(line[from:], c)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if i+1 < len(line) && isDigit(line[i+1]) && mayEndInPath(wordBefore(line, i)) {
 			return true
 		}
+		from = i + 1
 	}
-	return strings.Contains(line, "\", line ") || strings.Contains(line, " on line ") || strings.Contains(line, ":line ") ||
-		(strings.IndexByte(strings.TrimSpace(line), ' ') < 0 && strings.ContainsAny(line, "/\\"))
+}
+
+// lineKeyword reports the forms that name a line in words: `", line N`,
+// `in x on line N`, `in x:line N`.
+func lineKeyword(line string) bool {
+	for from := 0; ; {
+		i := strings.Index(line[from:], "line ")
+		if i < 0 {
+			return false
+		}
+		i += from
+		before := line[:i]
+		if strings.HasSuffix(before, "\", ") || strings.HasSuffix(before, " on ") || strings.HasSuffix(before, ":") {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// onlyPath reports a line that is one word holding a directory separator.
+func onlyPath(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.IndexByte(t, ' ') < 0 && (strings.IndexByte(t, '/') >= 0 || strings.IndexByte(t, '\\') >= 0)
 }
 
 func isURL(line string, start, end int) bool {
@@ -207,16 +245,22 @@ func pathLike(w string) bool {
 // may have ended inside the word ("x:12Makefile:3"). Every test of pathLike
 // but the known names holds for a word when it holds for any end of it.
 func mayEndInPath(w string) bool {
+	if w == "" {
+		return false
+	}
 	if pathLike(w) {
 		return true
 	}
-	for name := range knownNames {
-		if strings.HasSuffix(w, name) {
+	for _, name := range knownNameList {
+		if name[len(name)-1] == w[len(w)-1] && strings.HasSuffix(w, name) {
 			return true
 		}
 	}
 	return false
 }
+
+// knownNameList is knownNames as a list, for mayEndInPath.
+var knownNameList = slices.Collect(maps.Keys(knownNames))
 
 // clean strips decorations output puts around paths.
 func clean(p string) string {
