@@ -122,7 +122,8 @@ func BenchmarkGetHit100k(b *testing.B) {
 // window before the put, as a repository's files mostly are: a file written
 // within it is hashed at every get until a get finds it settled. cold_ms is
 // a get of an artifact never put, the floor of any get: the process, the
-// store and the repository's identity.
+// store and the repository's identity. inprocess_get_ms is the same get in
+// a process that stays up, as the MCP server answers it.
 func BenchmarkSlices2000(b *testing.B) {
 	n := 2000
 	if testing.Short() {
@@ -138,7 +139,7 @@ func BenchmarkSlices2000(b *testing.B) {
 		fmt.Fprintf(&jsonl, `{"slice":%q,"deps":[%q],"content":"entry for %s: the declarations of the file, a few lines each"}`+"\n", p, p, p)
 	}
 	r.Commit("init")
-	benchService(b, r) // the store, excluded from git
+	svc := benchService(b, r) // the store, excluded from git; the in-process gets' service
 	bin := buildBinary(b)
 	time.Sleep(freshness.RacyWindow + 100*time.Millisecond)
 	mapFile := filepath.Join(b.TempDir(), "map.jsonl")
@@ -162,7 +163,7 @@ func BenchmarkSlices2000(b *testing.B) {
 	for i := range 10 {
 		r.Write(files[i*(n/10)], "package p // changed\n")
 	}
-	var gets, statuses, colds []time.Duration
+	var gets, statuses, colds, inproc []time.Duration
 	for b.Loop() {
 		took, _ := cli("artifact", "get", "repo_map", "never-put", "--json")
 		colds = append(colds, took)
@@ -184,7 +185,13 @@ func BenchmarkSlices2000(b *testing.B) {
 		start := time.Now()
 		r.Git("status", "--porcelain")
 		statuses = append(statuses, time.Since(start))
+		start = time.Now()
+		if res, err := svc.Get(context.Background(), GetRequest{Type: "repo_map", Key: "root"}); err != nil || len(res.Slices) != n {
+			b.Fatalf("in-process get: %v", err)
+		}
+		inproc = append(inproc, time.Since(start))
 	}
+	b.ReportMetric(float64(medianOf(inproc).Microseconds())/1000, "inprocess_get_ms")
 	b.ReportMetric(float64(put.Microseconds())/1000, "put_ms")
 	b.ReportMetric(float64(medianOf(gets).Microseconds())/1000, "get_ms")
 	b.ReportMetric(float64(medianOf(statuses).Microseconds())/1000, "status_ms")
