@@ -156,7 +156,7 @@ func (g *Git) RepoID(ctx context.Context) (string, error) {
 		}
 		return "", err
 	}
-	fields := strings.Fields(string(out))
+	fields := lines(out)
 	if len(fields) != 3 {
 		return "", fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
@@ -216,24 +216,35 @@ func (g *Git) Prefetch(ctx context.Context) {
 	go g.dirs(ctx)
 }
 
-// dirs returns the git folders, asking git once per Git; a caller that
-// comes while it is asked waits for that answer.
+// dirs returns the git folders, read from the work tree's .git when its
+// layout is the plain one (readGitDirs), else asked of git, once per Git;
+// a caller that comes while they are found waits for that answer.
 func (g *Git) dirs(ctx context.Context) (*gitDirs, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.gitDirs != nil {
 		return g.gitDirs, nil
 	}
+	if d, ok := readGitDirs(g.Top); ok {
+		g.gitDirs = d
+		return d, nil
+	}
 	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir", "--git-common-dir")
 	if err != nil {
 		return nil, err
 	}
-	fields := strings.Fields(string(out))
+	fields := lines(out)
 	if len(fields) != 2 {
 		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
 	g.gitDirs = &gitDirs{dir: g.abs(fields[0]), common: g.abs(fields[1])}
 	return g.gitDirs, nil
+}
+
+// lines splits what rev-parse printed, one answer a line: a folder's path
+// may hold spaces.
+func lines(out []byte) []string {
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 }
 
 // keepDirs notes the git folders another rev-parse printed.
