@@ -23,8 +23,10 @@ const fixedSeed = 20261122
 // edits with the mtime put back, touches both ways, chmod, deletes, renames,
 // replacement by a directory or a symlink, CRLF and LF, empty, binary and
 // larger files) and git operations (commit, amend, checkout and back,
-// stash, reset --hard, merge, a merge left in conflict, rebase, mv, assume-unchanged, skip-worktree,
-// rm --cached and ignore, a nested repository), interleaved with every
+// switching branches, stash, reset --hard, merge, a merge left in
+// conflict, rebase, a rebase left stopped on a conflict, mv,
+// assume-unchanged, skip-worktree, rm --cached and ignore, a nested
+// repository), interleaved with every
 // feature: records (capture, a run that rewrites its file, show),
 // artifacts (put, get), the registry (sync, verify, summarize) and the read
 // cache (whole and range reads, compaction). Every "nothing changed"

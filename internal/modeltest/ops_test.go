@@ -136,18 +136,16 @@ func (w *world) gitOps() map[string]func(*rapid.T) {
 			w.git("merge", "--abort")
 		},
 		"merge left in conflict": func(t *rapid.T) {
-			p := pick(t)
-			w.git("checkout", "-q", "-B", "other")
-			w.write(p, rapid.SampledFrom(contents).Draw(t, "other content"))
-			w.git("commit", "-q", "-a", "-m", w.name("other"))
-			w.git("checkout", "-q", "main")
-			if rapid.Bool().Draw(t, "delete on main") { // a modify/delete conflict
-				os.RemoveAll(w.abs(p))
-			} else {
-				w.write(p, rapid.SampledFrom(contents).Draw(t, "main content"))
-			}
-			w.git("commit", "-q", "-a", "-m", w.name("main"))
+			w.diverge(t, "other", pick(t))
 			w.git("merge", "-q", "--no-edit", "other") // stops on a conflict: resolved, if ever, by a later commit
+		},
+		"rebase left stopped": func(t *rapid.T) {
+			w.diverge(t, "onto", pick(t))
+			w.git("rebase", "-q", "onto") // stops on a conflict, HEAD detached mid-way
+		},
+		"switch branch": func(t *rapid.T) {
+			to := rapid.SampledFrom([]string{"main", "other", "onto", "side"}).Draw(t, "branch")
+			w.git("checkout", "-q", to) // stays there; a branch not made yet, or a dirty tree, leaves HEAD as it is
 		},
 		"rebase": func(*rapid.T) {
 			w.git("rebase", "-q", "side")
@@ -173,4 +171,19 @@ func (w *world) gitOps() map[string]func(*rapid.T) {
 func (w *world) name(kind string) string {
 	w.n++
 	return fmt.Sprintf("%s-%d", kind, w.n)
+}
+
+// diverge commits p changed on branch (made from HEAD) and, on main, p
+// changed otherwise or deleted: merging one into the other conflicts.
+func (w *world) diverge(t *rapid.T, branch, p string) {
+	w.git("checkout", "-q", "-B", branch)
+	w.write(p, rapid.SampledFrom(contents).Draw(t, branch+" content"))
+	w.git("commit", "-q", "-a", "-m", w.name(branch))
+	w.git("checkout", "-q", "main")
+	if rapid.Bool().Draw(t, "delete on main") { // a modify/delete conflict
+		os.RemoveAll(w.abs(p))
+	} else {
+		w.write(p, rapid.SampledFrom(contents).Draw(t, "main content"))
+	}
+	w.git("commit", "-q", "-a", "-m", w.name("main"))
 }
