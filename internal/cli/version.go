@@ -49,9 +49,14 @@ func newVersionCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := map[string]any{"version": Version, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH}
 			return a.render(out, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "freshctx %s (%s %s)\n", Version, out["go"], out["platform"])
+				_, err := fmt.Fprintln(a.io.Out, versionLine())
 				return err
 			})
 		},
 	}
+}
+
+// versionLine is the version as `freshctx version` and --version print it.
+func versionLine() string {
+	return fmt.Sprintf("freshctx %s (%s %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
