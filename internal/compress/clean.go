@@ -12,8 +12,18 @@ import (
 // removed (see termsafe), and trailing spaces go.
 func Clean(line string) string {
 	line = strings.TrimSuffix(line, "\r")
-	if i := strings.LastIndexByte(line, '\r'); i >= 0 {
-		line = line[i+1:]
+	if strings.IndexByte(line, '\r') >= 0 { // searched forwards: LastIndexByte reads a byte at a time
+		line = line[strings.LastIndexByte(line, '\r')+1:]
 	}
-	return strings.TrimRight(termsafe.String(line), " \t")
+	return trimBlankRight(termsafe.String(line))
+}
+
+// trimBlankRight is strings.TrimRight(s, " \t") without building the cut
+// set at every line.
+func trimBlankRight(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return s[:i]
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/termsafe"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
@@ -28,6 +31,22 @@ func TestClean(t *testing.T) {
 			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestCleanIsItsDefinition: over any bytes, Clean is what its doc says in
+// the standard library's words.
+func TestCleanIsItsDefinition(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		line := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.SampledFrom([]rune(" \t\r\x1bab[m\x07é")))).Draw(t, "line")
+		want := strings.TrimSuffix(line, "\r")
+		if i := strings.LastIndexByte(want, '\r'); i >= 0 {
+			want = want[i+1:]
+		}
+		want = strings.TrimRight(termsafe.String(want), " \t")
+		if got := Clean(line); got != want {
+			t.Fatalf("Clean(%q) = %q, want %q", line, got, want)
+		}
+	})
 }
 
 func noisyLog() string {

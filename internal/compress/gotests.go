@@ -58,15 +58,12 @@ func goMarker(line string) (verb, name string, ok bool) {
 
 // goResult reads `^\s*--- (PASS|FAIL|SKIP): (\S+)`: a test's result.
 func goResult(line string) (verb, name string, ok bool) {
-	rest, ok := strings.CutPrefix(strings.TrimLeft(line, spaceBytes), "--- ")
+	rest, ok := strings.CutPrefix(rx.TrimLeftSpace(line), "--- ")
 	if !ok {
 		return "", "", false
 	}
 	return verbAndName(rest, []string{"PASS", "FAIL", "SKIP"}, ":")
 }
-
-// spaceBytes are regexp's \s.
-const spaceBytes = " \t\n\f\r"
 
 // verbAndName reads one of verbs, then sep, then one or more spaces, then
 // a name: the bytes up to the next space.
@@ -81,12 +78,12 @@ func verbAndName(s string, verbs []string, sep string) (verb, name string, ok bo
 			if rest, found = strings.CutPrefix(rest, " "); !found {
 				return "", "", false
 			}
-		} else if t := strings.TrimLeft(rest, spaceBytes); len(t) < len(rest) {
+		} else if t := rx.TrimLeftSpace(rest); len(t) < len(rest) {
 			rest = t
 		} else {
 			return "", "", false
 		}
-		if end := strings.IndexAny(rest, spaceBytes); end >= 0 {
+		if end := rx.IndexSpace(rest); end >= 0 {
 			rest = rest[:end]
 		}
 		if rest == "" {

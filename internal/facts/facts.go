@@ -74,14 +74,14 @@ var patterns = []pattern{
 // digitAfterIndent admits a line that starts with white space and then a
 // digit.
 func digitAfterIndent(line string) bool {
-	t := strings.TrimLeft(line, " \t\n\f\r")
+	t := rx.TrimLeftSpace(line)
 	return len(t) < len(line) && t != "" && '0' <= t[0] && t[0] <= '9'
 }
 
 // lineColInFirstWord admits a line whose first word holds ':' and a digit.
 func lineColInFirstWord(line string) bool {
 	word := line
-	if i := strings.IndexAny(line, " \t\n\f\r"); i >= 0 {
+	if i := rx.IndexSpace(line); i >= 0 {
 		word = line[:i]
 	}
 	for i := 0; i+1 < len(word); i++ {
