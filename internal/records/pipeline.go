@@ -305,7 +305,7 @@ func (s *scan) collectRefs(text string) {
 	}
 	s.lastLine = text
 	for _, r := range lineRefs(text) {
-		key := r.Path
+		key := r.Alt + "\x00" + r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path
 		}

@@ -9,6 +9,7 @@ import (
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,27 @@ func TestReferencesResolveAgainstCwd(t *testing.T) {
 	rec := run(t, s, `echo "calc.go:3:1: bad"`)
 	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
 		t.Fatalf("files = %+v", rec.Files)
+	}
+}
+
+// TestNonASCIIPathsResolve: a path whose folder is named with accents or
+// in another script is the file named, and a decoration drawn against a
+// path (a box-drawing line) is no part of it: each reading is tried
+// against the workspace.
+func TestNonASCIIPathsResolve(t *testing.T) {
+	s, r := newService(t)
+	r.Write("café/main.go", "package main\n")
+	r.Write("プロジェクト/app.py", "x = 1\n")
+	r.Write("ü.txt", "ü\n")
+	r.Write("thé/main.go", "package main\n")
+	rec := run(t, s, `echo "café/main.go:3: boom"; echo "thé/main.go:3: boom"; echo "│pkg/calc.go:3│"; echo "`+r.Path("プロジェクト/app.py")+`:9"; echo "ü.txt:1: bad"`)
+	var got []string
+	for _, f := range rec.Files {
+		got = append(got, f.Path)
+	}
+	slices.Sort(got)
+	if want := []string{"café/main.go", "pkg/calc.go", "thé/main.go", "ü.txt", "プロジェクト/app.py"}; !slices.Equal(got, want) {
+		t.Fatalf("files = %q, want %q", got, want)
 	}
 }
 

@@ -20,32 +20,43 @@ func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirs ...stri
 	out := make([][]string, 0, len(rs))
 	for _, r := range rs {
 		var alts []string
-		switch {
-		case r.JavaClass != "":
+		if r.JavaClass != "" {
 			alts = refs.JavaCandidates(r)
-		case filepath.IsAbs(r.Path):
-			if rel, err := ws.Rel(r.Path, "/"); err == nil {
-				alts = []string{rel}
+		} else {
+			if r.Alt != "" { // the wider reading first (refs.Ref)
+				alts = pathCandidates(ws, cwd, r.Alt, dirs)
 			}
-		default:
-			if rel, err := ws.Rel(r.Path, cwd); err == nil {
-				alts = append(alts, rel)
-			}
-			if rel, err := ws.Rel(r.Path, ws.Root); err == nil {
-				alts = append(alts, rel)
-			}
-			// go test prints a test file relative to its package's folder.
-			for _, d := range dirs {
-				if rel, err := ws.Rel(r.Path, ws.Abs(d)); err == nil {
-					alts = append(alts, rel)
-				}
-			}
+			alts = append(alts, pathCandidates(ws, cwd, r.Path, dirs)...)
 		}
 		if len(alts) > 0 {
 			out = append(out, alts)
 		}
 	}
 	return out
+}
+
+// pathCandidates are the root-relative paths a path in output may name.
+func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []string {
+	if filepath.IsAbs(p) {
+		if rel, err := ws.Rel(p, "/"); err == nil {
+			return []string{rel}
+		}
+		return nil
+	}
+	var alts []string
+	if rel, err := ws.Rel(p, cwd); err == nil {
+		alts = append(alts, rel)
+	}
+	if rel, err := ws.Rel(p, ws.Root); err == nil {
+		alts = append(alts, rel)
+	}
+	// go test prints a test file relative to its package's folder.
+	for _, d := range dirs {
+		if rel, err := ws.Rel(p, ws.Abs(d)); err == nil {
+			alts = append(alts, rel)
+		}
+	}
+	return alts
 }
 
 // pick keeps, for each reference, the first alternative that is a regular

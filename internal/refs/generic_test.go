@@ -38,14 +38,19 @@ func oracle(line string) []genericFind {
 	return out
 }
 
+// lexed is what generic finds, without the wider reading (Ref.Alt) the
+// expression has no part for: TestLine holds that one.
 func lexed(line string) []genericFind {
 	var out []genericFind
-	generic(line, func(r Ref, start, end int) { out = append(out, genericFind{r, start, end}) })
+	generic(line, func(r Ref, start, end int) {
+		r.Alt = ""
+		out = append(out, genericFind{r, start, end})
+	})
 	return out
 }
 
 func TestGenericIsTheExpression(t *testing.T) {
-	alphabet := []byte("ab.C/\\:(),0123 9_-@~+x\t")
+	alphabet := []byte("ab.C/\\:(),0123 9_-@~+x\té")
 	rapid.Check(t, func(t *rapid.T) {
 		line := string(rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 30).Draw(t, "line"))
 		if want, got := oracle(line), lexed(line); !slices.Equal(want, got) {

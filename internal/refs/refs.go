@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/freshctx/freshctx/internal/rx"
 )
@@ -24,6 +25,12 @@ type Ref struct {
 	// JavaClass is set for Java frames, whose Path is only a file name:
 	// the fully qualified class, e.g. "com.acme.Foo$Inner".
 	JavaClass string
+	// Alt, when set, is the path read with the non-ASCII bytes written
+	// right before Path as part of it: a folder named with accents or in
+	// another script (Alt "café/main.go", Path "/main.go"), or a decoration
+	// drawn against the path (Alt "│main.go", Path "main.go"). Which one
+	// names a file only the workspace can tell: the caller tries Alt first.
+	Alt string
 }
 
 const pathChars = `[\w.@+~/\\-]`
@@ -50,11 +57,15 @@ func find(line string) []Ref {
 	var out []Ref
 	seen := map[string]bool{}
 	add := func(r Ref) {
-		r.Path = clean(r.Path)
-		if r.Path == "" || seen[r.Path+":"+strconv.Itoa(r.Line)] {
+		r.Path, r.Alt = clean(r.Path), clean(r.Alt)
+		if r.Path == "" || r.Path == r.Alt {
+			r.Path, r.Alt = r.Alt, ""
+		}
+		key := r.Alt + "\x00" + r.Path + ":" + strconv.Itoa(r.Line)
+		if r.Path == "" || seen[key] {
 			return
 		}
-		seen[r.Path+":"+strconv.Itoa(r.Line)] = true
+		seen[key] = true
 		out = append(out, r)
 	}
 	for _, m := range java.FindAllStringSubmatch(line, -1) {
@@ -89,6 +100,8 @@ func find(line string) []Ref {
 // would find them: leftmost first, none overlapping the one before. (The
 // expression ran at a tenth of the speed; it stays in the tests as the
 // oracle.) found gets each reference and where its path starts and ends.
+// The expression's path is ASCII, as regexp's \w is; a path with non-ASCII
+// bytes right before it gets the wider reading in Ref.Alt.
 func generic(line string, found func(r Ref, start, end int)) {
 	from := 0 // no match starts before the end of the one before
 	for i := 0; i+1 < len(line); i++ {
@@ -103,12 +116,19 @@ func generic(line string, found func(r Ref, start, end int)) {
 		if start == i {
 			continue
 		}
+		wide := start // the path with the non-ASCII bytes before it (Ref.Alt)
+		for wide > from && (isExprPathChar(line[wide-1]) || line[wide-1] >= utf8.RuneSelf) {
+			wide--
+		}
 		// A drive, "C:\", before a path of at least one more byte.
 		if start-2 >= from && (line[start] == '\\' || line[start] == '/') && start+1 < i &&
 			line[start-1] == ':' && isLetter(line[start-2]) {
 			start -= 2
 		}
 		r := Ref{Path: line[start:i]}
+		if wide < start && line[start-1] >= utf8.RuneSelf {
+			r.Alt = line[wide:i]
+		}
 		n, end := digits(line, i+1)
 		if c == ':' {
 			r.Line = atoi(n)

@@ -32,6 +32,13 @@ func TestLine(t *testing.T) {
 		{"ok  \tgithub.com/a/b\t0.012s", nil},
 		{"started at 12:30:45", nil},
 		{"PASS", nil},
+		// Non-ASCII before a path: both readings, the wider one as Alt.
+		{"café/main.go:3: boom", []Ref{{Path: "/main.go", Line: 3, Alt: "café/main.go"}}},
+		{"\t/home/josé/p/main.go:21 +0x1d", []Ref{{Path: "/p/main.go", Line: 21, Alt: "/home/josé/p/main.go"}}},
+		{"│main.go:3│", []Ref{{Path: "main.go", Line: 3, Alt: "│main.go"}}},
+		{"ü.txt:1: bad", []Ref{{Path: "ü.txt", Line: 1}}},
+		{"プロジェクト/app.py:9", []Ref{{Path: "/app.py", Line: 9, Alt: "プロジェクト/app.py"}}},
+		{"x: é main.go:4", []Ref{{Path: "main.go", Line: 4}}},
 	}
 	for _, tt := range tests {
 		got := Line(tt.line)
@@ -76,10 +83,11 @@ func TestSlashBeforeDigit(t *testing.T) {
 // random pieces of the bytes that surround references.
 func TestMaybeLetsEveryReferenceThrough(t *testing.T) {
 	noise := []string{"", "a", "x.y", "dir/", "x\\", "C:", "12", "7", ":", "(", ")", ",", " ", "\t", "\"", "in ", "at ",
-		"file://", ".", "/", "-", "@", "Makefile", "12:30:45", "f(1)"}
+		"file://", ".", "/", "-", "@", "Makefile", "12:30:45", "f(1)", "│", "é"}
 	forms := []string{"%s:%d", "%s:%d:%d", "%s(%d,%d)", "File \"%s\", line %d", "in %s on line %d", "in %s:line %d",
 		"at com.acme.Foo.run(%s:%d)", "file://%s:%d", "%s"}
-	paths := []string{"a.go", "dir/b.rs", "x\\y.cs", "C:\\src\\m.go", "Makefile", "Foo.java", "lib/", "/abs/p.py", "12", "host"}
+	paths := []string{"a.go", "dir/b.rs", "x\\y.cs", "C:\\src\\m.go", "Makefile", "Foo.java", "lib/", "/abs/p.py", "12", "host",
+		"café/m.go", "ü.txt"}
 	rapid.Check(t, func(t *rapid.T) {
 		piece := func(label string) string {
 			return strings.Join(rapid.SliceOfN(rapid.SampledFrom(noise), 0, 3).Draw(t, label), "")
