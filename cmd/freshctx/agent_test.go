@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/agenttest"
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -46,7 +47,7 @@ func newClaudeRig(t testing.TB) *claudeRig { return newClaudeRigWired(t, true) }
 // wired is false: the same repository and agent, without freshctx.
 func newClaudeRigWired(t testing.TB, wired bool) *claudeRig {
 	claude := agentBinary(t, "FRESHCTX_CLAUDE", "claude", "@anthropic-ai/claude-code")
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	r := testgit.New(t)
 	r.Write("notes.txt", notesText(40))
 	r.Commit("init")

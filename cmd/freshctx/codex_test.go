@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/agenttest"
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -28,7 +29,7 @@ type codexRig struct {
 
 func newCodexRig(t *testing.T) *codexRig {
 	codex := agentBinary(t, "FRESHCTX_CODEX", "codex", "@openai/codex")
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	r := testgit.New(t)
 	r.Write("notes.txt", notesText(40))
 	r.Write("big.txt", strings.ReplaceAll(notesText(600), "notes.txt", "big.txt"))

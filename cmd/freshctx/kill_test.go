@@ -17,6 +17,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -186,7 +187,7 @@ func TestKillsLoseNothing(t *testing.T) {
 	r.Write("a.go", "package a\n\nfunc A() {}\n")
 	r.Write("b.go", "package a\n\nfunc B() {}\n")
 	r.Commit("init")
-	k := &killRig{t: t, bin: buildBinary(t), dir: r.Dir, rng: rand.New(rand.NewPCG(seed, 1)), artifacts: map[string]bool{}}
+	k := &killRig{t: t, bin: testbin.Build(t), dir: r.Dir, rng: rand.New(rand.NewPCG(seed, 1)), artifacts: map[string]bool{}}
 	ctx := context.Background()
 
 	// Seed the store and time each writer once, unkilled.

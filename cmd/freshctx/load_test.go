@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -96,7 +97,7 @@ func TestLoad(t *testing.T) {
 		r.Write(fmt.Sprintf("f%d.go", i), fmt.Sprintf("package f\n\nfunc F%d() {}\n", i))
 	}
 	r.Commit("init")
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	setup := &loadWorker{bin: bin, dir: r.Dir}
 	if _, err := setup.exec("", "registry", "sync"); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -28,7 +29,7 @@ type rawMCP struct {
 
 func startRawMCP(t *testing.T, dir string) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(buildBinary(t), "mcp")
+	cmd := exec.Command(testbin.Build(t), "mcp")
 	cmd.Dir = dir
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -21,7 +22,7 @@ import (
 // launches it from the user's home.
 func mcpFrom(t *testing.T, dir string, env []string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(buildBinary(t), "mcp")
+	cmd := exec.Command(testbin.Build(t), "mcp")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "0"}, nil)
@@ -61,7 +62,7 @@ func TestMCPRootIsAProjectNeverHome(t *testing.T) {
 	})
 	t.Run("client roots", func(t *testing.T) {
 		// A 2025-06-18 client that offers roots is asked for them.
-		cmd := exec.Command(buildBinary(t), "mcp")
+		cmd := exec.Command(testbin.Build(t), "mcp")
 		cmd.Dir, cmd.Env = home, append(os.Environ(), env...)
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
@@ -114,7 +115,7 @@ func TestMCPSessionEndsWithItsConnection(t *testing.T) {
 	if text, failed := callText(t, cs, "read", map[string]any{"path": "calc.go"}); failed {
 		t.Fatal(text)
 	}
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	list := func() string {
 		cmd := exec.Command(bin, "session", "list")
 		cmd.Dir = r.Dir

@@ -28,7 +28,7 @@ func mcpSession(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 // mcpSessionAs is mcpSession for a client that names itself client.
 func mcpSessionAs(t *testing.T, dir, client string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
@@ -190,7 +190,7 @@ func TestToolListIsSmall(t *testing.T) {
 // a valid request, and expects an answer to it.
 func TestMCPSurvivesMalformedInput(t *testing.T) {
 	r := testgit.New(t)
-	bin := buildBinary(t)
+	bin := testbin.Build(t)
 	cmd := exec.Command(bin, "mcp")
 	cmd.Dir = r.Dir
 	stdin, _ := cmd.StdinPipe()
@@ -227,12 +227,6 @@ func TestMCPSurvivesMalformedInput(t *testing.T) {
 			t.Fatal("no answer to a valid request after malformed input")
 		}
 	}
-}
-
-// buildBinary builds freshctx into a temporary directory.
-func buildBinary(t testing.TB) string {
-	t.Helper()
-	return testbin.Build(t)
 }
 
 // TestMCPReadFitsCodexBudget: Codex drops the middle of a tool result over

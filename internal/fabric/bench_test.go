@@ -92,7 +92,7 @@ func BenchmarkGetHit100k(b *testing.B) {
 	if _, err := svc.Put(ctx, PutRequest{Type: "file_summary", Key: "src/auth.go", Content: strings.NewReader("Login.")}); err != nil {
 		b.Fatal(err)
 	}
-	bin := buildBinary(b)
+	bin := testbin.Build(b)
 	var inproc, cli []time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -140,7 +140,7 @@ func BenchmarkSlices2000(b *testing.B) {
 	}
 	r.Commit("init")
 	svc := benchService(b, r) // the store, excluded from git; the in-process gets' service
-	bin := buildBinary(b)
+	bin := testbin.Build(b)
 	time.Sleep(freshness.RacyWindow + 100*time.Millisecond)
 	mapFile := filepath.Join(b.TempDir(), "map.jsonl")
 	if err := os.WriteFile(mapFile, []byte(jsonl.String()), 0o644); err != nil {
@@ -186,8 +186,12 @@ func BenchmarkSlices2000(b *testing.B) {
 		r.Git("status", "--porcelain")
 		statuses = append(statuses, time.Since(start))
 		start = time.Now()
-		if res, err := svc.Get(context.Background(), GetRequest{Type: "repo_map", Key: "root"}); err != nil || len(res.Slices) != n {
+		inRes, err := svc.Get(context.Background(), GetRequest{Type: "repo_map", Key: "root"})
+		if err != nil {
 			b.Fatalf("in-process get: %v", err)
+		}
+		if len(inRes.Slices) != n {
+			b.Fatalf("in-process get gave %d slices of %d", len(inRes.Slices), n)
 		}
 		inproc = append(inproc, time.Since(start))
 	}
@@ -197,10 +201,4 @@ func BenchmarkSlices2000(b *testing.B) {
 	b.ReportMetric(float64(medianOf(statuses).Microseconds())/1000, "status_ms")
 	b.ReportMetric(float64(medianOf(colds).Microseconds())/1000, "cold_ms")
 	b.ReportMetric(float64(medianOf(gets))/float64(medianOf(statuses)), "get_x_status")
-}
-
-// buildBinary builds freshctx for a benchmark that calls it as agents do.
-func buildBinary(b *testing.B) string {
-	b.Helper()
-	return testbin.Build(b)
 }

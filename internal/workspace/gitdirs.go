@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // readGitDirs finds a work tree's git folders from the files git keeps
@@ -55,7 +56,7 @@ func pointedTo(file, prefix string) string {
 		return ""
 	}
 	p := string(bytes.TrimRight(b[len(prefix):], "\r\n"))
-	if p == "" || bytes.ContainsAny([]byte(p), "\n\x00") {
+	if p == "" || strings.ContainsAny(p, "\n\x00") {
 		return ""
 	}
 	if !filepath.IsAbs(p) {
