@@ -45,7 +45,7 @@ func (s *Snapshot) CheckMany(ctx context.Context, sts []Stamp) ([]Result, error)
 		for j, f := range st.Files {
 			r := &out[i].Files[j]
 			if r.Label == "" {
-				r.Label, r.Reason = s.checkFile(st, f)
+				r.Label, r.Reason = s.checkFile(ctx, st, f)
 			}
 			labels[j] = r.Label
 		}
@@ -93,26 +93,21 @@ func (s *Snapshot) quick(st Stamp, f FileStamp) (Label, string, bool) {
 }
 
 // checkFile decides a file its fingerprint could not.
-func (s *Snapshot) checkFile(st Stamp, f FileStamp) (Label, string) {
+func (s *Snapshot) checkFile(ctx context.Context, st Stamp, f FileStamp) (Label, string) {
 	o := s.observe(f.Path, false)
 	isDir := o.fp.File.IsDir()
 	switch {
 	case isDir && f.IsDir:
-		return Fresh, "still a directory"
+		return s.checkDir(ctx, f, o)
 	case isDir && f.Existed:
 		return StaleDeleted, "replaced by a directory"
 	case !f.Existed:
 		return StaleChanged, "created since capture"
 	case f.IsDir:
 		return StaleChanged, "directory replaced by a file"
-	case f.Notes&NoteOutsideRoot != 0:
-		return Unknown, "links outside the workspace root: not read"
-	case f.Notes&NoteChangedDuringRun != 0:
-		return Unknown, "changed while the command ran: which content the output saw is not known"
-	case f.Notes&NoteUnsettled != 0:
-		return Unknown, "was changing while it was stamped"
-	case f.Notes&NoteNotStamped != 0:
-		return Unknown, "not stamped (over the file limit)"
+	}
+	if why, ok := noted(f.Notes); ok {
+		return Unknown, why
 	}
 	if !f.Digest.IsZero() {
 		if o.fp.File.Mode.IsRegular() && o.fp.File.Size != f.Size {
@@ -130,6 +125,49 @@ func (s *Snapshot) checkFile(st Stamp, f FileStamp) (Label, string) {
 		}
 	}
 	return s.mtimeTier(st, f, o)
+}
+
+// noteReasons say why a stamp with a note is unknown, first note first.
+var noteReasons = []struct {
+	note Note
+	why  string
+}{
+	{NoteOutsideRoot, "links outside the workspace root: not read"},
+	{NoteChangedDuringRun, "changed while the command ran: which content the output saw is not known"},
+	{NoteUnsettled, "was changing while it was stamped"},
+	{NoteNotStamped, "not stamped (over the file limit)"},
+}
+
+// noted is the reason of the first note in n, if it has one.
+func noted(n Note) (string, bool) {
+	for _, r := range noteReasons {
+		if n&r.note != 0 {
+			return r.why, true
+		}
+	}
+	return "", false
+}
+
+// checkDir judges a directory that is still one by its digest: fresh only
+// when the files under it are the same files with the same bytes.
+func (s *Snapshot) checkDir(ctx context.Context, f FileStamp, o *observation) (Label, string) {
+	if f.Notes&NoteNotStamped != 0 {
+		return Unknown, fmt.Sprintf("holds more than %d entries: not compared", MaxDirEntries)
+	}
+	if why, ok := noted(f.Notes); ok {
+		return Unknown, why
+	}
+	if f.Digest.IsZero() {
+		return Unknown, "a directory whose files were not compared at capture"
+	}
+	s.observeDir(ctx, f.Path, o)
+	switch {
+	case o.readErr != nil:
+		return Unknown, "the files in it cannot be compared: " + o.readErr.Error()
+	case o.digest != f.Digest:
+		return StaleChanged, "files in it were added, removed or changed"
+	}
+	return Fresh, "the same files with the same bytes as at capture"
 }
 
 // mtimeTier judges a file whose content cannot be compared: it can prove a

@@ -19,6 +19,11 @@
 //  3. where the bytes cannot be read: modified after capture + 1 s is
 //     stale_changed, anything else unknown — never fresh.
 //
+// A directory is stamped by everything under it (dirDigest): its files'
+// digests, its symlinks' targets, its entries' names and kinds; it is fresh
+// only when all of these are unchanged, and unknown when they cannot all be
+// compared (over MaxDirEntries, unreadable, changing, outside the root).
+//
 // CheckMany is Check of many stamps (an artifact's slices, a list of
 // records) with the stat cache read once for all of them; each result is
 // what Check would say.

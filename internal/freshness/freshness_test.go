@@ -103,16 +103,45 @@ var hourLater = time.Now().Add(time.Hour)
 // settled.
 func hourFromNow() time.Time { return time.Now().Add(time.Hour) }
 
+// checkCase is a workspace, a stamp of paths, what happens after it and
+// the label (and a word of the first file's reason) the check must give.
+type checkCase struct {
+	name   string
+	noGit  bool
+	setup  func(e *env) // before capture
+	paths  []string
+	mutate func(e *env) // after capture
+	want   Label
+	reason string
+}
+
+// run writes files (committed unless noGit) and plays the case.
+func (tt checkCase) run(t *testing.T, files ...string) {
+	e := newEnv(t, !tt.noGit)
+	for i := 0; i+1 < len(files); i += 2 {
+		e.r.Write(files[i], files[i+1])
+	}
+	if !tt.noGit {
+		e.r.Commit("init")
+	}
+	if tt.setup != nil {
+		tt.setup(e)
+	}
+	st := e.capture(tt.paths...)
+	if tt.mutate != nil {
+		tt.mutate(e)
+	}
+	got := e.check(st)
+	if got.Label != tt.want {
+		t.Fatalf("label = %s, want %s (files %+v)", got.Label, tt.want, got.Files)
+	}
+	if tt.reason != "" && !strings.Contains(got.Files[0].Reason, tt.reason) {
+		t.Fatalf("reason = %q, want it to mention %q", got.Files[0].Reason, tt.reason)
+	}
+}
+
 func TestCheckTable(t *testing.T) {
-	tests := []struct {
-		name   string
-		noGit  bool
-		setup  func(e *env) // before capture
-		paths  []string
-		mutate func(e *env) // after capture
-		want   Label
-		reason string
-	}{
+	tests := []checkCase{
 		{name: "unchanged", paths: []string{"a.go"}, want: Fresh, reason: "content unchanged"},
 		{name: "unchanged, settled fingerprint", paths: []string{"a.go"}, setup: func(e *env) { e.now = hourFromNow }, want: Fresh, reason: "same inode"},
 		{name: "edited same size", paths: []string{"a.go"}, mutate: func(e *env) { e.r.Write("a.go", "package B\n") }, want: StaleChanged},
@@ -199,28 +228,7 @@ func TestCheckTable(t *testing.T) {
 		}, want: StaleDeleted},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, !tt.noGit)
-			e.r.Write("a.go", "package a\n")
-			e.r.Write("b.go", "package b\n")
-			if !tt.noGit {
-				e.r.Commit("init")
-			}
-			if tt.setup != nil {
-				tt.setup(e)
-			}
-			st := e.capture(tt.paths...)
-			if tt.mutate != nil {
-				tt.mutate(e)
-			}
-			got := e.check(st)
-			if got.Label != tt.want {
-				t.Fatalf("label = %s, want %s (files %+v)", got.Label, tt.want, got.Files)
-			}
-			if tt.reason != "" && !strings.Contains(got.Files[0].Reason, tt.reason) {
-				t.Fatalf("reason = %q, want it to mention %q", got.Files[0].Reason, tt.reason)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, "a.go", "package a\n", "b.go", "package b\n") })
 	}
 }
 

@@ -31,6 +31,9 @@ type FS interface {
 	Lstat(name string) (FileInfo, error)
 	Readlink(name string) (string, error)
 	Open(name string) (io.ReadCloser, error)
+	// ReadDir lists a directory in name order, its entries' types as
+	// lstat sees them.
+	ReadDir(name string) ([]fs.DirEntry, error)
 }
 
 // OSFS is the real file system.
@@ -47,3 +50,6 @@ func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }
 
 // Open implements FS.
 func (OSFS) Open(name string) (io.ReadCloser, error) { return os.Open(name) }
+
+// ReadDir implements FS.
+func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }

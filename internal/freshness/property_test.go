@@ -3,6 +3,7 @@ package freshness
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,9 +40,11 @@ func (f *tickFS) Lstat(name string) (FileInfo, error) {
 
 // TestPropertyNeverWrong applies random edits, touches, deletes, reverts,
 // commits and clock ticks, checking after each step that a file whose content
-// differs from its stamp is never fresh and an identical one always is.
+// differs from its stamp is never fresh and an identical one always is. The
+// folder "dir" is stamped too: it is the same when dir/c.txt is.
 func TestPropertyNeverWrong(t *testing.T) {
 	paths := []string{"a.txt", "b.txt", "dir/c.txt"}
+	stamped := append(slices.Clip(paths), "dir")
 	contents := []string{"", "x", "y", "xy", "yx", "xyz"}
 	rapid.Check(t, func(rt *rapid.T) {
 		r := testgit.Init(rt, t.TempDir())
@@ -78,11 +81,11 @@ func TestPropertyNeverWrong(t *testing.T) {
 		cache := &MemCache{}
 		ctx := context.Background()
 		opt := Options{FS: fsys, Cache: cache, Now: now}
-		snap, err := NewSnapshot(ctx, ws, paths, opt)
+		snap, err := NewSnapshot(ctx, ws, stamped, opt)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		st, err := snap.Stamp(ctx, paths, time.Time{})
+		st, err := snap.Stamp(ctx, stamped, time.Time{})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -115,16 +118,20 @@ func TestPropertyNeverWrong(t *testing.T) {
 			}
 			var judged []Result
 			if rapid.Bool().Draw(rt, "as many stamps") {
-				judged = checkSplit(rt, ctx, ws, paths, opt, st)
+				judged = checkSplit(rt, ctx, ws, stamped, opt, st)
 			} else {
-				judged = checkNow(rt, ctx, ws, paths, opt, func(snap *Snapshot) ([]Result, error) {
+				judged = checkNow(rt, ctx, ws, stamped, opt, func(snap *Snapshot) ([]Result, error) {
 					res, err := snap.Check(ctx, st)
 					return []Result{res}, err
 				})
 			}
 			for _, res := range judged {
 				for _, f := range res.Files {
-					same := eq(cur[f.Path], captured[f.Path])
+					model := f.Path
+					if model == "dir" {
+						model = "dir/c.txt"
+					}
+					same := eq(cur[model], captured[model])
 					if same && f.Label != Fresh {
 						rt.Fatalf("%s is identical to its stamp but labelled %s (%s)", f.Path, f.Label, f.Reason)
 					}

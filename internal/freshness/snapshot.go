@@ -72,6 +72,8 @@ type observation struct {
 	hashed  bool  // the digest was asked for
 	readErr error // why the content could not be hashed, if it could not
 	notes   Note
+	// dirLatest is, for a directory, the newest mtime or ctime under it.
+	dirLatest int64
 }
 
 // NewSnapshot prepares to read the workspace. With Options.Git it runs one
@@ -338,24 +340,50 @@ func (s *Snapshot) Stamp(ctx context.Context, paths []string, since time.Time) (
 	}
 	st := Stamp{At: at, Stamped: s.now, Git: g, Files: make([]FileStamp, 0, len(paths))}
 	for _, p := range paths {
-		st.Files = append(st.Files, s.stampFile(p, since))
+		st.Files = append(st.Files, s.stampFile(ctx, p, since))
 	}
 	return st, nil
 }
 
-func (s *Snapshot) stampFile(rel string, since time.Time) FileStamp {
+func (s *Snapshot) stampFile(ctx context.Context, rel string, since time.Time) FileStamp {
 	out := FileStamp{Path: rel}
 	o := s.observe(rel, true)
 	if o.statErr != nil {
 		return out // absent or unreachable: recorded as not existing
 	}
 	out.Existed, out.IsDir = true, o.fp.File.IsDir()
+	changed := o.fp
+	if out.IsDir {
+		s.observeDir(ctx, rel, o)
+		changed.File.ModTime = max(changed.File.ModTime, o.dirLatest)
+	}
 	out.Size, out.ModTime = o.fp.File.Size, o.fp.File.ModTime
 	out.Digest, out.FP, out.Notes = o.digest, o.fp, o.notes
-	if !since.IsZero() && o.fp.ChangedSince(since) {
+	if !since.IsZero() && changed.ChangedSince(since) {
 		out.Notes |= NoteChangedDuringRun
 	}
 	return out
+}
+
+// observeDir gives a directory's observation its digest (dirDigest), once
+// per snapshot. A directory that resolves outside the root is not read.
+func (s *Snapshot) observeDir(ctx context.Context, rel string, o *observation) {
+	if o.hashed {
+		return
+	}
+	o.hashed = true
+	if !s.inside(rel, o.fp) {
+		o.notes |= NoteOutsideRoot
+		o.readErr = ErrOutsideRoot
+		return
+	}
+	o.digest, o.dirLatest, o.readErr = s.dirDigest(ctx, rel, o.fp.File)
+	switch {
+	case errors.Is(o.readErr, errUnsettled):
+		o.notes |= NoteUnsettled
+	case errors.Is(o.readErr, errDirTooLarge):
+		o.notes |= NoteNotStamped
+	}
 }
 
 // Flush saves the stat-cache entries this snapshot computed.

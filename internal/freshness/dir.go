@@ -1,0 +1,127 @@
+package freshness
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/freshctx/freshctx/internal/digest"
+)
+
+// MaxDirEntries bounds the entries under a directory that a stamp of it
+// compares; a larger directory is not stamped and stays unknown.
+const MaxDirEntries = 5000
+
+// skipInDir are the names a directory's digest leaves out: git's own
+// folder and freshctx's store, which change on every git or freshctx
+// command.
+var skipInDir = map[string]bool{".git": true, ".freshctx": true}
+
+// errDirTooLarge is a directory with more than MaxDirEntries entries.
+var errDirTooLarge = fmt.Errorf("holds more than %d entries", MaxDirEntries)
+
+// dirEntry is one thing under a directory, as its digest sees it.
+type dirEntry struct {
+	rel  string // root-relative
+	kind fs.FileMode
+}
+
+// dirDigest is a directory's content: the SHA-256 of every entry under it,
+// recursively and in order, by path relative to it, kind, and content — a
+// regular file by its digest (through the stat cache), a symlink by its
+// target string (never followed), a directory or anything else by its kind
+// alone. A directory is fresh only when this is unchanged: the same files
+// with the same bytes. latest is the newest mtime or ctime among the
+// entries and the directory itself (unix ns), for NoteChangedDuringRun.
+func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d digest.Digest, latest int64, err error) {
+	latest = max(self.ModTime, self.Ctime)
+	entries, err := s.listDir(rel)
+	if err != nil {
+		return digest.Digest{}, 0, err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.kind.IsRegular() {
+			files = append(files, e.rel)
+		}
+	}
+	got, err := s.DigestMany(ctx, files, DigestOptions{})
+	if err != nil {
+		return digest.Digest{}, 0, err
+	}
+	byPath := make(map[string]FileDigest, len(got))
+	for _, g := range got {
+		byPath[g.Path] = g
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		var content string
+		switch {
+		case e.kind.IsRegular():
+			g := byPath[e.rel]
+			if g.Err != nil {
+				return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, g.Err)
+			}
+			content = g.Digest.String()
+			latest = max(latest, g.FP.File.ModTime, g.FP.File.Ctime)
+		case e.kind&fs.ModeSymlink != 0:
+			abs := s.ws.Abs(e.rel)
+			l, err := s.opt.FS.Lstat(abs)
+			if err == nil {
+				content, err = s.opt.FS.Readlink(abs)
+			}
+			if err != nil {
+				return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, err)
+			}
+			latest = max(latest, l.ModTime, l.Ctime)
+		default:
+			if fi, err := s.opt.FS.Lstat(s.ws.Abs(e.rel)); err == nil {
+				latest = max(latest, fi.ModTime, fi.Ctime)
+			}
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", under(rel, e.rel), e.kind.Type(), content)
+	}
+	copy(d[:], h.Sum(nil))
+	return d, latest, nil
+}
+
+// under is child's path relative to its directory dir.
+func under(dir, child string) string {
+	if dir == "." {
+		return child
+	}
+	return child[len(dir)+1:]
+}
+
+// listDir lists every entry under the root-relative directory rel,
+// depth first in name order, without following symlinks; skipInDir names
+// are left out.
+func (s *Snapshot) listDir(rel string) ([]dirEntry, error) {
+	var out []dirEntry
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		names, err := s.opt.FS.ReadDir(s.ws.Abs(dir))
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if skipInDir[n.Name()] {
+				continue
+			}
+			if len(out) == MaxDirEntries {
+				return errDirTooLarge
+			}
+			child := path.Join(dir, n.Name())
+			out = append(out, dirEntry{rel: child, kind: n.Type()})
+			if n.IsDir() {
+				if err := walk(child); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return out, walk(rel)
+}
