@@ -1,6 +1,8 @@
 package freshness
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -53,3 +55,32 @@ func (OSFS) Open(name string) (io.ReadCloser, error) { return os.Open(name) }
 
 // ReadDir implements FS.
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ErrNotRegular is the error of a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// notRegular says what a path is instead of a regular file.
+func notRegular(mode fs.FileMode) error {
+	return fmt.Errorf("%w: %s", ErrNotRegular, Kind(mode))
+}
+
+// Kind names what a file mode is: "a directory", "a named pipe", …
+func Kind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode.IsRegular():
+		return "a regular file"
+	}
+	return "an irregular file"
+}

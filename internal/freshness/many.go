@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -118,7 +117,7 @@ func (s *Snapshot) digestOne(rel string, opt DigestOptions, buf []byte) FileDige
 		case fd.Err != nil:
 			return fd
 		case !info.Mode.IsRegular():
-			fd.Err = fmt.Errorf("not a regular file (%v)", info.Mode.Type())
+			fd.Err = notRegular(info.Mode)
 			return fd
 		case info.Size > opt.MaxSize:
 			fd.Err = ErrTooLarge

@@ -302,7 +302,7 @@ func (s *Snapshot) digestOf(rel string, fp Fingerprint) (Fingerprint, digest.Dig
 // hash reads a regular file within the size limit.
 func (s *Snapshot) hash(rel string, info FileInfo) (digest.Digest, error) {
 	if !info.Mode.IsRegular() {
-		return digest.Digest{}, fmt.Errorf("not a regular file (%v)", info.Mode.Type())
+		return digest.Digest{}, notRegular(info.Mode)
 	}
 	if info.Size > s.opt.MaxHashSize {
 		return digest.Digest{}, ErrTooLarge
