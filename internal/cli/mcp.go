@@ -267,6 +267,7 @@ exits 1; the agent goes on without freshctx's answer.`,
 				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
 				RunCommands:  run,
 				Self:         self,
+				Shell:        integrate.AgentShell(os.Getenv("SHELL"), exec.LookPath),
 			}
 			out, err := integrate.Hook(cmd.Context(), agent, h, svc)
 			if err != nil {

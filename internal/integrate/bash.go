@@ -2,12 +2,13 @@ package integrate
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 )
 
 // routeBash answers PreToolUse for the agent's Bash: a command line that
 // starts with one of prefixes (the setting hooks.run_commands) runs as
-// `freshctx run -- sh -c LINE`, so the whole output is kept and the model
+// `freshctx run -- SHELL -c LINE` in the agent's shell, so the whole output is kept and the model
 // gets the digest and the footer naming the record. Everything else the
 // tool was asked is passed on unchanged. Codex applies a rewrite only with
 // permissionDecision "allow", which authorizes the rewritten input; its
@@ -25,7 +26,11 @@ func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	if svc.Self != "" {
 		self = shellQuote(svc.Self)
 	}
-	input["command"] = self + " run -- sh -c " + shellQuote(strings.TrimSpace(line))
+	shell := "sh"
+	if svc.Shell != "" {
+		shell = shellQuote(svc.Shell)
+	}
+	input["command"] = self + " run -- " + shell + " -c " + shellQuote(strings.TrimSpace(line))
 	out := map[string]any{"hookEventName": "PreToolUse", "updatedInput": input}
 	if agent == CodexAgent {
 		out["permissionDecision"] = "allow"
@@ -46,6 +51,19 @@ func routed(line string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// AgentShell is the shell an agent runs its Bash tool's lines in, as
+// Claude Code and Codex choose it: $SHELL when it is bash or zsh, else bash
+// when there is one, else sh. lookPath is exec.LookPath.
+func AgentShell(env string, lookPath func(string) (string, error)) string {
+	if filepath.IsAbs(env) && (filepath.Base(env) == "bash" || filepath.Base(env) == "zsh") {
+		return env
+	}
+	if p, err := lookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
 }
 
 func shellQuote(s string) string {

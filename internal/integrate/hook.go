@@ -84,6 +84,10 @@ type HookServices struct {
 	// executable, since the agent's shell (Codex runs a login shell) may
 	// not have the PATH the hook was found on. Empty means "freshctx".
 	Self string
+	// Shell runs a rewritten command line: the agent's own (AgentShell),
+	// so that bash's &>, |& and [[ ]] mean what the model meant. Empty
+	// means sh.
+	Shell string
 }
 
 // Hook answers one of the agent's hooks. Every context reset — SessionStart

@@ -93,11 +93,14 @@ func InputScope(root, cwd string, argv []string) []string {
 	return []string{"**"}
 }
 
+// shells are the programs whose -c LINE is a shell line.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
+
 // commandWords are the words of a command line, a shell line (sh -c LINE)
 // split on blanks, past environment settings and launchers.
 func commandWords(argv []string) []string {
 	words := argv
-	if len(argv) == 3 && (path.Base(argv[0]) == "sh" || path.Base(argv[0]) == "bash") && argv[1] == "-c" {
+	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
 		words = strings.Fields(argv[2])
 	}
 	for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "env" || words[0] == "npx" ||
