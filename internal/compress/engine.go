@@ -69,9 +69,11 @@ type engine struct {
 	early     []pending // the first lines, kept whole if the output is short
 	selective bool
 
-	before   []pending // ring of recent dropped lines, for context
-	after    int       // context lines still to keep
-	omitted  int       // dropped lines not yet reported by a marker
+	before []held // ring of recent dropped lines, for context
+	after  int    // context lines still to keep
+	// omitted counts dropped lines not yet reported by a marker: those
+	// after the last line of before, or after the last line emitted.
+	omitted  int
 	out      []Kept
 	outBytes int // of the texts in out
 	capped   int
@@ -86,9 +88,23 @@ type engine struct {
 	headlineKept bool
 }
 
+// lines is how many lines of the output p stands for.
+func (p pending) lines() int { return max(p.n, 1) }
+
+// held is a line kept back as context for a line that may follow, with
+// the dropped lines between it and the line before it: the digest keeps
+// the output's order, each marker standing where its lines were.
+type held struct {
+	text   string
+	gap, n int // n: the lines text stands for
+}
+
 type pending struct {
 	text  string
 	class Class
+	// n is how many lines of the output it stands for: repeats collapse
+	// into one (0 means 1).
+	n int
 	// skipped > 0: not a line but that many lines a wrapper dropped.
 	skipped int
 }
@@ -167,7 +183,7 @@ func (g *engine) flushPrev() {
 	if class == Auto {
 		class = g.judge(g.prev)
 	}
-	p := pending{text: text, class: class}
+	p := pending{text: text, class: class, n: g.prevCount}
 	if !g.selective {
 		g.early = append(g.early, p)
 		if len(g.early) > keepAllBelow || g.intent == Errors || g.intent == Tests {
@@ -212,12 +228,8 @@ func (g *engine) take(p pending) {
 	g.trackHeadline(p)
 	switch {
 	case g.keeps(p.class):
-		g.reportGap()
 		g.keepHeadline(p)
-		for _, b := range g.before {
-			g.emit(b.text, PrioContext)
-		}
-		g.before = g.before[:0]
+		g.flushBefore()
 		g.emit(p.text, prio(p.class))
 		g.after = g.rules.After
 	case p.skipped > 0:
@@ -225,27 +237,49 @@ func (g *engine) take(p pending) {
 	case strings.TrimSpace(p.text) == "":
 		// A blank line carries nothing: dropping it is not worth a marker.
 	case p.class == Noise, p.class == Detail:
-		g.omitted++
+		g.omitted += p.lines()
 	case g.after > 0 && g.intent != Tests && g.intent != Errors:
+		g.reportGap()
 		g.emit(p.text, PrioContext)
 		g.after--
 	default:
 		if g.intent == Tests || g.intent == Errors {
-			g.omitted++ // no context for these intents
+			g.omitted += p.lines() // no context for these intents
 			return
 		}
 		if g.rules.Before == 0 {
-			g.omitted++
+			g.omitted += p.lines()
 			return
 		}
 		if len(g.before) == g.rules.Before {
-			// Slid in place: re-slicing from the front made append
-			// allocate a new array every few lines.
+			// The oldest is dropped, with the gap before it, into the gap
+			// before the next. Slid in place: re-slicing from the front
+			// made append allocate a new array every few lines.
+			lost := g.before[0].gap + g.before[0].n
 			g.before = g.before[:copy(g.before, g.before[1:])]
-			g.omitted++
+			if len(g.before) > 0 {
+				g.before[0].gap += lost
+			} else {
+				g.omitted += lost
+			}
 		}
-		g.before = append(g.before, p)
+		g.before = append(g.before, held{text: p.text, gap: g.omitted, n: p.lines()})
+		g.omitted = 0
 	}
+}
+
+// flushBefore emits the context lines held back, each after a marker for
+// the lines dropped before it, then a marker for those dropped since.
+func (g *engine) flushBefore() {
+	since := g.omitted
+	for _, b := range g.before {
+		g.omitted = b.gap
+		g.reportGap()
+		g.emit(b.text, PrioContext)
+	}
+	g.before = g.before[:0]
+	g.omitted = since
+	g.reportGap()
 }
 
 func (g *engine) reportGap() {
@@ -286,29 +320,47 @@ func prio(c Class) Priority {
 func (g *engine) Finish() []Kept {
 	g.flushPrev()
 	if !g.selective {
-		out := make([]Kept, 0, len(g.early))
-		for _, e := range g.early {
-			if e.skipped == 0 && e.class != Noise && (e.class != Detail || g.intent == Summary) {
-				out = append(out, Kept{Text: e.text, Prio: prio(e.class)})
-			}
-		}
-		return out
+		return g.whole()
 	}
 	g.out = g.blocks.close(g.out)
 	// The last lines often say how it ended: keep them.
-	g.reportGap()
+	g.flushBefore()
 	if g.omitted > 0 && (g.intent == Errors || g.intent == Tests) {
 		g.emit(omittedMarker(g.omitted), PrioMarker)
 		g.omitted = 0
-	}
-	for _, b := range g.before {
-		g.emit(b.text, PrioContext)
 	}
 	if g.capped > 0 {
 		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of %d lines or %d MiB; see the raw output]",
 			g.capped, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
 	}
 	return g.out
+}
+
+// whole is the digest of a short output: every line but noise, with a
+// marker where noise was dropped (a blank line goes without one).
+func (g *engine) whole() []Kept {
+	out := make([]Kept, 0, len(g.early))
+	dropped := 0
+	for _, e := range g.early {
+		switch {
+		case e.skipped > 0:
+			dropped += e.skipped
+		case e.class == Noise || (e.class == Detail && g.intent != Summary):
+			if strings.TrimSpace(e.text) != "" {
+				dropped += e.lines()
+			}
+		default:
+			if dropped > 0 {
+				out = append(out, Kept{Text: omittedMarker(dropped), Prio: PrioMarker})
+				dropped = 0
+			}
+			out = append(out, Kept{Text: e.text, Prio: prio(e.class)})
+		}
+	}
+	if dropped > 0 {
+		out = append(out, Kept{Text: omittedMarker(dropped), Prio: PrioMarker})
+	}
+	return out
 }
 
 // omittedMarker is the line that stands for n dropped lines.
