@@ -55,7 +55,7 @@ func classify(line string, scratch *[]byte) Class {
 		return SummaryLine
 	}
 	w := scanWords(toLower(t, scratch))
-	if (w.err || errorMark(t)) && !w.none {
+	if (w.err || errorMark(t) || exceptionName(t)) && !w.none {
 		return Error
 	}
 	if w.warn {
@@ -196,6 +196,26 @@ func errorMark(t string) bool {
 	}
 	for _, x := range []string{"×", "✕"} {
 		if rest, ok := strings.CutPrefix(t, x); ok && rest != "" && isSpace(rest[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// exceptionName reports a word that names an error or exception class,
+// as the line that ends a stack trace does: a capitalised word ending in
+// "Error" or "Exception" ("TypeError", "json.decoder.JSONDecodeError",
+// "java.lang.NullPointerException"), which the word lists miss since the
+// word is not "error" alone. A method name ("handleError") is not one.
+func exceptionName(t string) bool {
+	if !strings.Contains(t, "Error") && !strings.Contains(t, "Exception") {
+		return false
+	}
+	b := []byte(t)
+	for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
+		w := t[i:j]
+		if w[0] >= 'A' && w[0] <= 'Z' && ((len(w) > len("Error") && strings.HasSuffix(w, "Error")) ||
+			(len(w) > len("Exception") && strings.HasSuffix(w, "Exception"))) {
 			return true
 		}
 	}

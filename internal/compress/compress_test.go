@@ -159,3 +159,23 @@ func TestSelectFallsBackToGeneric(t *testing.T) {
 		t.Fatalf("Select = %s", f.Name)
 	}
 }
+
+// An exception's class name is an error line however it is spelled; a
+// method that handles errors is not.
+func TestExceptionNamesAreErrors(t *testing.T) {
+	var scratch []byte
+	for line, want := range map[string]Class{
+		"TypeError: add is not a function":                                        Error,
+		"json.decoder.JSONDecodeError: Expecting property name: line 1 column 15": Error,
+		"requests.exceptions.ConnectionError: Max retries exceeded with url: /v1": Error,
+		`Exception in thread "main" java.lang.NullPointerException`:               Error,
+		"Caused by: java.io.IOException: Broken pipe":                             Error,
+		"KeyError":                         Error,
+		"calling handleError on the queue": Plain,
+		"ErrorBoundary rendered":           Plain,
+	} {
+		if got := classify(line, &scratch); got != want {
+			t.Errorf("classify(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

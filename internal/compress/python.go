@@ -27,7 +27,7 @@ var (
 		`=+ test session starts =+$|(_ )+_?$|-{20,}$|={20,}$|\S+\.py [.FEsxX]+\s*(\[\s*\d+%\])?$)`,
 		" PASSED", `::.* PASSED\b`, " SKIPPED", `::.* SKIPPED\b`, " XFAIL", `::.* XFAIL\b`, " XPASS", `::.* XPASS\b`,
 		"... ok", `\.\.\. ok$`, "... skipped", `\.\.\. skipped.*$`)
-	pyError = match(`^((FAILED|ERROR) \S|E\s|(FAIL|ERROR): |_{3,} .+ _{3,}$|\w+(Error|Exception|Exit|Interrupt)\b(:|$)|`+
+	pyError = match(`^((FAILED|ERROR) \S|E\s|(FAIL|ERROR): |_{3,} .+ _{3,}$|([A-Za-z_]\w*\.)*\w*(Error|Exception|Exit|Interrupt)\b(:|$)|`+
 		`Traceback \(most recent call last\):$|>\s)`,
 		" FAILED", `::\S+ FAILED\b`, " ERROR", `::\S+ ERROR\b`, "... FAIL", `\.\.\. FAIL$`, "... ERROR", `\.\.\. ERROR$`)
 	pySummary = rx.MustCompile(`^(=+ .*\b(passed|failed|errors?|skipped|no tests ran)\b.* =+$|=+ short test summary info =+$|Ran \d+ tests? in |(FAILED|OK)( \(.*\))?$|\d+ (passed|failed))`)

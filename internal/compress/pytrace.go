@@ -42,7 +42,11 @@ var (
 	// pyLocation is pytest's "path.py:N: Exception" or "path.py:N: " (the
 	// long form, after the code) and "path.py:N: in func" (the short form,
 	// before it).
-	pyLocation  = rx.MustCompile(`^(\S+\.py):(\d+): ?(in \S+|\w[\w.]*)?$`)
+	pyLocation = rx.MustCompile(`^(\S+\.py):(\d+): ?(in \S+|\w[\w.]*)?$`)
+	// pyException is the line that ends a traceback, whatever the
+	// exception is named: "json.decoder.JSONDecodeError: …",
+	// "KeyboardInterrupt", "mypkg.Refused: …".
+	pyException = rx.MustCompile(`^[A-Za-z_][\w.]*(:|$)`)
 	pySeparator = rx.MustCompile(`^(_ )+_?$|^_{3,} .+ _{3,}$|^=+ .* =+$`)
 )
 
@@ -82,6 +86,10 @@ func (p *pyTraces) traceLine(text string) {
 		return
 	}
 	p.emitTrace()
+	if pyException.MatchString(text) {
+		p.engine.lineAs(text, Error) // what was raised: the point of it all
+		return
+	}
 	p.Line(text)
 }
 

@@ -88,6 +88,7 @@ gen pytest-param-v   python/pricing "python3 -m pytest -v -p no:cacheprovider te
 gen py-keyerror      python/scratch "python3 scratch.py api worker"
 gen py-deep        python/scratch "python3 deep.py"
 gen py-json          python/scratch "python3 -c \"import json; json.loads('{bad')\""
+gen py-config        python/scratch "python3 config.py"
 gen unittest         python "python3 -m unittest -v tests.test_unit"
 
 # Package managers: real installs from the registries, warnings kept

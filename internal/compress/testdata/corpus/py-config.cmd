@@ -1,0 +1,2 @@
+python3 config.py
+# root /home/dev/python/scratch
