@@ -163,6 +163,33 @@ func TestRepoMapDependsOnPathSet(t *testing.T) {
 	}
 }
 
+// Outside git the path set is the walked tree: a file added or removed
+// makes a repo map stale as it does in a repository, and a tree too large
+// to list is never a hit on its account.
+func TestRepoMapDependsOnPathSetOutsideGit(t *testing.T) {
+	r := testgit.Plain(t, t.TempDir())
+	r.Write("a.go", "package a\n")
+	r.Write("sub/b.go", "package b\n")
+	f := newFixtureAt(t, r, filepath.Join(t.TempDir(), "freshctx.db"))
+	f.put(PutRequest{Type: "repo_map", Key: "root"})
+	f.expect("repo_map", "root", Digests{}, all(Hit))
+	r.Write("sub/c.go", "package c\n")
+	f.expect("repo_map", "root", Digests{}, all(Stale))
+	r.Remove("sub/c.go")
+	f.expect("repo_map", "root", Digests{}, all(Hit))
+	r.Write(".freshctx/freshctx.db", "the store's own writes")
+	r.Write(".git/HEAD", "not a repository")
+	f.expect("repo_map", "root", Digests{}, all(Hit))
+
+	defer func(n int) { maxPathSetFiles = n }(maxPathSetFiles)
+	maxPathSetFiles = 1
+	f.put(PutRequest{Type: "repo_map", Key: "root"})
+	got := f.get(GetRequest{Type: "repo_map", Key: "root"})
+	if got.Outcome != Stale || !strings.Contains(fmt.Sprint(got.Reasons), "not listed (more than 1 files)") {
+		t.Fatalf("a tree over the limit: %s %+v", got.Outcome, got.Reasons)
+	}
+}
+
 func TestIdenticalTreeIsSharedAcrossRefs(t *testing.T) {
 	f := newFixture(t)
 	f.put(PutRequest{Type: "dependency_graph", Key: "mod_a", Deps: []string{"mod_a/a.go"}})

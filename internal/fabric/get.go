@@ -262,8 +262,17 @@ func judge(at place, spec Spec, req GetRequest, sl slice, check freshness.Result
 	if treeMoved && req.Mode == Strict {
 		add(DimTree, "%s → %s", short(sl.tree), short(at.tree))
 	}
-	if spec.PathSet && sl.paths != pathSet {
-		add(DimPathSet, "files were added, removed or moved")
+	if spec.PathSet {
+		why, ok := unlisted(pathSet)
+		if !ok {
+			why, ok = unlisted(sl.paths)
+		}
+		switch {
+		case ok:
+			add(DimPathSet, "the work tree's files were not listed (%s)", why)
+		case sl.paths != pathSet:
+			add(DimPathSet, "files were added, removed or moved")
+		}
 	}
 	for _, f := range check.Files {
 		if f.Label != freshness.Fresh {

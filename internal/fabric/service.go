@@ -2,10 +2,7 @@ package fabric
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -87,30 +84,6 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 		return "path:" + s.WS.Root, nil // no commit yet: nothing to cache
 	}
 	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
-}
-
-// pathSet digests the sorted list of the work tree's files (tracked and
-// untracked, not ignored): it changes when a file is added, removed or moved.
-// git lists candidates from its index; only those present in the work tree
-// now count, so a file deleted but not staged is gone from the set.
-func (s *Service) pathSet(ctx context.Context) (string, error) {
-	if s.WS.Git == nil {
-		return "", nil
-	}
-	files, err := s.WS.Git.LsFiles(ctx)
-	if err != nil {
-		return "", err
-	}
-	slices.Sort(files)
-	h := sha256.New()
-	for _, f := range files {
-		if _, err := os.Lstat(s.WS.Abs(f)); err != nil {
-			continue
-		}
-		h.Write([]byte(f))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {
