@@ -104,10 +104,12 @@ func (w *world) checkRecords() {
 // ---- artifacts
 
 func (w *world) put(t *rapid.T) {
-	deps := rapid.SliceOfNDistinct(rapid.SampledFrom(refs), 1, 3, rapid.ID[string]).Draw(t, "deps")
+	// Folders too: "dir" holds two of the files, "." the whole tree, a
+	// link and a nested repository among them.
+	deps := rapid.SliceOfNDistinct(rapid.SampledFrom(append(refs, "dir", ".")), 1, 3, rapid.ID[string]).Draw(t, "deps")
 	it := artItem{key: w.name("art"), deps: map[string]content{}}
 	for _, d := range deps {
-		c := w.read(d)
+		c := w.tree(d)
 		if !c.ok {
 			return // put refuses a missing dep
 		}
@@ -131,7 +133,7 @@ func (w *world) checkArtifacts() {
 			continue
 		}
 		for p, then := range it.deps {
-			if now := w.read(p); !then.equal(now) {
+			if now := w.tree(p); !then.equal(now) {
 				w.t.Fatalf("artifact %s is a hit but dependency %s changed: %q → %q", it.key, p, then.b, now.b)
 			}
 		}

@@ -137,6 +137,49 @@ func (w *world) read(p string) content {
 	return content{b: b, ok: true}
 }
 
+// tree is what a dependency is to the model: a file's bytes, or for a
+// folder everything under it (names, kinds, file bytes, link targets;
+// .git and .freshctx left out, at any depth), the way a folder's stamp
+// is meant to see it.
+func (w *world) tree(p string) content {
+	if fi, err := os.Lstat(w.abs(p)); err != nil || !fi.IsDir() {
+		return w.read(p)
+	}
+	var b bytes.Buffer
+	err := filepath.WalkDir(w.abs(p), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" || d.Name() == ".freshctx" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b.WriteString(path + "\x00" + d.Type().String() + "\x00")
+		switch {
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			b.WriteString(target)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b.Write(data)
+		}
+		b.WriteByte(0)
+		return nil
+	})
+	if err != nil {
+		return content{dir: true} // not listed whole: never equal to a listed one
+	}
+	return content{b: b.Bytes(), ok: true, dir: true}
+}
+
 // git runs git and ignores failure: an operation that git refuses (a
 // conflicting checkout, a stash with nothing to stash) leaves the state as
 // it was, which is a state worth checking too.
