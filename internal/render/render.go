@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -78,7 +80,7 @@ func Show(w io.Writer, r *records.Record) error {
 	fmt.Fprintln(w, "\nfiles:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, f := range r.Freshness.Files {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, f.Path, f.Reason)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Label, Path(f.Path), f.Reason)
 	}
 	return tw.Flush()
 }
@@ -100,7 +102,7 @@ func Freshness(f *freshness.Result) string {
 			if ic.Count > len(ic.Paths) || !ic.Complete {
 				more = ", …"
 			}
-			parts = append(parts, fmt.Sprintf("inputs changed: %d (%s%s)", ic.Count, strings.Join(ic.Paths, ", "), more))
+			parts = append(parts, fmt.Sprintf("inputs changed: %d (%s%s)", ic.Count, strings.Join(Paths(ic.Paths), ", "), more))
 		case !ic.Complete:
 			parts = append(parts, "inputs not all checked")
 		}
@@ -131,7 +133,7 @@ func Hits(w io.Writer, hits []records.Hit) error {
 		}
 		for _, f := range h.Files {
 			if f.Label.Stale() || f.Label == freshness.Unknown {
-				fmt.Fprintf(w, "  %s %s: %s\n", f.Label, f.Path, f.Reason)
+				fmt.Fprintf(w, "  %s %s: %s\n", f.Label, Path(f.Path), f.Reason)
 			}
 		}
 	}
@@ -187,7 +189,7 @@ func Short(sha string) string {
 func Verify(w io.Writer, r *registry.VerifyResult) error {
 	for _, v := range r.Verdicts {
 		if v.Verdict != registry.Match {
-			fmt.Fprintf(w, "%-8s %s\n", v.Verdict, v.Path)
+			fmt.Fprintf(w, "%-8s %s\n", v.Verdict, Path(v.Path))
 		}
 	}
 	note := ""
@@ -212,7 +214,7 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 		if f.SummaryStale {
 			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Lang, summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", Path(f.Path), f.Lang, summary)
 	}
 	tw.Flush()
 	var skipped []string
@@ -232,7 +234,7 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 			fmt.Fprintf(w, "  … (registry list --json names up to %d)\n", len(r.SkippedFiles))
 			break
 		}
-		fmt.Fprintf(w, "  skipped %s (%s)\n", f.Path, f.Reason)
+		fmt.Fprintf(w, "  skipped %s (%s)\n", Path(f.Path), f.Reason)
 	}
 	return nil
 }
@@ -282,7 +284,7 @@ func Status(w io.Writer, st *readcache.Status) error {
 		if t.Whole {
 			whole = " (whole)"
 		}
-		fmt.Fprintf(w, "  %s: lines %s%s\n", t.Path, strings.Join(spans, ", "), whole)
+		fmt.Fprintf(w, "  %s: lines %s%s\n", Path(t.Path), strings.Join(spans, ", "), whole)
 	}
 	return nil
 }
@@ -297,6 +299,25 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Path shows a path on one line and unambiguously: one holding a control
+// character (a newline, a tab) is quoted with Go's escapes, as git quotes
+// such names; any other is shown as it is.
+func Path(p string) string {
+	if strings.ContainsFunc(p, unicode.IsControl) {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// Paths is Path of each.
+func Paths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = Path(p)
+	}
+	return out
 }
 
 func Truncate(s string, n int) string {
