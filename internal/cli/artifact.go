@@ -111,6 +111,7 @@ array; the other flags apply to every slice.`,
 			if err != nil {
 				return err
 			}
+			a.warn(res.Warnings)
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "stored %s %s%s · %d bytes · %d deps · %s@%s\n", res.Type, res.Key,
 					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, render.Short(res.Commit))
@@ -151,11 +152,19 @@ func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) 
 	if err != nil {
 		return err
 	}
+	a.warn(res.Warnings)
 	return a.render(res, func() error {
 		_, err := fmt.Fprintf(a.io.Out, "stored %s of %s %s · %d bytes · %s · %s@%s\n", render.Count(res.Slices, "slice", "slices"),
 			res.Type, res.Key, res.Bytes, render.Count(res.Deps, "dep", "deps"), res.Ref, render.Short(res.Commit))
 		return err
 	})
+}
+
+// warn prints warnings on stderr, one line each.
+func (a *app) warn(warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(a.io.Err, "freshctx: warning: %s\n", w)
+	}
 }
 
 func sliceNote(s string) string {

@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -382,6 +383,32 @@ func TestPutRefusesMissingAndOutsideDeps(t *testing.T) {
 			t.Errorf("dep %s accepted", dep)
 		}
 	}
+}
+
+// A dep that links outside the root is stored, but the put says the
+// artifact will never be a hit, and the get says why.
+func TestPutWarnsOfDepsThatCannotBeTrusted(t *testing.T) {
+	f := newFixture(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, f.r.Path("link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	res := f.put(PutRequest{Type: "tool_result", Key: "k", Deps: []string{"link.txt", "README.md"}})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "--dep link.txt: links outside the workspace root") {
+		t.Fatalf("warnings = %q", res.Warnings)
+	}
+	sl, err := f.svc.PutSlices(context.Background(), PutRequest{Type: "repo_map", Key: "root"},
+		[]SliceInput{{Name: "a", Deps: []string{"README.md"}}, {Name: "b", Deps: []string{"link.txt"}}})
+	if err != nil || len(sl.Warnings) != 1 || !strings.HasPrefix(sl.Warnings[0], `slice "b": --dep link.txt`) {
+		t.Fatalf("slices: %v, warnings %q", err, sl.Warnings)
+	}
+	if res := f.put(PutRequest{Type: "tool_result", Key: "fine", Deps: []string{"README.md"}}); res.Warnings != nil {
+		t.Fatalf("a plain dep warned: %q", res.Warnings)
+	}
+	f.expect("tool_result", "k", Digests{}, all(Stale))
 }
 
 // TestPrometheusExposition checks the text format's rules: every sample

@@ -39,6 +39,10 @@ type PutResult struct {
 	TTLSeconds int64     `json:"ttl_seconds"`
 	Bytes      int64     `json:"bytes"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Warnings name the deps that no later get can find unchanged (a
+	// link outside the root, a file changing while it was read): the
+	// artifact is stored but will never be a hit.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Put stores content with its provenance: repo, ref, commit, tree, the
@@ -80,7 +84,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, err
 	}
 	res := &PutResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Slice: req.Slice,
-		Commit: at.commit, Tree: at.tree, Deps: deps, TTLSeconds: int64(ttl / time.Second)}
+		Commit: at.commit, Tree: at.tree, Deps: deps, TTLSeconds: int64(ttl / time.Second), Warnings: unprovable(stamp, "")}
 	c, err := readContent(s.Store, req.Content)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,18 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
 	}
 	return res, nil
+}
+
+// unprovable warns of the files of a stamp that can never be found
+// unchanged; where names the slice, if any.
+func unprovable(st freshness.Stamp, where string) []string {
+	var out []string
+	for _, f := range st.Files {
+		if why, ok := f.Unprovable(); ok {
+			out = append(out, fmt.Sprintf("%s--dep %s: %s; this artifact will not be a hit until it is put again", where, f.Path, why))
+		}
+	}
+	return out
 }
 
 // fileKey resolves the key of a type keyed by a file as a --dep path is

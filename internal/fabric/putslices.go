@@ -31,6 +31,7 @@ type PutSlicesResult struct {
 	TTLSeconds int64     `json:"ttl_seconds"`
 	Bytes      int64     `json:"bytes"`
 	CreatedAt  time.Time `json:"created_at"`
+	Warnings   []string  `json:"warnings,omitempty"` // as PutResult's
 }
 
 // PutSlices stores many slices of one artifact as Put stores one, each
@@ -62,6 +63,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		return nil, err
 	}
 	stamps := make([]freshness.Stamp, len(in))
+	var warnings []string
 	for i := range in {
 		if stamps[i], err = snap.Stamp(ctx, deps[i], time.Time{}); err != nil {
 			return nil, err
@@ -71,6 +73,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 				return nil, fmt.Errorf("slice %q: dep %s: no such file", in[i].Name, f.Path)
 			}
 		}
+		warnings = append(warnings, unprovable(stamps[i], fmt.Sprintf("slice %q: ", in[i].Name))...)
 	}
 	pathSet, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
@@ -85,7 +88,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		}
 	}()
 	res := &PutSlicesResult{Repo: at.repo, Ref: at.ref, Type: req.Type, Key: req.Key, Commit: at.commit, Tree: at.tree,
-		Slices: len(in), Deps: len(all), TTLSeconds: int64(ttl / time.Second)}
+		Slices: len(in), Deps: len(all), TTLSeconds: int64(ttl / time.Second), Warnings: warnings}
 	for i, sl := range in {
 		if contents[i], err = readContent(s.Store, strings.NewReader(sl.Content)); err != nil {
 			return nil, fmt.Errorf("slice %q: %w", sl.Name, err)

@@ -130,3 +130,26 @@ func TestDirectoryChangedDuringRun(t *testing.T) {
 		t.Fatalf("got %s: %+v", got.Label, got.Files)
 	}
 }
+
+func TestUnprovable(t *testing.T) {
+	d := digest.Digest{1}
+	for _, tt := range []struct {
+		name string
+		f    FileStamp
+		want bool
+	}{
+		{"a hashed file", FileStamp{Existed: true, Digest: d}, false},
+		{"a file over the hash limit (its settled fingerprint may vouch)", FileStamp{Existed: true}, false},
+		{"absent", FileStamp{}, false},
+		{"written during the run (a record's note, not a put's)", FileStamp{Existed: true, Digest: d, Notes: NoteChangedDuringRun}, false},
+		{"links outside", FileStamp{Existed: true, Notes: NoteOutsideRoot}, true},
+		{"changing while read", FileStamp{Existed: true, Notes: NoteUnsettled}, true},
+		{"a folder compared", FileStamp{Existed: true, IsDir: true, Digest: d}, false},
+		{"a folder too large", FileStamp{Existed: true, IsDir: true, Notes: NoteNotStamped}, true},
+		{"a folder not all read", FileStamp{Existed: true, IsDir: true}, true},
+	} {
+		if _, got := tt.f.Unprovable(); got != tt.want {
+			t.Errorf("%s: Unprovable = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package freshness
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/digest"
@@ -100,4 +101,24 @@ type InputsChanged struct {
 	// Complete is false when the search stopped at its bound or a folder
 	// could not be read: Count is then a lower bound.
 	Complete bool `json:"complete"`
+}
+
+// Unprovable says why no later check can find f fresh, if none can: it
+// links outside the root, was changing while it was stamped, or is a
+// directory whose entries were not all compared. A caller that keeps
+// something on f's account can warn that it will never be trusted.
+func (f FileStamp) Unprovable() (string, bool) {
+	if !f.Existed {
+		return "", false
+	}
+	if f.IsDir && f.Notes&NoteNotStamped != 0 {
+		return fmt.Sprintf("holds more than %d entries: not compared", MaxDirEntries), true
+	}
+	if why, ok := noted(f.Notes &^ NoteChangedDuringRun); ok {
+		return why, true
+	}
+	if f.IsDir && f.Digest.IsZero() {
+		return "the files in it could not all be read", true
+	}
+	return "", false
 }
