@@ -54,7 +54,6 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 			var srv *mcpserver.Server
 			srv, err := mcpserver.New(mcpserver.Options{Root: root, Fallback: fallback, Session: a.mcpSession, Tools: selected,
 				Env: a.io.Env, Version: Version, Structured: structured,
-				Shell: integrate.AgentShell(os.Getenv("SHELL"), exec.LookPath),
 				Open: func(ctx context.Context, dir string) (*mcpserver.Project, error) {
 					return a.openProject(ctx, dir, dir == root, srv.Session())
 				}})

@@ -60,9 +60,6 @@ type Options struct {
 	Tools []string
 	// Env is the environment commands run with.
 	Env []string
-	// Shell runs the run tool's command lines (the user's bash or zsh, as
-	// an agent's own shell tool would); empty means sh.
-	Shell string
 	// Version is reported to clients.
 	Version string
 	// Structured adds the CLI's --json object to each answer as structured

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,7 +115,7 @@ func callRun(ctx context.Context, s *Server, raw json.RawMessage) (string, any, 
 	// started, and what ran is still recorded.
 	rec, err := s.records.Run(ctx, records.RunRequest{
 		Options: records.Options{Label: in.Label, Intent: intent, MaxTokens: in.MaxTokens, Notify: progressFrom(ctx), Command: in.Command},
-		Argv:    []string{cmp.Or(s.opt.Shell, "sh"), "-c", in.Command}, Stdin: strings.NewReader(""), Env: s.opt.Env, OwnGroup: true,
+		Argv:    []string{"sh", "-c", in.Command}, Stdin: strings.NewReader(""), Env: s.opt.Env, OwnGroup: true,
 	})
 	if err != nil {
 		return "", nil, err
