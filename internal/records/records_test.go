@@ -250,6 +250,17 @@ func TestDirectoryReferenceNotKept(t *testing.T) {
 	}
 }
 
+// Output that names freshctx's own store (find ., ls -R) does not make
+// the record depend on it: the store changes with every command.
+func TestStoreIsNeverAReference(t *testing.T) {
+	s, r := newService(t)
+	r.Write(".freshctx/freshctx.db", "the store")
+	rec := run(t, s, `find . -name '*.db' -o -name calc.go | sort`)
+	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
+		t.Fatalf("files = %+v, want pkg/calc.go alone", rec.Files)
+	}
+}
+
 func TestSecretsRedactedBeforeStorage(t *testing.T) {
 	s, r := newService(t)
 	r.Write("secrets.txt", "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"+

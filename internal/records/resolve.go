@@ -3,8 +3,10 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -60,13 +62,15 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 }
 
 // pick keeps, for each reference, the first alternative that is a regular
-// file, or else one git reports deleted; deduplicated.
+// file, or else one git reports deleted; deduplicated. freshctx's own store
+// is never one: it changes with every command, the record's own saving
+// included, so naming it would make every record stale at once.
 func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, as := range alts {
 		for _, rel := range as {
-			if rel == "." || seen[rel] {
+			if rel == "." || seen[rel] || inStore(rel) {
 				continue
 			}
 			fi, err := os.Stat(ws.Abs(rel))
@@ -78,6 +82,11 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) [
 		}
 	}
 	return out
+}
+
+// inStore reports a path inside the store's default folder.
+func inStore(rel string) bool {
+	return rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/")
 }
 
 func flatten(alts [][]string) []string {
