@@ -263,6 +263,18 @@ type scopeEntry struct {
 	dir  bool
 }
 
+// name is how a changed entry is shown: a folder (whose entries changed)
+// with a trailing slash, the root as "./".
+func (e scopeEntry) name() string {
+	switch {
+	case e.dir && e.path == ".":
+		return "./"
+	case e.dir:
+		return e.path + "/"
+	}
+	return e.path
+}
+
 // walkScope stats every file and folder of scope under root and keeps
 // those changed after since (the oldest record asking): in a large tree
 // almost every file is older, and neither its path nor its place in the
@@ -362,7 +374,7 @@ func (st scopeTimes) changedSince(start, end time.Time) *freshness.InputsChanged
 		}
 		out.Count++
 		if len(out.Paths) < maxChangedPaths {
-			out.Paths = append(out.Paths, e.path)
+			out.Paths = append(out.Paths, e.name())
 		}
 	}
 	return out

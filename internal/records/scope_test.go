@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestInputScope(t *testing.T) {
@@ -62,5 +63,19 @@ func TestMatchScope(t *testing.T) {
 		if got := matchScope(tt.scope, tt.path); got != tt.want {
 			t.Errorf("matchScope(%q, %s) = %v, want %v", tt.scope, tt.path, got, tt.want)
 		}
+	}
+}
+
+// A folder among the changed inputs (its entries changed: a file added or
+// removed) is named with a trailing slash, so it is not read as a file.
+func TestChangedFoldersEndInASlash(t *testing.T) {
+	start := time.Unix(1000, 0)
+	later := start.Add(time.Minute)
+	st := scopeTimes{complete: true, entries: []scopeEntry{
+		{path: "café", at: later, dir: true}, {path: "a.go", at: later}, {path: ".", at: later, dir: true},
+	}}
+	got := st.changedSince(start, start)
+	if want := []string{"café/", "a.go", "./"}; !slices.Equal(got.Paths, want) || got.Count != 3 {
+		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
