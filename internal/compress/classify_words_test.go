@@ -57,3 +57,26 @@ func TestGoLineReadersAreTheExpressions(t *testing.T) {
 		}
 	})
 }
+
+// exceptionName is its definition: some word of the line (a run of word
+// bytes) starts with a capital letter and ends in Error or Exception, with
+// more before the ending.
+func TestExceptionNameIsItsDefinition(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		parts := rapid.SliceOf(rapid.SampledFrom([]string{"Error", "Exception", "Type", "json.", "handle", "X", "_", " ", ":", "e", "9", "é"})).Draw(rt, "parts")
+		line := strings.Join(parts, "")
+		want := false
+		b := []byte(line)
+		for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
+			w := line[i:j]
+			for _, suffix := range []string{"Error", "Exception"} {
+				if len(w) > len(suffix) && strings.HasSuffix(w, suffix) && w[0] >= 'A' && w[0] <= 'Z' {
+					want = true
+				}
+			}
+		}
+		if got := exceptionName(line); got != want {
+			rt.Fatalf("exceptionName(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
