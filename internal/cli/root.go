@@ -165,7 +165,8 @@ func (a *app) openStore(ctx context.Context, readOnly bool) (*store.Store, error
 }
 
 // storePath is --store, else FRESHCTX_STORE, else the workspace's default
-// store, which a writer first adds to .git/info/exclude.
+// store. A writer first adds the store to .git/info/exclude when it lies in
+// the work tree: the default's folder, or a store given inside it.
 func (a *app) storePath(writing bool) (string, error) {
 	ws, err := a.workspace()
 	if err != nil {
@@ -185,6 +186,11 @@ func (a *app) storePath(writing bool) (string, error) {
 		}
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(a.io.Cwd, path)
+	}
+	if rel, err := ws.Rel(path, "/"); err == nil && writing && path != store.DefaultPath(ws.Root) {
+		if err := ws.ExcludeStoreFromGit(rel); err != nil {
+			fmt.Fprintf(a.io.Err, "freshctx: warning: could not add %s to .git/info/exclude: %v\n", rel, err)
+		}
 	}
 	return path, nil
 }

@@ -16,11 +16,30 @@ func (w *Workspace) ExcludeFromGit(relDir string) error {
 	if w.Git == nil {
 		return nil
 	}
+	return w.exclude("/" + w.Git.toGit(relDir) + "/")
+}
+
+// ExcludeStoreFromGit adds a store file the user placed inside the work
+// tree to .git/info/exclude, with its companions (-wal, -shm, -blobs/):
+// as the default store's folder is, so the store never shows as untracked
+// and no listing of the tree names it.
+func (w *Workspace) ExcludeStoreFromGit(relFile string) error {
+	if w.Git == nil {
+		return nil
+	}
+	base := "/" + w.Git.toGit(relFile)
+	if err := w.exclude(base); err != nil {
+		return err
+	}
+	return w.exclude(base + "-*")
+}
+
+// exclude adds pattern to .git/info/exclude unless it is there.
+func (w *Workspace) exclude(pattern string) error {
 	gitDir, err := commonGitDir(w.Git.Top)
 	if err != nil {
 		return err
 	}
-	pattern := "/" + w.Git.toGit(relDir) + "/"
 	path := filepath.Join(gitDir, "info", "exclude")
 	old, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {

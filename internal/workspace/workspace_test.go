@@ -265,6 +265,32 @@ func TestExcludeFromGitOnce(t *testing.T) {
 	}
 }
 
+// A store the user put inside the work tree is excluded with its
+// companions, and nothing else of its folder is.
+func TestExcludeStoreFromGit(t *testing.T) {
+	r := testgit.New(t)
+	ws, _ := Discover(r.Dir)
+	for range 2 {
+		if err := ws.ExcludeStoreFromGit("cache/x.db"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"cache/x.db", "cache/x.db-wal", "cache/x.db-shm", "cache/x.db-blobs/ab/cd.zst", "cache/notes.txt"} {
+		r.Write(f, "x")
+	}
+	files, err := ws.Git.LsFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(files, []string{"cache/notes.txt"}) {
+		t.Fatalf("listed %q, want the folder's own file alone", files)
+	}
+	b, _ := os.ReadFile(r.Path(".git/info/exclude"))
+	if n := strings.Count(string(b), "/cache/x.db\n"); n != 1 {
+		t.Fatalf("pattern written %d times:\n%s", n, b)
+	}
+}
+
 func TestRepoIDSameInEveryClone(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("a", "a")
