@@ -109,7 +109,7 @@ func newRegistryListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := svc.List(cmd.Context(), stale)
+			res, err := svc.ListCurrent(cmd.Context(), stale)
 			if err != nil {
 				return err
 			}

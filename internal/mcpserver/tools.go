@@ -168,7 +168,7 @@ func callRegistryList(ctx context.Context, s *Server, raw json.RawMessage) (stri
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	res, err := s.registry.List(ctx, in.Stale)
+	res, err := s.registry.ListCurrent(ctx, in.Stale)
 	if err != nil {
 		return "", nil, err
 	}

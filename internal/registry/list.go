@@ -40,6 +40,39 @@ type ListResult struct {
 	// SkippedFiles names the skipped files and why, by path, the first
 	// maxSkippedListed of them (Counts.Skipped counts them all).
 	SkippedFiles []SkippedFile `json:"skipped_files"`
+	// Synced is what ListCurrent did first to bring the rows up to date
+	// (trust or verify); empty when the registry had no rows to check.
+	Synced string `json:"synced,omitempty"`
+}
+
+// ListCurrent lists the registry as it is now: a registry with rows is
+// first synced (trust: an lstat per row; verify: only what may have
+// changed is hashed, and written), so that no row and no summary_stale
+// speaks of a file as it was before an edit the registry has not seen. An
+// empty registry is listed empty: sync bootstraps it.
+func (s *Service) ListCurrent(ctx context.Context, staleOnly bool) (*ListResult, error) {
+	var rows int
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		rows, err = countRows(ctx, tx, s.WS.Root)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registry list: %w", err)
+	}
+	action := ""
+	if rows > 0 {
+		synced, err := s.Sync(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("registry list: bring the registry up to date: %w", err)
+		}
+		action = synced.Action
+	}
+	res, err := s.List(ctx, staleOnly)
+	if err == nil {
+		res.Synced = action
+	}
+	return res, err
 }
 
 // SkippedFile is a file the registry does not keep, and why.
@@ -52,7 +85,8 @@ type SkippedFile struct {
 const maxSkippedListed = 200
 
 // List returns the registered files by path (only those with a stale
-// summary when staleOnly), and counts.
+// summary when staleOnly), and counts, as the store holds them: as of the
+// last sync or verify (ListCurrent syncs first).
 func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error) {
 	res := &ListResult{Files: []File{}, Counts: ListCounts{Skipped: map[string]int{}}, SkippedFiles: []SkippedFile{}}
 	err := s.Store.View(ctx, func(tx *store.Tx) error {

@@ -182,6 +182,28 @@ func TestDirtyTreeMarksMismatchAndKeepsSummary(t *testing.T) {
 	}
 }
 
+// A listing never speaks of a file as it was before an edit the registry
+// has not seen: ListCurrent syncs first, in O(changed).
+func TestListCurrentSeesAnEditSyncHasNot(t *testing.T) {
+	f := newFixture(t, project(t))
+	if res, err := f.svc.ListCurrent(context.Background(), false); err != nil || len(res.Files) != 0 || res.Synced != "" {
+		t.Fatalf("an empty registry: %+v, %v (listed without a bootstrap)", res, err)
+	}
+	f.sync()
+	f.summarize("lib/calc.go", "Add two ints.")
+	f.r.Write("lib/calc.go", "package lib\n\nfunc Add(a, b int) int { return a - b }\n")
+	if got := f.file("lib/calc.go"); got.SummaryStale {
+		t.Fatal("the stored listing already knows: the test proves nothing")
+	}
+	res, err := f.svc.ListCurrent(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Synced != ActionVerify || len(res.Files) != 1 || res.Files[0].Path != "lib/calc.go" || !res.Files[0].SummaryStale {
+		t.Fatalf("listing after an edit = %+v", res)
+	}
+}
+
 // team is an upstream with two clones: ours (registered) and a teammate's.
 func team(t *testing.T) (ours *fixture, mate *testgit.Repo) {
 	up := testgit.Bare(t)
