@@ -298,6 +298,24 @@ func TestInvalidateByPrefixTypeAndKey(t *testing.T) {
 	}
 }
 
+// An artifact whose input is a folder is invalidated by a prefix under it:
+// the folder holds what the prefix names.
+func TestInvalidateReachesFolderInputs(t *testing.T) {
+	f := newFixture(t)
+	f.put(PutRequest{Type: "tool_result", Key: "folder", Deps: []string{"mod_a"}})
+	f.put(PutRequest{Type: "tool_result", Key: "root", Deps: []string{"."}})
+	f.put(PutRequest{Type: "tool_result", Key: "other", Deps: []string{"mod_b"}})
+	f.put(PutRequest{Type: "tool_result", Key: "sibling", Deps: []string{"README.md"}})
+	res, err := f.svc.Invalidate(context.Background(), InvalidateRequest{PathPrefix: "mod_a/a.go"})
+	if err != nil || res.Invalidated != 2 {
+		t.Fatalf("invalidate = %+v, %v", res, err)
+	}
+	f.expect("tool_result", "folder", Digests{}, all(Stale))
+	f.expect("tool_result", "root", Digests{}, all(Stale))
+	f.expect("tool_result", "other", Digests{}, all(Hit))
+	f.expect("tool_result", "sibling", Digests{}, all(Hit))
+}
+
 func TestSlicesAreJudgedOneByOne(t *testing.T) {
 	f := newFixture(t)
 	for i := range 20 {

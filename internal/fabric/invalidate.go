@@ -13,8 +13,9 @@ import (
 // refreshing: by type, key, and/or a path prefix — every artifact with an
 // input whose root-relative path starts with it, as a string: "src/auth"
 // selects src/auth.go, src/auth/token.go and src/authz.go alike ("src/auth/"
-// only the folder). Selecting too much costs a regeneration; too little
-// would serve stale content. At least one is needed.
+// only the folder), and an artifact whose input is a folder holding the
+// prefix (src, or the root). Selecting too much costs a regeneration; too
+// little would serve stale content. At least one is needed.
 type InvalidateRequest struct {
 	Type, Key, PathPrefix string
 }
@@ -50,8 +51,10 @@ func (s *Service) Invalidate(ctx context.Context, req InvalidateRequest) (*Inval
 			if strings.HasSuffix(req.PathPrefix, "/") {
 				p += "/"
 			}
-			where = append(where, `id IN (SELECT artifact_id FROM artifact_deps WHERE substr(path, 1, ?) = ?)`)
-			args = append(args, len(p), p)
+			// A folder input holds whatever the prefix names under it.
+			where = append(where, `id IN (SELECT artifact_id FROM artifact_deps WHERE substr(path, 1, ?) = ?
+				OR (is_dir AND (path = '.' OR substr(?, 1, length(path) + 1) = path || '/')))`)
+			args = append(args, len(p), p, p)
 		}
 	}
 	res := &InvalidateResult{}
