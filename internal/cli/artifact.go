@@ -119,7 +119,7 @@ array; the other flags apply to every slice.`,
 			})
 		},
 	}
-	cmd.Flags().StringArrayVar(&req.Deps, "dep", nil, "a file the artifact was derived from (repeatable)")
+	cmd.Flags().StringArrayVar(&req.Deps, "dep", nil, "a file the artifact was derived from, or a folder: everything under it (repeatable)")
 	cmd.Flags().StringVar(&req.Slice, "slice", "", "store this named slice of the artifact")
 	digestFlags(cmd, &req.Digests)
 	cmd.Flags().StringVar(&ttl, "ttl", "", "maximum age (e.g. 12h, 7d; 0 for none; default: the type's)")

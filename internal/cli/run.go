@@ -151,7 +151,7 @@ to a file first, as in the second example); capture then exits with N.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about (repeatable)")
+	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about, or a folder: everything under it (repeatable)")
 	cmd.Flags().IntVar(&exitCode, "exit-code", 0, "the exit status of the command that wrote the text; capture exits with it")
 	return cmd
 }
