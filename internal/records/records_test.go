@@ -259,6 +259,13 @@ func TestStoreIsNeverAReference(t *testing.T) {
 	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
 		t.Fatalf("files = %+v, want pkg/calc.go alone", rec.Files)
 	}
+	// A store given inside the work tree, under another name, likewise.
+	inTree := teststore.Open(t, r.Path("cache/own.db"), store.Options{})
+	s2 := &Service{WS: s.WS, Store: inTree, Cwd: r.Dir}
+	rec = run(t, s2, `ls cache/own.db cache/own.db-wal pkg/calc.go 2>/dev/null; echo cache/own.db:1`)
+	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" {
+		t.Fatalf("with the store in cache/: files = %+v, want pkg/calc.go alone", rec.Files)
+	}
 }
 
 func TestSecretsRedactedBeforeStorage(t *testing.T) {

@@ -63,14 +63,14 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 
 // pick keeps, for each reference, the first alternative that is a regular
 // file, or else one git reports deleted; deduplicated. freshctx's own store
-// is never one: it changes with every command, the record's own saving
-// included, so naming it would make every record stale at once.
-func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) []string {
+// (own) is never one: it changes with every command, the record's own
+// saving included, so naming it would make every record stale at once.
+func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, as := range alts {
 		for _, rel := range as {
-			if rel == "." || seen[rel] || inStore(rel) {
+			if rel == "." || seen[rel] || own(rel) {
 				continue
 			}
 			fi, err := os.Stat(ws.Abs(rel))
@@ -84,9 +84,20 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted func(string) bool) [
 	return out
 }
 
-// inStore reports a path inside the store's default folder.
-func inStore(rel string) bool {
-	return rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/")
+// ownFiles reports the paths of freshctx's own store: its default folder,
+// or a store given inside the work tree with its companions (-wal, -shm,
+// -blobs/).
+func (s *Service) ownFiles() func(rel string) bool {
+	db := ""
+	if s.Store != nil {
+		if rel, err := s.WS.Rel(s.Store.Path(), "/"); err == nil {
+			db = rel
+		}
+	}
+	return func(rel string) bool {
+		return rel == store.DirName || strings.HasPrefix(rel, store.DirName+"/") ||
+			(db != "" && (rel == db || strings.HasPrefix(rel, db+"-")))
+	}
 }
 
 func flatten(alts [][]string) []string {

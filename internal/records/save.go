@@ -138,7 +138,7 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 		return err
 	}
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
-	paths := pick(s.WS, alts, deleted)
+	paths := pick(s.WS, alts, deleted, s.ownFiles())
 	paths = keepExplicit(paths, m.files)
 	stamp, err := s.stamp(ctx, snap, paths, m.start, m.since)
 	if err != nil {
