@@ -1,7 +1,9 @@
 package readcache
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,6 +51,35 @@ func TestParseTargetRefusesHalfRanges(t *testing.T) {
 	for spec, want := range map[string]lineRange{"a.go:3": {3, 0}, "a.go:3-9": {3, 9}, "a.go": {}} {
 		if _, r, err := s.parseTarget(spec); err != nil || r != want {
 			t.Errorf("parseTarget(%q) = %+v, %v; want %+v", spec, r, err, want)
+		}
+	}
+}
+
+// A file whose name looks like a range is read whole when the path before
+// the colon names nothing; when both exist, the range is meant.
+func TestParseTargetTakesAFileNamedLikeARange(t *testing.T) {
+	root := t.TempDir()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"v:1-2", "both", "both:3"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Service{WS: ws, Cwd: root}
+	for spec, want := range map[string]struct {
+		rel string
+		r   lineRange
+	}{
+		"v:1-2":  {"v:1-2", lineRange{}},
+		"both:3": {"both", lineRange{3, 0}},
+		"none:4": {"none", lineRange{4, 0}},
+	} {
+		rel, r, err := s.parseTarget(spec)
+		if err != nil || rel != want.rel || r != want.r {
+			t.Errorf("parseTarget(%q) = %q %+v, %v; want %q %+v", spec, rel, r, err, want.rel, want.r)
 		}
 	}
 }

@@ -19,13 +19,16 @@ var (
 )
 
 // parseTarget splits "PATH[:N-M]" (1-based, inclusive; ":N" to the end)
-// and makes the path root-relative.
+// and makes the path root-relative. A spec that names a file as it stands,
+// where PATH alone names none, is that file, whole.
 func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 	p, r := spec, lineRange{}
 	if badRange.MatchString(spec) && rangeSuffix.FindStringSubmatch(spec) == nil && !s.exists(spec) {
 		return "", r, fmt.Errorf("%s: want PATH:N-M (lines N to M) or PATH:N (line N to the end)", spec)
 	}
-	if m := rangeSuffix.FindStringSubmatch(spec); m != nil {
+	// A file may be called "notes:3-4": when it exists and "notes" does
+	// not, the spec is its name.
+	if m := rangeSuffix.FindStringSubmatch(spec); m != nil && (!s.exists(spec) || s.exists(m[1])) {
 		p = m[1]
 		r.start, _ = strconv.Atoi(m[2])
 		if m[3] != "" {
