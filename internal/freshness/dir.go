@@ -8,6 +8,7 @@ import (
 	"path"
 
 	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 // MaxDirEntries bounds the entries under a directory that a stamp of it
@@ -17,7 +18,7 @@ const MaxDirEntries = 5000
 // skipInDir are the names a directory's digest leaves out: git's own
 // folder and freshctx's store, which change on every git or freshctx
 // command.
-var skipInDir = map[string]bool{".git": true, ".freshctx": true}
+var skipInDir = map[string]bool{".git": true, store.DirName: true}
 
 // errDirTooLarge is a directory with more than MaxDirEntries entries.
 var errDirTooLarge = fmt.Errorf("holds more than %d entries", MaxDirEntries)
@@ -57,34 +58,40 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	}
 	h := sha256.New()
 	for _, e := range entries {
-		var content string
-		switch {
-		case e.kind.IsRegular():
-			g := byPath[e.rel]
-			if g.Err != nil {
-				return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, g.Err)
-			}
-			content = g.Digest.String()
-			latest = max(latest, g.FP.File.ModTime, g.FP.File.Ctime)
-		case e.kind&fs.ModeSymlink != 0:
-			abs := s.ws.Abs(e.rel)
-			l, err := s.opt.FS.Lstat(abs)
-			if err == nil {
-				content, err = s.opt.FS.Readlink(abs)
-			}
-			if err != nil {
-				return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, err)
-			}
-			latest = max(latest, l.ModTime, l.Ctime)
-		default:
-			if fi, err := s.opt.FS.Lstat(s.ws.Abs(e.rel)); err == nil {
-				latest = max(latest, fi.ModTime, fi.Ctime)
-			}
+		content, changed, err := s.entryContent(e, byPath[e.rel])
+		if err != nil {
+			return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, err)
 		}
+		latest = max(latest, changed)
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", under(rel, e.rel), e.kind.Type(), content)
 	}
 	copy(d[:], h.Sum(nil))
 	return d, latest, nil
+}
+
+// entryContent is what an entry contributes to its directory's digest, and
+// its newest mtime or ctime: a regular file its digest (g, from
+// DigestMany), a symlink its target string, anything else nothing.
+func (s *Snapshot) entryContent(e dirEntry, g FileDigest) (content string, changed int64, err error) {
+	abs := s.ws.Abs(e.rel)
+	switch {
+	case e.kind.IsRegular():
+		if g.Err != nil {
+			return "", 0, g.Err
+		}
+		return g.Digest.String(), max(g.FP.File.ModTime, g.FP.File.Ctime), nil
+	case e.kind&fs.ModeSymlink != 0:
+		l, err := s.opt.FS.Lstat(abs)
+		if err != nil {
+			return "", 0, err
+		}
+		target, err := s.opt.FS.Readlink(abs)
+		return target, max(l.ModTime, l.Ctime), err
+	}
+	if fi, err := s.opt.FS.Lstat(abs); err == nil {
+		changed = max(fi.ModTime, fi.Ctime)
+	}
+	return "", changed, nil
 }
 
 // under is child's path relative to its directory dir.
