@@ -186,7 +186,7 @@ func TestRepoMapDependsOnPathSetOutsideGit(t *testing.T) {
 	maxPathSetFiles = 1
 	f.put(PutRequest{Type: "repo_map", Key: "root"})
 	got := f.get(GetRequest{Type: "repo_map", Key: "root"})
-	if got.Outcome != Stale || !strings.Contains(fmt.Sprint(got.Reasons), "not listed (more than 1 files)") {
+	if got.Outcome != Stale || !strings.Contains(fmt.Sprint(got.Reasons), "not listed (more than 1 entries)") {
 		t.Fatalf("a tree over the limit: %s %+v", got.Outcome, got.Reasons)
 	}
 }

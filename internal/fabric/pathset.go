@@ -6,17 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/freshness"
 )
 
-// maxPathSetFiles bounds the walk of a work tree outside git; a larger
-// tree's path set is not compared (a variable for the tests).
+// maxPathSetFiles bounds the entries of a work tree walked outside git; a
+// larger tree's path set is not compared (a variable for the tests).
 var maxPathSetFiles = 200_000
 
 // unlistedPrefix starts a path set that could not be listed. It never
@@ -42,11 +40,20 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 			}
 		}
 	} else {
-		var err error
-		if files, err = walkFiles(ctx, s.WS.Root); errors.Is(err, errTooManyFiles) {
-			return fmt.Sprintf("%smore than %d files at %d", unlistedPrefix, maxPathSetFiles, s.now().UnixNano()), nil
-		} else if err != nil {
-			return "", fmt.Errorf("list the work tree: %w", err)
+		entries, err := freshness.ListTree(freshness.OSFS{}, s.WS, ".", maxPathSetFiles)
+		if err != nil {
+			// Unlisted, never equal to another path set: a folder the walk
+			// cannot read makes the artifact stale, not the get fail.
+			why := err.Error()
+			if errors.Is(err, freshness.ErrTooManyEntries) {
+				why = fmt.Sprintf("more than %d entries", maxPathSetFiles)
+			}
+			return fmt.Sprintf("%s%s at %d", unlistedPrefix, why, s.now().UnixNano()), nil
+		}
+		for _, e := range entries {
+			if !e.Kind.IsDir() {
+				files = append(files, e.Rel)
+			}
 		}
 	}
 	slices.Sort(files)
@@ -57,35 +64,6 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-// walkFiles lists every file and symlink under root, root-relative and
-// slash-separated, without following links.
-func walkFiles(ctx context.Context, root string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && (d.Name() == ".git" || d.Name() == store.DirName) {
-				return filepath.SkipDir
-			}
-			return ctx.Err()
-		}
-		if len(files) == maxPathSetFiles {
-			return errTooManyFiles
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		files = append(files, filepath.ToSlash(rel))
-		return nil
-	})
-	return files, err
-}
-
-var errTooManyFiles = errors.New("too many files")
 
 // unlisted says why a path set was not compared, if it was not.
 func unlisted(pathSet string) (string, bool) {

@@ -3,12 +3,14 @@ package freshness
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // MaxDirEntries bounds the entries under a directory that a stamp of it
@@ -20,14 +22,8 @@ const MaxDirEntries = 5000
 // command.
 var skipInDir = map[string]bool{".git": true, store.DirName: true}
 
-// errDirTooLarge is a directory with more than MaxDirEntries entries.
-var errDirTooLarge = fmt.Errorf("holds more than %d entries", MaxDirEntries)
-
-// dirEntry is one thing under a directory, as its digest sees it.
-type dirEntry struct {
-	rel  string // root-relative
-	kind fs.FileMode
-}
+// ErrTooManyEntries is a folder with more entries than a listing allows.
+var ErrTooManyEntries = errors.New("too many entries")
 
 // dirDigest is a directory's content: the SHA-256 of every entry under it,
 // recursively and in order, by path relative to it, kind, and content — a
@@ -38,14 +34,14 @@ type dirEntry struct {
 // entries and the directory itself (unix ns), for NoteChangedDuringRun.
 func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d digest.Digest, latest int64, err error) {
 	latest = max(self.ModTime, self.Ctime)
-	entries, err := s.listDir(rel)
+	entries, err := ListTree(s.opt.FS, s.ws, rel, MaxDirEntries)
 	if err != nil {
 		return digest.Digest{}, 0, err
 	}
 	var files []string
 	for _, e := range entries {
-		if e.kind.IsRegular() {
-			files = append(files, e.rel)
+		if e.Kind.IsRegular() {
+			files = append(files, e.Rel)
 		}
 	}
 	got, err := s.DigestMany(ctx, files, DigestOptions{})
@@ -58,12 +54,12 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	}
 	h := sha256.New()
 	for _, e := range entries {
-		content, changed, err := s.entryContent(e, byPath[e.rel])
+		content, changed, err := s.entryContent(e, byPath[e.Rel])
 		if err != nil {
-			return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.rel, err)
+			return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.Rel, err)
 		}
 		latest = max(latest, changed)
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", under(rel, e.rel), e.kind.Type(), content)
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", under(rel, e.Rel), e.Kind.Type(), content)
 	}
 	copy(d[:], h.Sum(nil))
 	return d, latest, nil
@@ -72,15 +68,15 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 // entryContent is what an entry contributes to its directory's digest, and
 // its newest mtime or ctime: a regular file its digest (g, from
 // DigestMany), a symlink its target string, anything else nothing.
-func (s *Snapshot) entryContent(e dirEntry, g FileDigest) (content string, changed int64, err error) {
-	abs := s.ws.Abs(e.rel)
+func (s *Snapshot) entryContent(e TreeEntry, g FileDigest) (content string, changed int64, err error) {
+	abs := s.ws.Abs(e.Rel)
 	switch {
-	case e.kind.IsRegular():
+	case e.Kind.IsRegular():
 		if g.Err != nil {
 			return "", 0, g.Err
 		}
 		return g.Digest.String(), max(g.FP.File.ModTime, g.FP.File.Ctime), nil
-	case e.kind&fs.ModeSymlink != 0:
+	case e.Kind&fs.ModeSymlink != 0:
 		l, err := s.opt.FS.Lstat(abs)
 		if err != nil {
 			return "", 0, err
@@ -102,14 +98,21 @@ func under(dir, child string) string {
 	return child[len(dir)+1:]
 }
 
-// listDir lists every entry under the root-relative directory rel,
-// depth first in name order, without following symlinks; skipInDir names
-// are left out.
-func (s *Snapshot) listDir(rel string) ([]dirEntry, error) {
-	var out []dirEntry
+// TreeEntry is one entry under a folder, as ListTree finds it.
+type TreeEntry struct {
+	Rel  string      // root-relative
+	Kind fs.FileMode // its type bits, as lstat gives them
+}
+
+// ListTree lists every entry under the root-relative folder rel, depth
+// first in name order, without following symlinks; .git and the store's
+// folder are left out, at any depth. Past limit entries it stops with
+// ErrTooManyEntries.
+func ListTree(fsys FS, ws *workspace.Workspace, rel string, limit int) ([]TreeEntry, error) {
+	var out []TreeEntry
 	var walk func(dir string) error
 	walk = func(dir string) error {
-		names, err := s.opt.FS.ReadDir(s.ws.Abs(dir))
+		names, err := fsys.ReadDir(ws.Abs(dir))
 		if err != nil {
 			return err
 		}
@@ -117,11 +120,11 @@ func (s *Snapshot) listDir(rel string) ([]dirEntry, error) {
 			if skipInDir[n.Name()] {
 				continue
 			}
-			if len(out) == MaxDirEntries {
-				return errDirTooLarge
+			if len(out) == limit {
+				return ErrTooManyEntries
 			}
 			child := path.Join(dir, n.Name())
-			out = append(out, dirEntry{rel: child, kind: n.Type()})
+			out = append(out, TreeEntry{Rel: child, Kind: n.Type()})
 			if n.IsDir() {
 				if err := walk(child); err != nil {
 					return err

@@ -61,11 +61,11 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // notRegular says what a path is instead of a regular file.
 func notRegular(mode fs.FileMode) error {
-	return fmt.Errorf("%w: %s", ErrNotRegular, Kind(mode))
+	return fmt.Errorf("%w: %s", ErrNotRegular, kindOf(mode))
 }
 
-// Kind names what a file mode is: "a directory", "a named pipe", …
-func Kind(mode fs.FileMode) string {
+// kindOf names what a file mode is: "a directory", "a named pipe", …
+func kindOf(mode fs.FileMode) string {
 	switch {
 	case mode.IsDir():
 		return "a directory"

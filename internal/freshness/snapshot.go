@@ -381,7 +381,7 @@ func (s *Snapshot) observeDir(ctx context.Context, rel string, o *observation) {
 	switch {
 	case errors.Is(o.readErr, errUnsettled):
 		o.notes |= NoteUnsettled
-	case errors.Is(o.readErr, errDirTooLarge):
+	case errors.Is(o.readErr, ErrTooManyEntries):
 		o.notes |= NoteNotStamped
 	}
 }
