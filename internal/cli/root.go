@@ -176,7 +176,8 @@ func (a *app) storePath(writing bool) (string, error) {
 	if path == "" {
 		path = os.Getenv("FRESHCTX_STORE")
 	}
-	if path == "" {
+	given := path != ""
+	if !given {
 		path = store.DefaultPath(ws.Root)
 		if !writing {
 			return path, nil
@@ -187,7 +188,7 @@ func (a *app) storePath(writing bool) (string, error) {
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(a.io.Cwd, path)
 	}
-	if rel, err := ws.Rel(path, "/"); err == nil && writing && path != store.DefaultPath(ws.Root) {
+	if rel, err := ws.Rel(path, "/"); err == nil && writing && given {
 		if err := ws.ExcludeStoreFromGit(rel); err != nil {
 			fmt.Fprintf(a.io.Err, "freshctx: warning: could not add %s to .git/info/exclude: %v\n", rel, err)
 		}
