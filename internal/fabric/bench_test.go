@@ -202,3 +202,56 @@ func BenchmarkSlices2000(b *testing.B) {
 	b.ReportMetric(float64(medianOf(colds).Microseconds())/1000, "cold_ms")
 	b.ReportMetric(float64(medianOf(gets))/float64(medianOf(statuses)), "get_x_status")
 }
+
+// BenchmarkReadSlices2000 reads a 2,000-slice artifact's rows and the
+// stamps of their inputs back from the store, the part of a get that grows
+// with the number of slices (200 with -short): from the rows, and from the
+// pack a get keeps of them.
+func BenchmarkReadSlices2000(b *testing.B) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	r := testgit.New(b)
+	var in []SliceInput
+	for i := range n {
+		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
+		r.Write(p, fmt.Sprintf("package p // %d\n", i))
+		in = append(in, SliceInput{Name: p, Deps: []string{p}, Content: "entry for " + p + ": the declarations of the file"})
+	}
+	r.Commit("init")
+	svc := benchService(b, r)
+	ctx := context.Background()
+	if _, err := svc.PutSlices(ctx, PutRequest{Type: "repo_map", Key: "root"}, in); err != nil {
+		b.Fatal(err)
+	}
+	repo, err := svc.repoID(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B, wantPack bool) {
+		for b.Loop() {
+			var found []slice
+			var ks keyState
+			err := svc.Store.View(ctx, func(tx *store.Tx) error {
+				if !wantPack {
+					found, err = querySlices(ctx, tx, `repo = ? AND type = ? AND key = ?`, repo, "repo_map", "root")
+					return err
+				}
+				found, ks, err = readSlices(ctx, tx, repo, "repo_map", "root")
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ks.fromPack != wantPack || len(found) != n || len(found[0].deps) != 1 {
+				b.Fatalf("read %d slices (from a pack: %v), want %d with one input each", len(found), ks.fromPack, n)
+			}
+		}
+	}
+	b.Run("rows", func(b *testing.B) { read(b, false) })
+	if _, err := svc.Get(ctx, GetRequest{Type: "repo_map", Key: "root"}); err != nil { // keeps the pack
+		b.Fatal(err)
+	}
+	b.Run("pack", func(b *testing.B) { read(b, true) })
+}

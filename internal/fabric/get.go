@@ -95,8 +95,9 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		return nil, err
 	}
 	var found []slice
+	var ks keyState
 	err = s.Store.View(ctx, func(tx *store.Tx) error {
-		found, err = querySlices(ctx, tx, `repo = ? AND type = ? AND key = ?`, repo, req.Type, req.Key)
+		found, ks, err = readSlices(ctx, tx, repo, req.Type, req.Key)
 		return err
 	})
 	if err != nil {
@@ -121,7 +122,12 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			return nil, err
 		}
 	}
-	err = s.Store.Update(ctx, func(tx *store.Tx) error { return event(ctx, tx, res.Outcome, repo, req.Type, req.Key) })
+	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
+			return err
+		}
+		return event(ctx, tx, res.Outcome, repo, req.Type, req.Key)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -17,20 +14,6 @@ import (
 // value (registry_scan), valid only while its gen equals registry_gen's,
 // which triggers bump on every change to registry_files and registry_gone:
 // reading 100,000 fingerprints row by row costs as much as their lstats.
-
-var (
-	zOnce sync.Once
-	zEnc  *zstd.Encoder
-	zDec  *zstd.Decoder
-)
-
-func codecs() (*zstd.Encoder, *zstd.Decoder) {
-	zOnce.Do(func() {
-		zEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		zDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	})
-	return zEnc, zDec
-}
 
 func encodeScan(all []stored) []byte {
 	var b []byte
@@ -46,15 +29,13 @@ func encodeScan(all []stored) []byte {
 			b = append(b, 0)
 		}
 	}
-	enc, _ := codecs()
-	return enc.EncodeAll(b, nil)
+	return store.Pack(b)
 }
 
 var errBadScan = errors.New("malformed scan index")
 
 func decodeScan(data []byte) ([]stored, error) {
-	_, dec := codecs()
-	b, err := dec.DecodeAll(data, nil)
+	b, err := store.Unpack(data)
 	if err != nil {
 		return nil, err
 	}

@@ -323,8 +323,10 @@ func TestConcurrentCreateBothOpen(t *testing.T) {
 	}
 }
 
-func TestMigrationKeepsOldRecords(t *testing.T) {
-	ctx := context.Background()
+// oldStore makes a store file with only the first n migrations applied, as
+// an older freshctx left it, and returns its path and an open handle.
+func oldStore(t *testing.T, n int) (string, *sql.DB) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "old.db")
 	if err := prepareFiles(p); err != nil {
 		t.Fatal(err)
@@ -333,12 +335,21 @@ func TestMigrationKeepsOldRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { old.Close() })
 	ms, _ := loadMigrations()
 	s := &Store{db: old}
-	if err := s.apply(ctx, ms[0], len(ms)); err != nil {
-		t.Fatal(err)
+	for _, m := range ms[:n] {
+		if err := s.apply(context.Background(), m, len(ms)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	_, err = old.Exec(`INSERT INTO records (kind, command, argv, root, cwd, intent, compressor, started_at,
+	return p, old
+}
+
+func TestMigrationKeepsOldRecords(t *testing.T) {
+	ctx := context.Background()
+	p, old := oldStore(t, 1)
+	_, err := old.Exec(`INSERT INTO records (kind, command, argv, root, cwd, intent, compressor, started_at,
 		duration_ms, stdout_bytes, stderr_bytes, raw_tokens, raw_tokens_exact, digest, digest_tokens, stamped_at)
 		VALUES ('run', 'go test', '[]', '/r', '.', 'summary', 'generic', 1, 1, 0, 0, 0, 1, 'FAIL TestOld', 2, 1)`)
 	if err == nil {
@@ -361,5 +372,42 @@ func TestMigrationKeepsOldRecords(t *testing.T) {
 	st.db.QueryRow("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'TestOld'").Scan(&hits)
 	if base != "old_test.go" || hits != 1 {
 		t.Fatalf("after migration: base %q, fts hits %d", base, hits)
+	}
+}
+
+// TestMigrationCountsOldArtifacts: every key stored before artifact packs
+// existed gets a gen, and a change to it after the upgrade bumps that gen.
+func TestMigrationCountsOldArtifacts(t *testing.T) {
+	ctx := context.Background()
+	p, old := oldStore(t, 8)
+	_, err := old.Exec(`INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean, created_at, stamped_at, content_size)
+		VALUES ('r', 'main', 'repo_map', 'root', 'a', '/r', 'c', 't', 1, 1, 1, 0), ('r', 'main', 'repo_map', 'root', 'b', '/r', 'c', 't', 1, 1, 1, 0)`)
+	if err == nil {
+		_, err = old.Exec(`INSERT INTO artifact_deps (artifact_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
+			VALUES (1, 'a.go', 1, 0, 1, 1, '', 0)`)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	st, err := Open(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	gen := func() int64 {
+		var g int64
+		if err := st.db.QueryRow(`SELECT gen FROM artifact_gens WHERE repo = 'r' AND type = 'repo_map' AND key = 'root'`).Scan(&g); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	before := gen()
+	if _, err := st.db.Exec(`UPDATE artifact_deps SET size = 2 WHERE artifact_id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if before != 1 || gen() == before {
+		t.Fatalf("gen %d after the upgrade and %d after a change, want 1 and more", before, gen())
 	}
 }
