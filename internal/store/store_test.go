@@ -323,10 +323,11 @@ func TestConcurrentCreateBothOpen(t *testing.T) {
 	}
 }
 
-// oldStore makes a store file with only the first n migrations applied, as
-// an older freshctx left it, and returns its path and an open handle.
-func oldStore(t *testing.T, n int) (string, *sql.DB) {
+// upgraded makes a store file with only the first n migrations applied, as
+// an older freshctx left it, runs stmts on it, and opens it with this one.
+func upgraded(t *testing.T, n int, stmts ...string) *Store {
 	t.Helper()
+	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "old.db")
 	if err := prepareFiles(p); err != nil {
 		t.Fatal(err)
@@ -335,37 +336,33 @@ func oldStore(t *testing.T, n int) (string, *sql.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { old.Close() })
 	ms, _ := loadMigrations()
 	s := &Store{db: old}
 	for _, m := range ms[:n] {
-		if err := s.apply(context.Background(), m, len(ms)); err != nil {
+		if err := s.apply(ctx, m, len(ms)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return p, old
-}
-
-func TestMigrationKeepsOldRecords(t *testing.T) {
-	ctx := context.Background()
-	p, old := oldStore(t, 1)
-	_, err := old.Exec(`INSERT INTO records (kind, command, argv, root, cwd, intent, compressor, started_at,
-		duration_ms, stdout_bytes, stderr_bytes, raw_tokens, raw_tokens_exact, digest, digest_tokens, stamped_at)
-		VALUES ('run', 'go test', '[]', '/r', '.', 'summary', 'generic', 1, 1, 0, 0, 0, 1, 'FAIL TestOld', 2, 1)`)
-	if err == nil {
-		_, err = old.Exec(`INSERT INTO record_files (record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
-			VALUES (1, 'pkg/sub/old_test.go', 1, 0, 1, 1, '', 1)`)
-	}
-	if err != nil {
-		t.Fatal(err)
+	for _, q := range stmts {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	old.Close()
-
 	st, err := Open(ctx, p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestMigrationKeepsOldRecords(t *testing.T) {
+	st := upgraded(t, 1, `INSERT INTO records (kind, command, argv, root, cwd, intent, compressor, started_at,
+		duration_ms, stdout_bytes, stderr_bytes, raw_tokens, raw_tokens_exact, digest, digest_tokens, stamped_at)
+		VALUES ('run', 'go test', '[]', '/r', '.', 'summary', 'generic', 1, 1, 0, 0, 0, 1, 'FAIL TestOld', 2, 1)`,
+		`INSERT INTO record_files (record_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
+			VALUES (1, 'pkg/sub/old_test.go', 1, 0, 1, 1, '', 1)`)
 	var base string
 	var hits int
 	st.db.QueryRow("SELECT base FROM record_files").Scan(&base)
@@ -378,24 +375,11 @@ func TestMigrationKeepsOldRecords(t *testing.T) {
 // TestMigrationCountsOldArtifacts: every key stored before artifact packs
 // existed gets a gen, and a change to it after the upgrade bumps that gen.
 func TestMigrationCountsOldArtifacts(t *testing.T) {
-	ctx := context.Background()
-	p, old := oldStore(t, 8)
-	_, err := old.Exec(`INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean, created_at, stamped_at, content_size)
-		VALUES ('r', 'main', 'repo_map', 'root', 'a', '/r', 'c', 't', 1, 1, 1, 0), ('r', 'main', 'repo_map', 'root', 'b', '/r', 'c', 't', 1, 1, 1, 0)`)
-	if err == nil {
-		_, err = old.Exec(`INSERT INTO artifact_deps (artifact_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
+	st := upgraded(t, 8, `INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean, created_at,
+		stamped_at, content_size) VALUES ('r', 'main', 'repo_map', 'root', 'a', '/r', 'c', 't', 1, 1, 1, 0),
+		('r', 'main', 'repo_map', 'root', 'b', '/r', 'c', 't', 1, 1, 1, 0)`,
+		`INSERT INTO artifact_deps (artifact_id, path, existed, is_dir, size, mtime_ns, sha256, git_clean)
 			VALUES (1, 'a.go', 1, 0, 1, 1, '', 0)`)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-
-	st, err := Open(ctx, p, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	gen := func() int64 {
 		var g int64
 		if err := st.db.QueryRow(`SELECT gen FROM artifact_gens WHERE repo = 'r' AND type = 'repo_map' AND key = 'root'`).Scan(&g); err != nil {
