@@ -36,6 +36,16 @@ func TestSelectByCommandLineAndOutput(t *testing.T) {
 	}
 }
 
+// TestNoFamilyClaimsAnEmptyOutput: Select skips an empty head, which is
+// right only while no family's expression matches one.
+func TestNoFamilyClaimsAnEmptyOutput(t *testing.T) {
+	for _, f := range registry {
+		if f.Match(nil, nil) || f.Match(nil, []byte{}) {
+			t.Errorf("family %s claims an empty output", f.Name)
+		}
+	}
+}
+
 // TestCorpusTestsIntentKeepsFailingTests checks, for every corpus output,
 // that the tests intent (and the errors intent) still name every failing
 // test the output names, and are no larger than the summary (but for the
