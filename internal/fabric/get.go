@@ -69,8 +69,8 @@ const sliceColumns = `id, slice, ref, commit_sha, tree, path_set, agent_version,
 	entitlement_digest, ttl_ns, created_at, stamped_at, content, coalesce(content_blob, ''), invalidated`
 
 // Get evaluates an artifact against the workspace now and counts the
-// outcome. One git status (scoped to the artifact's inputs) tells the ref
-// and commit as well; the tree is asked for only when it matters.
+// outcome. Its files are judged by their own fingerprints and bytes; one
+// git process tells the ref, commit and tree.
 func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	if req.Mode == "" {
 		req.Mode = Default
@@ -81,14 +81,16 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			req.Key = key[0]
 		}
 	}
-	// The path set lists and stats every file in the tree: a git process
-	// and a few milliseconds, run while the slices are read and checked.
-	// A get that needs none of it ends its git on return.
+	// Where HEAD is (a git process) is read beside the slices and their
+	// files too, and so is the path set, which lists and stats every file
+	// in the tree: a git process and a few milliseconds. A get that needs
+	// neither any more ends their git on return.
+	bgCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	here := later.Start(func() (place, error) { return s.here(bgCtx) })
 	pathSet := func() (string, error) { return "", nil }
 	if spec.PathSet {
-		psCtx, stop := context.WithCancel(ctx)
-		defer stop()
-		pathSet = later.Start(func() (string, error) { return s.pathSet(psCtx) })
+		pathSet = later.Start(func() (string, error) { return s.pathSet(bgCtx) })
 	}
 	repo, err := s.repoID(ctx)
 	if err != nil {
@@ -107,7 +109,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.here(ctx)
+	at, err := here()
 	if err != nil {
 		return nil, err
 	}
@@ -216,15 +218,15 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 // pathSet gives the tree's path set when the artifact's type needs it.
 func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice,
 	pathSet func() (string, error), res *GetResult) error {
-	paths, err := pathSet()
-	if err != nil {
-		return err
-	}
 	stamps := make([]freshness.Stamp, len(sls))
 	for i, sl := range sls {
 		stamps[i] = freshness.Stamp{At: sl.stamped, Stamped: sl.stamped, Files: sl.deps}
 	}
 	checks, err := snap.CheckMany(ctx, stamps)
+	if err != nil {
+		return err
+	}
+	paths, err := pathSet() // listed while the files were checked
 	if err != nil {
 		return err
 	}
