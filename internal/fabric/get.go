@@ -92,38 +92,17 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	if spec.PathSet {
 		pathSet = later.Start(func() (string, error) { return s.pathSet(bgCtx) })
 	}
-	repo, err := s.repoID(ctx)
+	repo, found, ks, err := s.lookup(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	var found []slice
-	var ks keyState
-	err = s.Store.View(ctx, func(tx *store.Tx) error {
-		found, ks, err = readSlices(ctx, tx, repo, req.Type, req.Key)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.snapshot(ctx, depPaths(found), false)
-	if err != nil {
-		return nil, err
-	}
-	at, err := here()
-	if err != nil {
-		return nil, err
-	}
-	sls, shared, err := s.choose(ctx, snap, &at, req.Mode, found)
-	if err != nil {
-		return nil, err
-	}
-	res := &GetResult{Outcome: Cold, Reasons: []Reason{}, Slices: []SliceResult{}, Mode: req.Mode, SharedTree: shared}
-	if len(sls) > 0 {
-		res.Ref, res.Commit = sls[0].ref, sls[0].commit
-		if err := s.evaluate(ctx, snap, at, spec, req, sls, pathSet, res); err != nil {
+	res := &GetResult{Outcome: Cold, Reasons: []Reason{}, Slices: []SliceResult{}, Mode: req.Mode}
+	if len(found) > 0 { // else cold, whatever HEAD and the tree say
+		if err := s.answer(ctx, spec, req, found, here, pathSet, res); err != nil {
 			return nil, err
 		}
 	}
+	stop()
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
 			return err
@@ -134,6 +113,41 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// lookup reads every stored slice of the key, on every ref.
+func (s *Service) lookup(ctx context.Context, req GetRequest) (string, []slice, keyState, error) {
+	repo, err := s.repoID(ctx)
+	if err != nil {
+		return "", nil, keyState{}, err
+	}
+	var found []slice
+	var ks keyState
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
+		found, ks, err = readSlices(ctx, tx, repo, req.Type, req.Key)
+		return err
+	})
+	return repo, found, ks, err
+}
+
+// answer picks the slices that answer for the current ref and judges them
+// against the work tree into res.
+func (s *Service) answer(ctx context.Context, spec Spec, req GetRequest, found []slice, here func() (place, error),
+	pathSet func() (string, error), res *GetResult) error {
+	snap, err := s.snapshot(ctx, depPaths(found), false)
+	if err != nil {
+		return err
+	}
+	at, err := here()
+	if err != nil {
+		return err
+	}
+	sls, shared, err := s.choose(ctx, snap, &at, req.Mode, found)
+	if err != nil || len(sls) == 0 {
+		return err
+	}
+	res.SharedTree, res.Ref, res.Commit = shared, sls[0].ref, sls[0].commit
+	return s.evaluate(ctx, snap, at, spec, req, sls, pathSet, res)
 }
 
 func depPaths(sls []slice) []string {

@@ -34,7 +34,10 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		for _, f := range listed {
+		for i, f := range listed {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return "", ctx.Err() // the get no longer needs it
+			}
 			if _, err := os.Lstat(s.WS.Abs(f)); err == nil {
 				files = append(files, f)
 			}
