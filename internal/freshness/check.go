@@ -136,6 +136,7 @@ var noteReasons = []struct {
 	{NoteChangedDuringRun, "changed while the command ran: which content the output saw is not known"},
 	{NoteUnsettled, "was changing while it was stamped"},
 	{NoteNotStamped, "not stamped (over the file limit)"},
+	{NoteLinkedFolder, "holds a link to a folder outside it: the files there are not compared"},
 }
 
 // noted is the reason of the first note in n, if it has one.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
@@ -28,20 +30,36 @@ var ErrTooManyEntries = errors.New("too many entries")
 // dirDigest is a directory's content: the SHA-256 of every entry under it,
 // recursively and in order, by path relative to it, kind, and content — a
 // regular file by its digest (through the stat cache), a symlink by its
-// target string (never followed), a directory or anything else by its kind
-// alone. A directory is fresh only when this is unchanged: the same files
-// with the same bytes. latest is the newest mtime or ctime among the
-// entries and the directory itself (unix ns), for NoteChangedDuringRun.
+// target string and what it reaches (linkReach), a directory or anything
+// else by its kind alone. A directory is fresh only when this is
+// unchanged: the same files with the same bytes, whichever path reaches
+// them. latest is the newest mtime or ctime among the entries, the files
+// links reach and the directory itself (unix ns), for NoteChangedDuringRun.
 func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d digest.Digest, latest int64, err error) {
 	latest = max(self.ModTime, self.Ctime)
 	entries, err := ListTree(s.opt.FS, s.ws, rel, MaxDirEntries)
 	if err != nil {
 		return digest.Digest{}, 0, err
 	}
+	real, err := filepath.EvalSymlinks(s.ws.Abs(rel))
+	if err != nil {
+		return digest.Digest{}, 0, err
+	}
 	var files []string
+	reach := map[string]linkReach{}
 	for _, e := range entries {
-		if e.Kind.IsRegular() {
+		switch {
+		case e.Kind.IsRegular():
 			files = append(files, e.Rel)
+		case e.Kind&fs.ModeSymlink != 0:
+			r, err := s.linkReach(e.Rel, rel, real)
+			if err != nil {
+				return digest.Digest{}, 0, err
+			}
+			if r == reachesFile {
+				files = append(files, e.Rel) // hashed through the link
+			}
+			reach[e.Rel] = r
 		}
 	}
 	got, err := s.DigestMany(ctx, files, DigestOptions{})
@@ -54,7 +72,7 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	}
 	h := sha256.New()
 	for _, e := range entries {
-		content, changed, err := s.entryContent(e, byPath[e.Rel])
+		content, changed, err := s.entryContent(e, byPath[e.Rel], reach[e.Rel])
 		if err != nil {
 			return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.Rel, err)
 		}
@@ -65,10 +83,74 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	return d, latest, nil
 }
 
+// linkReach is what a symlink under a directory reaches, for its digest.
+type linkReach string
+
+const (
+	// reachesCovered: a path under the directory, whose own entry the
+	// digest holds; the target string is enough.
+	reachesCovered linkReach = "covered"
+	// reachesNothing: the link resolves to nothing (dangling, a loop).
+	reachesNothing linkReach = "nothing"
+	// reachesFile: a regular file elsewhere in the root, whose digest the
+	// directory's holds.
+	reachesFile linkReach = "file"
+	// reachesOther: a named pipe, a device or a socket elsewhere in the
+	// root: its kind is all there is.
+	reachesOther linkReach = "other"
+)
+
+// ErrLinkedFolder is a directory holding a symlink to a folder outside it:
+// what is under that folder is not compared, so neither is the directory.
+var ErrLinkedFolder = errors.New("links to a folder outside")
+
+// linkReach resolves the symlink rel under the directory dir (real: dir
+// with every link resolved). A link that leaves the root makes the
+// directory unknown (ErrOutsideRoot), as one to a folder outside dir does
+// (ErrLinkedFolder).
+func (s *Snapshot) linkReach(rel, dir, real string) (linkReach, error) {
+	target, err := filepath.EvalSymlinks(s.ws.Abs(rel))
+	if err != nil {
+		return reachesNothing, nil
+	}
+	if !s.within(target) {
+		return "", fmt.Errorf("%s: %w", rel, ErrOutsideRoot)
+	}
+	if coveredBy(real, target) {
+		return reachesCovered, nil
+	}
+	fi, err := s.opt.FS.Stat(target)
+	switch {
+	case err != nil:
+		return reachesNothing, nil
+	case fi.Mode.IsRegular():
+		return reachesFile, nil
+	case fi.IsDir():
+		return "", fmt.Errorf("%s %w %s; the files there are not compared", rel, ErrLinkedFolder, dir)
+	}
+	return reachesOther, nil
+}
+
+// coveredBy reports whether the resolved path target lies under the
+// resolved directory real, outside the folders a digest leaves out.
+func coveredBy(real, target string) bool {
+	r, err := filepath.Rel(real, target)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+		return false
+	}
+	for _, part := range strings.Split(filepath.ToSlash(r), "/") {
+		if skipInDir[part] {
+			return false
+		}
+	}
+	return true
+}
+
 // entryContent is what an entry contributes to its directory's digest, and
 // its newest mtime or ctime: a regular file its digest (g, from
-// DigestMany), a symlink its target string, anything else nothing.
-func (s *Snapshot) entryContent(e TreeEntry, g FileDigest) (content string, changed int64, err error) {
+// DigestMany), a symlink its target string and what it reaches (a file
+// elsewhere by its digest, g), anything else nothing.
+func (s *Snapshot) entryContent(e TreeEntry, g FileDigest, r linkReach) (content string, changed int64, err error) {
 	abs := s.ws.Abs(e.Rel)
 	switch {
 	case e.Kind.IsRegular():
@@ -82,7 +164,18 @@ func (s *Snapshot) entryContent(e TreeEntry, g FileDigest) (content string, chan
 			return "", 0, err
 		}
 		target, err := s.opt.FS.Readlink(abs)
-		return target, max(l.ModTime, l.Ctime), err
+		if err != nil {
+			return "", 0, err
+		}
+		changed, content = max(l.ModTime, l.Ctime), target+"\x00"+string(r)
+		if r == reachesFile {
+			if g.Err != nil {
+				return "", 0, g.Err
+			}
+			changed = max(changed, g.FP.File.ModTime, g.FP.File.Ctime)
+			content += "\x00" + g.Digest.String()
+		}
+		return content, changed, nil
 	}
 	if fi, err := s.opt.FS.Lstat(abs); err == nil {
 		changed = max(fi.ModTime, fi.Ctime)

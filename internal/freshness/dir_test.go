@@ -55,6 +55,39 @@ func TestDirectoryIsItsFiles(t *testing.T) {
 				e.r.Write(fmt.Sprintf("src/many/%d", i), "")
 			}
 		}, want: Unknown, reason: "more than"},
+		{name: "a link in it to a file elsewhere, unchanged", setup: func(e *env) { os.Symlink("../other.go", e.r.Path("src/o")) },
+			mutate: func(e *env) { e.r.Write("third.go", "package third\n") }, want: Fresh},
+		{name: "a link in it to a file elsewhere, that file edited", setup: func(e *env) { os.Symlink("../other.go", e.r.Path("src/o")) },
+			mutate: func(e *env) { e.r.Write("other.go", "package OTHER\n") }, want: StaleChanged},
+		{name: "a link in it to a file elsewhere, edited keeping size and mtime", setup: func(e *env) {
+			os.Symlink("../other.go", e.r.Path("src/o"))
+		}, mutate: func(e *env) {
+			fi, _ := os.Stat(e.r.Path("other.go"))
+			e.r.Write("other.go", "package xxxxx\n")
+			e.r.Touch("other.go", fi.ModTime())
+		}, want: StaleChanged},
+		{name: "a link in it through a chain of links, the end edited", setup: func(e *env) {
+			os.Symlink("other.go", e.r.Path("hop"))
+			os.Symlink("../hop", e.r.Path("src/o"))
+		}, mutate: func(e *env) { e.r.Write("other.go", "package OTHER\n") }, want: StaleChanged},
+		{name: "a dangling link in it, its target created", setup: func(e *env) { os.Symlink("../later.go", e.r.Path("src/l")) },
+			mutate: func(e *env) { e.r.Write("later.go", "package later\n") }, want: StaleChanged},
+		{name: "a link in it to a file in .git, that file edited", setup: func(e *env) {
+			os.Symlink("../.git/description", e.r.Path("src/d"))
+		}, mutate: func(e *env) { e.r.Write(".git/description", "another\n") }, want: StaleChanged},
+		{name: "a link in it to a folder in it", setup: func(e *env) { os.Symlink("deep", e.r.Path("src/alias")) },
+			mutate: func(e *env) { e.r.Write("other.go", "package OTHER\n") }, want: Fresh},
+		{name: "a link in it to itself's parent", setup: func(e *env) { os.Symlink("..", e.r.Path("src/up")) },
+			want: Unknown, reason: "holds a link to a folder outside it"},
+		{name: "a link in it to a folder elsewhere", setup: func(e *env) {
+			e.r.Write("lib/x.go", "package lib\n")
+			os.Symlink("../lib", e.r.Path("src/lib"))
+		}, want: Unknown, reason: "holds a link to a folder outside it"},
+		{name: "a link in it to a file outside the root", setup: func(e *env) {
+			out := e.t.TempDir() + "/secret"
+			os.WriteFile(out, []byte("x"), 0o644)
+			os.Symlink(out, e.r.Path("src/s"))
+		}, want: Unknown, reason: "outside"},
 		{name: "a link to a directory outside the root", setup: func(e *env) {
 			out := e.t.TempDir()
 			os.WriteFile(out+"/secret", []byte("x"), 0o644)
@@ -90,6 +123,22 @@ func TestRootDirectoryLeavesOutGitAndStore(t *testing.T) {
 	e.r.Git("commit", "-q", "--allow-empty", "-m", "empty")
 	if got := e.check(st); got.Label != Fresh {
 		t.Fatalf("after git and store writes only: %s (%+v)", got.Label, got.Files)
+	}
+}
+
+// A link in the work tree to a file in .git is compared through its target:
+// the walk leaves .git out, so the link must carry what it reaches.
+func TestRootDirectoryLinkIntoGit(t *testing.T) {
+	e := newEnv(t, true)
+	e.r.Write("a.go", "package a\n")
+	e.r.Commit("init")
+	if err := os.Symlink(".git/description", e.r.Path("desc")); err != nil {
+		t.Fatal(err)
+	}
+	st := e.capture(".")
+	e.r.Write(".git/description", "another description\n")
+	if got := e.check(st); got.Label != StaleChanged {
+		t.Fatalf("after the file the link reaches changed: %s (%+v)", got.Label, got.Files)
 	}
 }
 

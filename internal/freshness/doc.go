@@ -20,9 +20,11 @@
 //     stale_changed, anything else unknown — never fresh.
 //
 // A directory is stamped by everything under it (dirDigest): its files'
-// digests, its symlinks' targets, its entries' names and kinds; it is fresh
-// only when all of these are unchanged, and unknown when they cannot all be
-// compared (over MaxDirEntries, unreadable, changing, outside the root).
+// digests, its symlinks' targets and what they reach (a file elsewhere in
+// the root by its digest), its entries' names and kinds; it is fresh only
+// when all of these are unchanged, and unknown when they cannot all be
+// compared (over MaxDirEntries, unreadable, changing, outside the root, or
+// holding a link out of the root or to a folder outside it).
 //
 // CheckMany is Check of many stamps (an artifact's slices, a list of
 // records) with the stat cache read once for all of them; each result is

@@ -383,6 +383,10 @@ func (s *Snapshot) observeDir(ctx context.Context, rel string, o *observation) {
 		o.notes |= NoteUnsettled
 	case errors.Is(o.readErr, ErrTooManyEntries):
 		o.notes |= NoteNotStamped
+	case errors.Is(o.readErr, ErrOutsideRoot):
+		o.notes |= NoteOutsideRoot // a link under it leaves the root
+	case errors.Is(o.readErr, ErrLinkedFolder):
+		o.notes |= NoteLinkedFolder
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	// NoteNotStamped: the item named more files than are stamped; this one
 	// was not.
 	NoteNotStamped
+	// NoteLinkedFolder: a directory holding a symlink to a folder outside
+	// it, whose files its digest does not hold.
+	NoteLinkedFolder
 )
 
 // FileStamp is what one file looked like when an item was captured.

@@ -138,9 +138,9 @@ func (w *world) read(p string) content {
 }
 
 // tree is what a dependency is to the model: a file's bytes, or for a
-// folder everything under it (names, kinds, file bytes, link targets;
-// .git and .freshctx left out, at any depth), the way a folder's stamp
-// is meant to see it.
+// folder everything under it (names, kinds, file bytes, link targets and
+// the bytes of the files links reach; .git and .freshctx left out, at any
+// depth), the way a folder's stamp is meant to see it.
 func (w *world) tree(p string) content {
 	if fi, err := os.Lstat(w.abs(p)); err != nil || !fi.IsDir() {
 		return w.read(p)
@@ -164,6 +164,16 @@ func (w *world) tree(p string) content {
 				return err
 			}
 			b.WriteString(target)
+			// What the link reaches is part of what is in the folder: a
+			// tool reading through it sees that file's bytes.
+			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				b.WriteString("\x00")
+				b.Write(data)
+			}
 		case d.Type().IsRegular():
 			data, err := os.ReadFile(path)
 			if err != nil {
