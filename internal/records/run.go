@@ -239,6 +239,9 @@ type capture struct {
 	// status is the whole-tree git status started as the command ended
 	// (statusNow), nil when none was started.
 	status func() (*workspace.Status, error)
+	// waited is set once wait has run; waitErr is what it returned.
+	waited  bool
+	waitErr error
 }
 
 // statusNow starts the whole-tree git status the record's stamp needs as
@@ -306,8 +309,17 @@ func (s *Service) createBlob() (*store.BlobWriter, error) {
 }
 
 // wait takes the rest of the spool, flushes the sinks and waits for the
-// analysis to drain.
+// analysis to drain. Only its first call does anything.
 func (c *capture) wait() error {
+	if c.waited {
+		return c.waitErr
+	}
+	c.waited = true
+	c.waitErr = c.drain()
+	return c.waitErr
+}
+
+func (c *capture) drain() error {
 	c.spool.close()
 	spoolErr := <-c.drained
 	c.stopProg()
@@ -324,7 +336,10 @@ func (c *capture) wait() error {
 	return spoolErr
 }
 
+// discard drops the blobs of a capture that is not kept, once nothing
+// writes them any more.
 func (c *capture) discard() {
+	c.wait()
 	for _, k := range c.sinks {
 		if k.blob != nil {
 			k.blob.Discard()
