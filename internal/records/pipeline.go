@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -264,6 +265,8 @@ type scan struct {
 	refSeen   map[string]bool
 	lastLine  string // references of a repeated line are not searched again
 	lastFacts string
+	// goPkgs are the packages go test's summary lines name (gopkg.go).
+	goPkgs []string
 
 	// fault is the first panic the scan survived; skipped counts the lines
 	// whose references and facts were lost to one.
@@ -292,6 +295,9 @@ func (s *scan) guardedLine(text string) {
 	}()
 	clean := compress.Clean(text)
 	s.collectRefs(clean)
+	if pkg, ok := goPackageLine(clean); ok && len(s.goPkgs) < maxGoPackages && !slices.Contains(s.goPkgs, pkg) {
+		s.goPkgs = append(s.goPkgs, pkg)
+	}
 	if clean != s.lastFacts {
 		s.facts.Add(clean)
 		s.lastFacts = clean

@@ -3,6 +3,7 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/refs"
@@ -61,22 +62,37 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 	return alts
 }
 
-// pick keeps, for each reference, the first alternative that is a regular
-// file, or else one git reports deleted; deduplicated. freshctx's own store
+// pick keeps, for each reference, every alternative that is a regular
+// file: a path in output that more than one file could be (calc_test.go of
+// `go test ./a ./b`, where both packages have one) stamps them all, since
+// stamping one guess would vouch for the other unseen. With none, it keeps
+// the first one git reports deleted. Deduplicated. freshctx's own store
 // (own) is never one: it changes with every command, the record's own
 // saving included, so naming it would make every record stale at once.
 func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bool) []string {
 	var out []string
 	seen := map[string]bool{}
+	keep := func(rel string) {
+		if !seen[rel] {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
 	for _, as := range alts {
+		as = slices.DeleteFunc(slices.Clone(as), func(rel string) bool { return rel == "." || own(rel) })
+		found := false
 		for _, rel := range as {
-			if rel == "." || seen[rel] || own(rel) {
-				continue
+			if fi, err := os.Stat(ws.Abs(rel)); err == nil && fi.Mode().IsRegular() {
+				keep(rel)
+				found = true
 			}
-			fi, err := os.Stat(ws.Abs(rel))
-			if (err == nil && fi.Mode().IsRegular()) || (err != nil && deleted(rel)) {
-				seen[rel] = true
-				out = append(out, rel)
+		}
+		if found {
+			continue
+		}
+		for _, rel := range as {
+			if _, err := os.Lstat(ws.Abs(rel)); err != nil && deleted(rel) {
+				keep(rel)
 				break
 			}
 		}

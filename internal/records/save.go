@@ -126,7 +126,8 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, scopeDirs(r.inputs)...)
+	dirs := append(scopeDirs(r.inputs), goPackageDirs(s.WS.Root, s.cwdRel(), c.analysis.scan.goPkgs)...)
+	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, dirs...)
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}

@@ -226,3 +226,54 @@ func TestSoundFileFlippingDuringCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestSoundSameNameInTwoPackages: `go test ./a ./b` prints a failing test's
+// file relative to its package (calc_test.go:7), and both packages have
+// one. Whichever failed, the record must not vouch for it by stamping the
+// other: it stamps both, so an edit of either is a change.
+func TestSoundSameNameInTwoPackages(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		r.Write("go.mod", "module example.com/q\n")
+		r.Write("a/calc_test.go", "package a\n")
+		r.Write("b/calc_test.go", "package b\n\n// the test\n")
+	})
+	bin := t.TempDir()
+	fake := "#!/bin/sh\nprintf 'ok  \\texample.com/q/a\\t0.003s\\n--- FAIL: TestSub (0.00s)\\n    calc_test.go:3: Sub(3, 2) = 5\\nFAIL\\nFAIL\\texample.com/q/b\\t0.002s\\n'\nexit 1\n"
+	if err := os.WriteFile(bin+"/go", []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	for _, line := range []string{"go test ./a ./b", "go test ./..."} {
+		rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", line}, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Files) != 2 {
+			t.Fatalf("%s: stamped %v, want both packages' calc_test.go", line, rec.Files)
+		}
+		checkEachEdit(t, s, r, rec.ID, "b/calc_test.go", "a/calc_test.go")
+	}
+}
+
+// checkEachEdit edits each file in turn, checking that the record is then
+// not fresh, and puts it back.
+func checkEachEdit(t *testing.T, s *Service, r *testgit.Repo, id int64, files ...string) {
+	t.Helper()
+	for _, edited := range files {
+		t.Run(edited, func(t *testing.T) {
+			before, err := os.ReadFile(r.Path(edited))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Write(edited, string(before)+"// edited\n")
+			defer r.Write(edited, string(before))
+			shown, err := s.Show(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shown.Freshness.Label == freshness.Fresh {
+				t.Fatalf("fresh after %s, which the output may name, was edited: %+v", edited, shown.Freshness.Files)
+			}
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package records
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// go test prints a failing test's file relative to its package's folder
+// (calc_test.go:7), and names the package on the line that ends its
+// results: "ok  \tPKG\t0.01s", "FAIL\tPKG\t0.01s", "FAIL\tPKG [build
+// failed]", "?   \tPKG\t[no test files]". The folders of those packages are
+// where such a file may be; a name found in more than one of them is
+// stamped in each (pick), never guessed.
+
+// maxGoPackages bounds the packages an output's folders are taken from.
+const maxGoPackages = 1000
+
+// goPackageLine returns the import path a go test summary line names.
+func goPackageLine(line string) (string, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(line, "ok  \t"):
+		rest = line[len("ok  \t"):]
+	case strings.HasPrefix(line, "FAIL\t"):
+		rest = line[len("FAIL\t"):]
+	case strings.HasPrefix(line, "?   \t"):
+		rest = line[len("?   \t"):]
+	default:
+		return "", false
+	}
+	pkg, _, _ := strings.Cut(rest, "\t")
+	pkg, _, _ = strings.Cut(pkg, " ")
+	return pkg, pkg != ""
+}
+
+// goPackageDirs maps import paths to root-relative folders through the
+// module path of the go.mod nearest cwd (both root-relative); paths outside
+// that module are dropped.
+func goPackageDirs(root, cwd string, pkgs []string) []string {
+	if len(pkgs) == 0 {
+		return nil
+	}
+	dir := projectDir(root, cwd, "go.mod")
+	mod := modulePath(filepath.Join(root, filepath.FromSlash(dir), "go.mod"))
+	if mod == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range pkgs {
+		var rel string
+		switch {
+		case p == mod:
+			rel = dir
+		case strings.HasPrefix(p, mod+"/"):
+			rel = path.Join(dir, strings.TrimPrefix(p, mod+"/"))
+		default:
+			continue
+		}
+		if rel != "." && rel != "" && !strings.HasPrefix(rel, "../") {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// modulePath reads the module directive of a go.mod file; "" when there is
+// none to read.
+func modulePath(gomod string) string {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "//")
+		rest = strings.TrimSpace(rest)
+		if unq, err := strconv.Unquote(rest); err == nil {
+			rest = unq
+		}
+		return rest
+	}
+	return ""
+}

@@ -1,0 +1,64 @@
+package records
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestGoPackageLine(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{"ok  \texample.com/q/a\t0.003s", "example.com/q/a"},
+		{"ok  \texample.com/q/a\t(cached)", "example.com/q/a"},
+		{"FAIL\texample.com/q/b\t0.002s", "example.com/q/b"},
+		{"FAIL\texample.com/q/b [build failed]", "example.com/q/b"},
+		{"FAIL\texample.com/q/b [setup failed]", "example.com/q/b"},
+		{"?   \texample.com/q/cmd\t[no test files]", "example.com/q/cmd"},
+		{"FAIL", ""},
+		{"--- FAIL: TestSub (0.00s)", ""},
+		{"ok 1 - a tap line", ""},
+		{"    calc_test.go:3: ok  \tx", ""},
+	}
+	for _, tt := range tests {
+		got, ok := goPackageLine(tt.line)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("goPackageLine(%q) = %q, %v; want %q", tt.line, got, ok, tt.want)
+		}
+	}
+}
+
+func TestGoPackageDirs(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "// the main module\nmodule example.com/q // comment\n\ngo 1.22\n")
+	write("tools/go.mod", "module \"example.com/tools\"\n")
+	write("nomod/x.go", "package x\n")
+	tests := []struct {
+		cwd  string
+		pkgs []string
+		want []string
+	}{
+		{".", []string{"example.com/q/a", "example.com/q/b/c", "example.com/q", "example.com/qq/x", "other.org/y"}, []string{"a", "b/c"}},
+		{"a", []string{"example.com/q/b"}, []string{"b"}},
+		{"tools", []string{"example.com/tools/gen", "example.com/q/a"}, []string{"tools/gen"}},
+		{"tools/sub", []string{"example.com/tools"}, []string{"tools"}},
+		{".", nil, nil},
+	}
+	for _, tt := range tests {
+		if got := goPackageDirs(root, tt.cwd, tt.pkgs); !slices.Equal(got, tt.want) {
+			t.Errorf("goPackageDirs(%q, %q) = %q, want %q", tt.cwd, tt.pkgs, got, tt.want)
+		}
+	}
+	if got := modulePath(filepath.Join(root, "nomod", "go.mod")); got != "" {
+		t.Errorf("modulePath of no go.mod = %q", got)
+	}
+}
