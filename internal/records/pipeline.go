@@ -265,8 +265,9 @@ type scan struct {
 	refSeen   map[string]bool
 	lastLine  string // references of a repeated line are not searched again
 	lastFacts string
-	// goPkgs are the packages go test's summary lines name (gopkg.go).
-	goPkgs []string
+	// goPkgs are the packages go test's summary lines name, entered the
+	// folders make and ninja say they entered (outdirs.go).
+	goPkgs, entered []string
 
 	// fault is the first panic the scan survived; skipped counts the lines
 	// whose references and facts were lost to one.
@@ -295,8 +296,10 @@ func (s *scan) guardedLine(text string) {
 	}()
 	clean := compress.Clean(text)
 	s.collectRefs(clean)
-	if pkg, ok := goPackageLine(clean); ok && len(s.goPkgs) < maxGoPackages && !slices.Contains(s.goPkgs, pkg) {
-		s.goPkgs = append(s.goPkgs, pkg)
+	if pkg, ok := goPackageLine(clean); ok {
+		s.goPkgs = addDir(s.goPkgs, pkg)
+	} else if dir, ok := enteredDir(clean); ok {
+		s.entered = addDir(s.entered, dir)
 	}
 	if clean != s.lastFacts {
 		s.facts.Add(clean)
@@ -320,6 +323,14 @@ func (s *scan) collectRefs(text string) {
 			s.refs = append(s.refs, r)
 		}
 	}
+}
+
+// addDir adds a folder an output named, once, up to maxOutDirs.
+func addDir(dirs []string, d string) []string {
+	if len(dirs) >= maxOutDirs || slices.Contains(dirs, d) {
+		return dirs
+	}
+	return append(dirs, d)
 }
 
 // lineRefs finds a line's file references, and selectCompressor picks the

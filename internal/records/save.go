@@ -126,8 +126,10 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	dirs := append(scopeDirs(r.inputs), goPackageDirs(s.WS.Root, s.cwdRel(), c.analysis.scan.goPkgs)...)
-	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, dirs...)
+	sc := &c.analysis.scan
+	dirs := append(scopeDirs(r.inputs), goPackageDirs(s.WS.Root, s.cwdRel(), sc.goPkgs)...)
+	dirs = append(dirs, enteredDirs(s.WS, s.Cwd, sc.entered)...)
+	alts := candidates(s.WS, s.Cwd, sc.refs, dirs...)
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}

@@ -277,3 +277,19 @@ func checkEachEdit(t *testing.T, s *Service, r *testgit.Repo, id int64, files ..
 		})
 	}
 }
+
+// TestSoundMakeEnteredDirectory: make -C sub prints util.c:1 relative to
+// sub, which it announces; the root has a util.c too. The record must not
+// stay fresh after sub/util.c, the file the error is in, is edited.
+func TestSoundMakeEnteredDirectory(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		r.Write("util.c", "int f(void) { return 0; }\n")
+		r.Write("sub/util.c", "int g(void) { return x; }\n")
+	})
+	script := `printf "make[1]: Entering directory '%s/sub'\nutil.c:1:22: error: 'x' undeclared\nmake[1]: Leaving directory '%s/sub'\n" "$PWD" "$PWD"; exit 2`
+	rec := run(t, s, script)
+	checkEachEdit(t, s, r, rec.ID, "sub/util.c")
+	ninja := "printf \"ninja: Entering directory \\`sub'\\nutil.c:1:22: error: 'x' undeclared\\n\"; exit 1"
+	rec = run(t, s, ninja)
+	checkEachEdit(t, s, r, rec.ID, "sub/util.c")
+}

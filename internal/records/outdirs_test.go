@@ -30,6 +30,27 @@ func TestGoPackageLine(t *testing.T) {
 	}
 }
 
+func TestEnteredDir(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{"make[1]: Entering directory '/tmp/x/sub'", "/tmp/x/sub"},
+		{"make: Entering directory `/tmp/x/sub'", "/tmp/x/sub"},
+		{"ninja: Entering directory `build'", "build"},
+		{"make[2]: Entering directory '/a dir/with spaces'", "/a dir/with spaces"},
+		{"make[1]: Leaving directory '/tmp/x/sub'", ""},
+		{"make: Entering directory ''", ""},
+		{"Entering directory '/x'", ""},
+		{"make: Entering directory /x", ""},
+	}
+	for _, tt := range tests {
+		got, ok := enteredDir(tt.line)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("enteredDir(%q) = %q, %v; want %q", tt.line, got, ok, tt.want)
+		}
+	}
+}
+
 func TestGoPackageDirs(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, text string) {

@@ -7,8 +7,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
+// Some tools print paths relative to a folder other than the command's,
+// and say which on a line of their own. The folders those lines name are
+// where the output's relative paths are looked for too; a name found in
+// more than one folder is stamped in each (pick), never guessed.
+//
+// make (make -C, recursive make) and ninja announce the folder they work
+// in: "make[1]: Entering directory '/abs/sub'", "ninja: Entering directory
+// `build'" — a path relative to the command's folder or absolute.
+//
 // go test prints a failing test's file relative to its package's folder
 // (calc_test.go:7), and names the package on the line that ends its
 // results: "ok  \tPKG\t0.01s", "FAIL\tPKG\t0.01s", "FAIL\tPKG [build
@@ -16,8 +27,22 @@ import (
 // where such a file may be; a name found in more than one of them is
 // stamped in each (pick), never guessed.
 
-// maxGoPackages bounds the packages an output's folders are taken from.
-const maxGoPackages = 1000
+// maxOutDirs bounds the folders taken from one output, of each kind.
+const maxOutDirs = 1000
+
+// enteredDir returns the folder a make or ninja "Entering directory" line
+// names.
+func enteredDir(line string) (string, bool) {
+	_, rest, ok := strings.Cut(line, ": Entering directory ")
+	if !ok || len(rest) < 3 {
+		return "", false
+	}
+	open, end := rest[0], rest[len(rest)-1]
+	if (open != '\'' && open != '`') || end != '\'' {
+		return "", false
+	}
+	return rest[1 : len(rest)-1], true
+}
 
 // goPackageLine returns the import path a go test summary line names.
 func goPackageLine(line string) (string, bool) {
@@ -35,6 +60,19 @@ func goPackageLine(line string) (string, bool) {
 	pkg, _, _ := strings.Cut(rest, "\t")
 	pkg, _, _ = strings.Cut(pkg, " ")
 	return pkg, pkg != ""
+}
+
+// enteredDirs maps the folders make and ninja entered, relative to the
+// command's folder cwd (absolute) or absolute, to root-relative ones; those
+// outside the root are dropped.
+func enteredDirs(ws *workspace.Workspace, cwd string, dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if rel, err := ws.Rel(d, cwd); err == nil && rel != "." {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // goPackageDirs maps import paths to root-relative folders through the
