@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,47 @@ func TestEnteredDir(t *testing.T) {
 			t.Errorf("enteredDir(%q) = %q, %v; want %q", tt.line, got, ok, tt.want)
 		}
 	}
+}
+
+func TestCommandDirs(t *testing.T) {
+	sh := func(line string) []string { return []string{"bash", "-c", line} }
+	tests := []struct {
+		argv []string
+		want []string
+	}{
+		{sh("cd sub && gcc -c util.c"), []string{"sub"}},
+		{sh("(cd web; npm test)"), []string{"web"}},
+		{sh("cd a && cd b && make"), []string{"a", "a/b"}},
+		{sh("cd 'my dir'&&make"), []string{"my dir"}},
+		{sh("cd /abs/x && make"), []string{"/abs/x"}},
+		{sh("cd $HOME && make; cd ~ ; cd -"), nil},
+		{sh("make -C sub all && go -C tools test ./..."), []string{"sub", "tools"}},
+		{sh("npm --prefix web test"), []string{"web"}},
+		{sh("make --directory=sub"), []string{"sub"}},
+		{sh("pushd lib >/dev/null && cargo test"), []string{"lib"}},
+		{sh("cd"), nil},
+		{sh("cd && make"), nil},
+		{[]string{"make", "-C", "sub"}, []string{"sub"}},
+		{[]string{"go", "test", "./..."}, nil},
+		{sh("echo \"cd x\""), nil},
+	}
+	for _, tt := range tests {
+		if got := commandDirs(tt.argv); !slices.Equal(got, tt.want) {
+			t.Errorf("commandDirs(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}
+
+func FuzzShellWords(f *testing.F) {
+	f.Add("cd 'a b' && make -C \"c\"; (cd d || exit) | tee x")
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, w := range shellWords(line) {
+			if w == "" && !strings.ContainsAny(line, `'"`) { // only a quote makes an empty word
+				t.Fatalf("an empty word from %q", line)
+			}
+		}
+		commandDirs([]string{"sh", "-c", line}) // must not panic
+	})
 }
 
 func TestGoPackageDirs(t *testing.T) {

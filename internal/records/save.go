@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,18 +119,31 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 	if len(opt.Inputs) > 0 {
 		return opt.Inputs
 	}
+	return InputScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
+}
+
+// commandOf is the command line a record was made by: its argv, or a
+// capture's --command as a shell line.
+func commandOf(opt Options, argv []string) []string {
 	if len(argv) == 0 && opt.Command != "" {
-		argv = []string{"sh", "-c", opt.Command}
+		return []string{"sh", "-c", opt.Command}
 	}
-	return InputScope(s.WS.Root, s.cwdRel(), argv)
+	return argv
+}
+
+// lookIn is where, besides the command's folder and the root, the
+// output's relative paths are looked for (outdirs.go): the folders of the
+// input scope, those the command line moves to, those make or ninja
+// entered and go test's packages.
+func (s *Service) lookIn(c *capture, r *Record, argv []string) []string {
+	sc := &c.analysis.scan
+	moved := slices.Concat(commandDirs(commandOf(c.opt, argv)), sc.entered)
+	return slices.Concat(scopeDirs(r.inputs), enteredDirs(s.WS, s.Cwd, moved), goPackageDirs(s.WS.Root, s.cwdRel(), sc.goPkgs))
 }
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	sc := &c.analysis.scan
-	dirs := append(scopeDirs(r.inputs), goPackageDirs(s.WS.Root, s.cwdRel(), sc.goPkgs)...)
-	dirs = append(dirs, enteredDirs(s.WS, s.Cwd, sc.entered)...)
-	alts := candidates(s.WS, s.Cwd, sc.refs, dirs...)
+	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, s.lookIn(c, r, argv)...)
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}

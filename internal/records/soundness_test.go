@@ -293,3 +293,19 @@ func TestSoundMakeEnteredDirectory(t *testing.T) {
 	rec = run(t, s, ninja)
 	checkEachEdit(t, s, r, rec.ID, "sub/util.c")
 }
+
+// TestSoundCommandMovesFirst: `cd sub && gcc -c util.c` prints util.c:1
+// relative to sub; the root has a util.c too.
+func TestSoundCommandMovesFirst(t *testing.T) {
+	s, r := soundService(t, func(r *testgit.Repo) {
+		r.Write("util.c", "int f(void) { return 0; }\n")
+		r.Write("sub/util.c", "int g(void) { return x; }\n")
+	})
+	for _, line := range []string{
+		"cd sub && printf \"util.c:1:22: error: 'x' undeclared\\n\"; exit 1",
+		"(cd sub; printf \"util.c:1:22: error\\n\")",
+	} {
+		rec := run(t, s, line)
+		checkEachEdit(t, s, r, rec.ID, "sub/util.c")
+	}
+}
