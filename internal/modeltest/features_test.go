@@ -18,6 +18,7 @@ func (w *world) featureOps() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"capture":            w.capture,
 		"run that rewrites":  w.runRewriting,
+		"run in a folder":    w.runInFolder,
 		"show records":       func(*rapid.T) { w.checkRecords() },
 		"artifact put":       w.put,
 		"artifact get":       func(*rapid.T) { w.checkArtifacts() },
@@ -42,7 +43,26 @@ func (w *world) capture(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("capture: %v", err)
 	}
-	w.keepRecord(rec, nil)
+	w.keepRecord(rec, nil, paths...)
+}
+
+// runInFolder runs a command that prints a file of dir by its name in dir
+// (c.txt:1), having moved there first as a shell line or make says so;
+// dir/a.txt and the root's a.txt share a name.
+func (w *world) runInFolder(t *rapid.T) {
+	name := rapid.SampledFrom([]string{"a.txt", "c.txt", "d.txt"}).Draw(t, "name")
+	if !w.read("dir/"+name).ok { // a name in both places is the case that matters
+		w.write("dir/"+name, rapid.SampledFrom(contents[:8]).Draw(t, "content"))
+	}
+	script := rapid.SampledFrom([]string{
+		"cd dir && echo '%s:1: here'",
+		`printf "make[1]: Entering directory '%%s/dir'\n%s:1: here\n" "$PWD"`,
+	}).Draw(t, "how")
+	rec, err := w.rec.Run(w.ctx, records.RunRequest{Argv: []string{"sh", "-c", fmt.Sprintf(script, name)}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	w.keepRecord(rec, nil, "dir/"+name)
 }
 
 // runRewriting runs a command that names a file and then rewrites it: the
@@ -59,13 +79,20 @@ func (w *world) runRewriting(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	w.keepRecord(rec, map[string]bool{p: true})
+	w.keepRecord(rec, map[string]bool{p: true}, p)
 }
 
-func (w *world) keepRecord(rec *records.Record, during map[string]bool) {
-	it := recItem{id: rec.ID, files: map[string]content{}, during: during}
+// keepRecord remembers a record with the files it stamped and those its
+// output meant (named) that existed.
+func (w *world) keepRecord(rec *records.Record, during map[string]bool, named ...string) {
+	it := recItem{id: rec.ID, files: map[string]content{}, during: during, named: map[string]content{}}
 	for _, f := range rec.Files {
 		it.files[f.Path] = w.read(f.Path)
+	}
+	for _, p := range named {
+		if c := w.read(p); c.ok {
+			it.named[p] = c
+		}
 	}
 	w.records = append(w.records, it)
 }
@@ -85,6 +112,11 @@ func (w *world) checkRecords() {
 		r := byID[it.id]
 		if r == nil || r.Freshness == nil {
 			w.t.Fatalf("record %d is not listed with its freshness", it.id)
+		}
+		for p, then := range it.named {
+			if now := w.read(p); r.Freshness.Label == freshness.Fresh && !then.equal(now) && !it.during[p] {
+				w.t.Fatalf("record %d is fresh but %s, which its output named, changed: %q → %q", it.id, p, then.b, now.b)
+			}
 		}
 		for _, f := range r.Freshness.Files {
 			then, now := it.files[f.Path], w.read(f.Path)

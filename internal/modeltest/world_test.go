@@ -31,7 +31,7 @@ const window = 30 * time.Millisecond
 // output can name: a tracked symlink, a path through a linked directory and
 // a file in a nested repository.
 var (
-	files = []string{"a.txt", "b.go", "dir/c.txt", "dir/d.txt", "e.txt"}
+	files = []string{"a.txt", "b.go", "dir/c.txt", "dir/d.txt", "dir/a.txt", "e.txt"}
 	refs  = append(append([]string{}, files...), "CLAUDE.md", "ln/c.txt", "inner/x.go")
 )
 
@@ -73,6 +73,10 @@ type recItem struct {
 	id     int64
 	files  map[string]content
 	during map[string]bool // rewritten by the command itself
+	// named are the files the output meant, as the model knows them (a
+	// path relative to where the command moved, say): while any of them
+	// differs, the record is not fresh, whatever files it stamped.
+	named map[string]content
 }
 
 type artItem struct {
