@@ -51,7 +51,7 @@ func (w *world) capture(t *rapid.T) {
 // dir/a.txt and the root's a.txt share a name.
 func (w *world) runInFolder(t *rapid.T) {
 	name := rapid.SampledFrom([]string{"a.txt", "c.txt", "d.txt"}).Draw(t, "name")
-	if !w.read("dir/"+name).ok { // a name in both places is the case that matters
+	if !w.read("dir/" + name).ok { // a name in both places is the case that matters
 		w.write("dir/"+name, rapid.SampledFrom(contents[:8]).Draw(t, "content"))
 	}
 	script := rapid.SampledFrom([]string{
