@@ -30,18 +30,37 @@ import (
 // maxOutDirs bounds the folders taken from one output, of each kind.
 const maxOutDirs = 1000
 
-// enteredDir returns the folder a make or ninja "Entering directory" line
-// names.
+// enteredDir returns the folder a line says a tool works in: make's and
+// ninja's "Entering directory", pytest's "rootdir: /abs" (its paths are
+// relative to it), cargo's "Compiling NAME vX (/abs)" (a package outside a
+// workspace prints paths relative to itself) and vitest's "RUN vX /abs".
 func enteredDir(line string) (string, bool) {
-	_, rest, ok := strings.Cut(line, ": Entering directory ")
-	if !ok || len(rest) < 3 {
+	if _, rest, ok := strings.Cut(line, ": Entering directory "); ok && len(rest) >= 3 {
+		open, end := rest[0], rest[len(rest)-1]
+		if (open == '\'' || open == '`') && end == '\'' {
+			return rest[1 : len(rest)-1], true
+		}
 		return "", false
 	}
-	open, end := rest[0], rest[len(rest)-1]
-	if (open != '\'' && open != '`') || end != '\'' {
-		return "", false
+	if rest, ok := strings.CutPrefix(line, "rootdir: "); ok {
+		rest, _, _ = strings.Cut(rest, ", ") // pytest before 6: "rootdir: /x, inifile: …"
+		if !path.IsAbs(rest) {
+			return "", false
+		}
+		return rest, true
 	}
-	return rest[1 : len(rest)-1], true
+	t := strings.TrimLeft(line, " ")
+	if rest, ok := strings.CutPrefix(t, "Compiling "); ok && strings.HasSuffix(rest, ")") {
+		if i := strings.LastIndex(rest, " (/"); i >= 0 {
+			return rest[i+2 : len(rest)-1], true
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "RUN  v"); ok {
+		if _, dir, ok := strings.Cut(rest, " "); ok && path.IsAbs(dir) {
+			return strings.TrimSpace(dir), true
+		}
+	}
+	return "", false
 }
 
 // goPackageLine returns the import path a go test summary line names.
@@ -132,8 +151,9 @@ func modulePath(gomod string) string {
 
 // A command line moves too: `cd sub && gcc -c util.c` prints util.c:1
 // relative to sub. commandDirs are the folders a command line names as
-// where its commands run: after cd or pushd, and the value of -C (make, go,
-// git, ninja), --directory, --prefix (npm) and --cwd (yarn). A chain of cd
+// where its commands run: after cd or pushd, the value of -C (make, go,
+// git, ninja), --directory, --prefix (npm) and --cwd (yarn), and the
+// folder of cargo's --manifest-path. A chain of cd
 // is followed (cd a && cd b is a/b). Variables, ~ and - are not expanded:
 // such a folder is not known, and paths under it are looked for as usual.
 func commandDirs(argv []string) []string {
@@ -166,11 +186,16 @@ func commandDirs(argv []string) []string {
 			}
 		case w == "-C" || w == "--directory" || w == "--prefix" || w == "--cwd":
 			add(path.Join(cur, next))
+		case w == "--manifest-path": // cargo: the package's folder
+			add(path.Dir(path.Join(cur, next)))
 		default:
 			for _, flag := range []string{"--directory=", "--prefix=", "--cwd="} {
 				if v, ok := strings.CutPrefix(w, flag); ok {
 					add(path.Join(cur, v))
 				}
+			}
+			if v, ok := strings.CutPrefix(w, "--manifest-path="); ok {
+				add(path.Dir(path.Join(cur, v)))
 			}
 		}
 	}

@@ -43,6 +43,12 @@ func TestEnteredDir(t *testing.T) {
 		{"make: Entering directory ''", ""},
 		{"Entering directory '/x'", ""},
 		{"make: Entering directory /x", ""},
+		{"rootdir: /tmp/x/py", "/tmp/x/py"},
+		{"rootdir: /tmp/x/py, inifile: setup.cfg", "/tmp/x/py"},
+		{"rootdir: relative", ""},
+		{"   Compiling calc v0.1.0 (/tmp/x/calc)", "/tmp/x/calc"},
+		{"   Compiling serde v1.0.200", ""},
+		{" RUN  v1.6.0 /tmp/x/web", "/tmp/x/web"},
 	}
 	for _, tt := range tests {
 		got, ok := enteredDir(tt.line)
@@ -73,6 +79,8 @@ func TestCommandDirs(t *testing.T) {
 		{[]string{"make", "-C", "sub"}, []string{"sub"}},
 		{[]string{"go", "test", "./..."}, nil},
 		{sh("echo \"cd x\""), nil},
+		{sh("cargo test --manifest-path crates/calc/Cargo.toml"), []string{"crates/calc"}},
+		{[]string{"cargo", "build", "--manifest-path=calc/Cargo.toml"}, []string{"calc"}},
 	}
 	for _, tt := range tests {
 		if got := commandDirs(tt.argv); !slices.Equal(got, tt.want) {
