@@ -28,6 +28,7 @@ var goBenches = []goBench{
 	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},
 	{"./internal/fabric", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status and a get of an artifact never put (cold)"},
+	{"./internal/fabric", "BenchmarkReadSlices2000$", "20x", "reading 2,000 slices and their inputs' stamps from the one packed value a get keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},
