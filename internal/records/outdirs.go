@@ -27,8 +27,12 @@ import (
 // where such a file may be; a name found in more than one of them is
 // stamped in each (pick), never guessed.
 
-// maxOutDirs bounds the folders taken from one output, of each kind.
-const maxOutDirs = 1000
+// maxOutDirs bounds the folders taken from one output, of each kind;
+// maxGoBlocks the go test summary lines followed.
+const (
+	maxOutDirs  = 1000
+	maxGoBlocks = 100_000
+)
 
 // enteredDir returns the folder a line says a tool works in: make's and
 // ninja's "Entering directory", pytest's "rootdir: /abs" (its paths are
@@ -95,19 +99,20 @@ func enteredDirs(ws *workspace.Workspace, cwd string, dirs []string) []string {
 }
 
 // goPackageDirs maps import paths to root-relative folders through the
-// module path of the go.mod nearest cwd (both root-relative); paths outside
-// that module are dropped.
-func goPackageDirs(root, cwd string, pkgs []string) []string {
+// module path of the go.mod nearest cwd (both root-relative), one entry per
+// path: none for a path outside that module or its root package (whose
+// folder is the module's, where paths are looked for anyway).
+func goPackageDirs(root, cwd string, pkgs []string) [][]string {
 	if len(pkgs) == 0 {
 		return nil
 	}
 	dir := projectDir(root, cwd, "go.mod")
 	mod := modulePath(filepath.Join(root, filepath.FromSlash(dir), "go.mod"))
+	out := make([][]string, len(pkgs))
 	if mod == "" {
-		return nil
+		return out
 	}
-	var out []string
-	for _, p := range pkgs {
+	for i, p := range pkgs {
 		var rel string
 		switch {
 		case p == mod:
@@ -118,7 +123,7 @@ func goPackageDirs(root, cwd string, pkgs []string) []string {
 			continue
 		}
 		if rel != "." && rel != "" && !strings.HasPrefix(rel, "../") {
-			out = append(out, rel)
+			out[i] = []string{rel}
 		}
 	}
 	return out

@@ -116,16 +116,18 @@ func TestGoPackageDirs(t *testing.T) {
 	tests := []struct {
 		cwd  string
 		pkgs []string
-		want []string
+		want [][]string
 	}{
-		{".", []string{"example.com/q/a", "example.com/q/b/c", "example.com/q", "example.com/qq/x", "other.org/y"}, []string{"a", "b/c"}},
-		{"a", []string{"example.com/q/b"}, []string{"b"}},
-		{"tools", []string{"example.com/tools/gen", "example.com/q/a"}, []string{"tools/gen"}},
-		{"tools/sub", []string{"example.com/tools"}, []string{"tools"}},
+		{".", []string{"example.com/q/a", "example.com/q/b/c", "example.com/q", "example.com/qq/x", "other.org/y"},
+			[][]string{{"a"}, {"b/c"}, nil, nil, nil}},
+		{"a", []string{"example.com/q/b"}, [][]string{{"b"}}},
+		{"tools", []string{"example.com/tools/gen", "example.com/q/a"}, [][]string{{"tools/gen"}, nil}},
+		{"tools/sub", []string{"example.com/tools"}, [][]string{{"tools"}}},
+		{"nomod", []string{"example.com/q/a"}, [][]string{{"a"}}}, // the root's go.mod
 		{".", nil, nil},
 	}
 	for _, tt := range tests {
-		if got := goPackageDirs(root, tt.cwd, tt.pkgs); !slices.Equal(got, tt.want) {
+		if got := goPackageDirs(root, tt.cwd, tt.pkgs); !slices.EqualFunc(got, tt.want, slices.Equal) {
 			t.Errorf("goPackageDirs(%q, %q) = %q, want %q", tt.cwd, tt.pkgs, got, tt.want)
 		}
 	}

@@ -19,7 +19,8 @@ import (
 const (
 	// maxLine bounds one line as the analysis sees it; the blob keeps all.
 	maxLine = 4096
-	// maxRefs bounds the distinct references collected.
+	// maxRefs bounds the distinct references collected; an output that
+	// names more is noted (scan.dropped), and its record is at best unknown.
 	maxRefs = 2000
 	// headBytes of output are seen before a compressor is chosen.
 	headBytes = 4096
@@ -196,7 +197,7 @@ type analysis struct {
 }
 
 func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
-	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refSeen: map[string]bool{}}}
+	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refIndex: map[string]int{}}}
 }
 
 // consume reads every batch of lines, handing each to the scan as well,
@@ -262,12 +263,21 @@ func (a *analysis) choose() {
 type scan struct {
 	facts     facts.Set
 	refs      []refs.Ref
-	refSeen   map[string]bool
-	lastLine  string // references of a repeated line are not searched again
+	refIndex  map[string]int // a reference's key → its index in refs
+	lastLine  string         // references of a repeated line are not searched again
 	lastFacts string
-	// goPkgs are the packages go test's summary lines name, entered the
-	// folders make and ninja say they entered (outdirs.go).
-	goPkgs, entered []string
+	// goBlocks are the packages go test's summary lines name, in order:
+	// the lines before the first summary, and between two, are the output
+	// of the package the later one names (outdirs.go). refBlocks lists, per
+	// reference, the blocks it was seen in; a block without its summary
+	// yet is len(goBlocks).
+	goBlocks  []string
+	refBlocks [][]int
+	// entered are the folders tools say they work in (outdirs.go).
+	entered []string
+	// dropped is the first reference past maxRefs, if the output named
+	// more: the record cannot vouch for those (keep).
+	dropped *refs.Ref
 
 	// fault is the first panic the scan survived; skipped counts the lines
 	// whose references and facts were lost to one.
@@ -297,7 +307,9 @@ func (s *scan) guardedLine(text string) {
 	clean := compress.Clean(text)
 	s.collectRefs(clean)
 	if pkg, ok := goPackageLine(clean); ok {
-		s.goPkgs = addDir(s.goPkgs, pkg)
+		if len(s.goBlocks) < maxGoBlocks {
+			s.goBlocks = append(s.goBlocks, pkg)
+		}
 	} else if dir, ok := enteredDir(clean); ok {
 		s.entered = addDir(s.entered, dir)
 	}
@@ -307,20 +319,32 @@ func (s *scan) guardedLine(text string) {
 	}
 }
 
-// collectRefs gathers the references of a cleaned line.
+// collectRefs gathers the references of a cleaned line, and the go test
+// blocks each is seen in.
 func (s *scan) collectRefs(text string) {
-	if len(s.refs) >= maxRefs || text == s.lastLine {
+	if text == s.lastLine || s.dropped != nil {
 		return
 	}
 	s.lastLine = text
+	block := len(s.goBlocks)
 	for _, r := range lineRefs(text) {
 		key := r.Alt + "\x00" + r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path
 		}
-		if !s.refSeen[key] {
-			s.refSeen[key] = true
+		i, seen := s.refIndex[key]
+		if !seen {
+			if len(s.refs) >= maxRefs {
+				s.dropped = &r
+				return
+			}
+			i = len(s.refs)
+			s.refIndex[key] = i
 			s.refs = append(s.refs, r)
+			s.refBlocks = append(s.refBlocks, nil)
+		}
+		if bs := s.refBlocks[i]; len(bs) == 0 || bs[len(bs)-1] != block {
+			s.refBlocks[i] = append(bs, block)
 		}
 	}
 }

@@ -19,13 +19,14 @@ const maxStamped = 5000
 // order of appearance: relative paths against the command's directory and
 // then the root, Java frames against the usual source roots. Paths outside
 // the root are dropped.
-func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirs ...string) [][]string {
+func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirsOf func(i int) []string) [][]string {
 	out := make([][]string, 0, len(rs))
-	for _, r := range rs {
+	for i, r := range rs {
 		var alts []string
 		if r.JavaClass != "" {
 			alts = refs.JavaCandidates(r)
 		} else {
+			dirs := dirsOf(i)
 			if r.Alt != "" { // the wider reading first (refs.Ref)
 				alts = pathCandidates(ws, cwd, r.Alt, dirs)
 			}

@@ -133,17 +133,45 @@ func commandOf(opt Options, argv []string) []string {
 
 // lookIn is where, besides the command's folder and the root, the
 // output's relative paths are looked for (outdirs.go): the folders of the
-// input scope, those the command line moves to, those make or ninja
-// entered and go test's packages.
-func (s *Service) lookIn(c *capture, r *Record, argv []string) []string {
+// input scope, those the command line moves to and those tools say they
+// work in, for every reference; for a reference seen in go test's output,
+// the folders of the packages whose output it was seen in.
+func (s *Service) lookIn(c *capture, r *Record, argv []string) func(i int) []string {
 	sc := &c.analysis.scan
 	moved := slices.Concat(commandDirs(commandOf(c.opt, argv)), sc.entered)
-	return slices.Concat(scopeDirs(r.inputs), enteredDirs(s.WS, s.Cwd, moved), goPackageDirs(s.WS.Root, s.cwdRel(), sc.goPkgs))
+	all := slices.Concat(scopeDirs(r.inputs), enteredDirs(s.WS, s.Cwd, moved))
+	pkgs := goPackageDirs(s.WS.Root, s.cwdRel(), sc.goBlocks)
+	return func(i int) []string {
+		dirs := all
+		for _, b := range sc.refBlocks[i] {
+			if b < len(pkgs) {
+				dirs = append(slices.Clip(dirs), pkgs[b]...)
+			} else { // its package's summary never came: it may be any
+				dirs = append(slices.Clip(dirs), slices.Concat(pkgs...)...)
+			}
+		}
+		return dirs
+	}
+}
+
+// unstamped are the paths the record names but cannot vouch for: the
+// first reference past maxRefs, when the output named more, as the output
+// wrote it (from the command's folder, when that is in the root).
+func (s *Service) unstamped(sc *scan) []string {
+	if sc.dropped == nil {
+		return nil
+	}
+	p := sc.dropped.Path
+	if rel, err := s.WS.Rel(p, s.Cwd); err == nil {
+		p = rel
+	}
+	return []string{p}
 }
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
-	alts := candidates(s.WS, s.Cwd, c.analysis.scan.refs, s.lookIn(c, r, argv)...)
+	sc := &c.analysis.scan
+	alts := candidates(s.WS, s.Cwd, sc.refs, s.lookIn(c, r, argv))
 	for _, f := range m.files {
 		alts = append([][]string{{f}}, alts...)
 	}
@@ -157,7 +185,7 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
 	paths := pick(s.WS, alts, deleted, s.ownFiles())
 	paths = keepExplicit(paths, m.files)
-	stamp, err := s.stamp(ctx, snap, paths, m.start, m.since)
+	stamp, err := s.stamp(ctx, snap, paths, s.unstamped(sc), m.start, m.since)
 	if err != nil {
 		return err
 	}

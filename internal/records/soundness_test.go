@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -243,15 +244,22 @@ func TestSoundSameNameInTwoPackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
-	for _, line := range []string{"go test ./a ./b", "go test ./..."} {
-		rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", line}, Env: env})
+	tests := []struct {
+		line    string
+		stamped int // the scope names both packages; go test's own lines say b
+	}{
+		{"go test ./a ./b", 2},
+		{"go test ./...", 1},
+	}
+	for _, tt := range tests {
+		rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", tt.line}, Env: env})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rec.Files) != 2 {
-			t.Fatalf("%s: stamped %v, want both packages' calc_test.go", line, rec.Files)
+		if len(rec.Files) != tt.stamped || !slices.ContainsFunc(rec.Files, func(f File) bool { return f.Path == "b/calc_test.go" }) {
+			t.Fatalf("%s: stamped %v, want b/calc_test.go among %d", tt.line, rec.Files, tt.stamped)
 		}
-		checkEachEdit(t, s, r, rec.ID, "b/calc_test.go", "a/calc_test.go")
+		checkEachEdit(t, s, r, rec.ID, "b/calc_test.go")
 	}
 }
 
@@ -307,5 +315,33 @@ func TestSoundCommandMovesFirst(t *testing.T) {
 	} {
 		rec := run(t, s, line)
 		checkEachEdit(t, s, r, rec.ID, "sub/util.c")
+	}
+}
+
+// TestSoundOutputNamingMoreFilesThanKept: past maxRefs distinct references
+// the record cannot vouch for the rest, so it is not fresh: one of them may
+// be the file that changed.
+func TestSoundOutputNamingMoreFilesThanKept(t *testing.T) {
+	n := maxRefs + 5
+	s, r := soundService(t, func(r *testgit.Repo) {
+		for i := range n {
+			r.Write(fmt.Sprintf("f/x%04d.go", i), fmt.Sprintf("package f // %d\n", i))
+		}
+	})
+	rec := run(t, s, fmt.Sprintf("for i in $(seq -f %%04g 0 %d); do echo \"f/x$i.go:1: issue\"; done", n-1))
+	shown, err := s.Show(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown.Freshness.Label != freshness.Unknown {
+		t.Fatalf("label %s for an output naming %d files, %d kept; want unknown", shown.Freshness.Label, n, maxRefs)
+	}
+	last := shown.Freshness.Files[len(shown.Freshness.Files)-1]
+	if last.Path != fmt.Sprintf("f/x%04d.go", maxRefs) || last.Label != freshness.Unknown {
+		t.Fatalf("the last file is %+v, want the first one past the limit, unknown", last)
+	}
+	r.Write(fmt.Sprintf("f/x%04d.go", n-1), "package f // edited\n")
+	if shown, _ = s.Show(context.Background(), rec.ID); shown.Freshness.Label == freshness.Fresh {
+		t.Fatal("fresh after a file past the limit was edited")
 	}
 }
