@@ -39,12 +39,13 @@ const (
 // relative to it), cargo's "Compiling NAME vX (/abs)" (a package outside a
 // workspace prints paths relative to itself) and vitest's "RUN vX /abs".
 func enteredDir(line string) (string, bool) {
-	if _, rest, ok := strings.Cut(line, ": Entering directory "); ok && len(rest) >= 3 {
-		open, end := rest[0], rest[len(rest)-1]
-		if (open == '\'' || open == '`') && end == '\'' {
-			return rest[1 : len(rest)-1], true
-		}
+	// Every line of every output is asked: each form is told by its first
+	// or last byte before the line is searched.
+	if line == "" {
 		return "", false
+	}
+	if line[len(line)-1] == '\'' {
+		return makeDir(line)
 	}
 	if rest, ok := strings.CutPrefix(line, "rootdir: "); ok {
 		rest, _, _ = strings.Cut(rest, ", ") // pytest before 6: "rootdir: /x, inifile: …"
@@ -52,6 +53,9 @@ func enteredDir(line string) (string, bool) {
 			return "", false
 		}
 		return rest, true
+	}
+	if line[0] != ' ' && line[0] != 'R' && line[0] != 'C' {
+		return "", false
 	}
 	t := strings.TrimLeft(line, " ")
 	if rest, ok := strings.CutPrefix(t, "Compiling "); ok && strings.HasSuffix(rest, ")") {
@@ -65,6 +69,16 @@ func enteredDir(line string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// makeDir reads make's and ninja's "…: Entering directory '/abs'" (or
+// `build').
+func makeDir(line string) (string, bool) {
+	_, rest, ok := strings.Cut(line, ": Entering directory ")
+	if !ok || len(rest) < 3 || (rest[0] != '\'' && rest[0] != '`') {
+		return "", false
+	}
+	return rest[1 : len(rest)-1], true
 }
 
 // goPackageLine returns the import path a go test summary line names.
