@@ -171,8 +171,9 @@ func modulePath(gomod string) string {
 // A command line moves too: `cd sub && gcc -c util.c` prints util.c:1
 // relative to sub. commandDirs are the folders a command line names as
 // where its commands run: after cd or pushd, the value of -C (make, go,
-// git, ninja), --directory, --prefix (npm) and --cwd (yarn), and the
-// folder of cargo's --manifest-path. A chain of cd
+// git, ninja, pnpm), --directory, --prefix and --workspace (npm; a name
+// that is no folder finds nothing there) and --cwd (yarn), and the folder
+// of cargo's --manifest-path. A chain of cd
 // is followed (cd a && cd b is a/b). Variables, ~ and - are not expanded:
 // such a folder is not known, and paths under it are looked for as usual.
 func commandDirs(argv []string) []string {
@@ -203,12 +204,12 @@ func commandDirs(argv []string) []string {
 				}
 				add(cur)
 			}
-		case w == "-C" || w == "--directory" || w == "--prefix" || w == "--cwd":
+		case w == "-C" || w == "--directory" || w == "--prefix" || w == "--cwd" || w == "--workspace":
 			add(path.Join(cur, next))
 		case w == "--manifest-path": // cargo: the package's folder
 			add(path.Dir(path.Join(cur, next)))
 		default:
-			for _, flag := range []string{"--directory=", "--prefix=", "--cwd="} {
+			for _, flag := range []string{"--directory=", "--prefix=", "--cwd=", "--workspace="} {
 				if v, ok := strings.CutPrefix(w, flag); ok {
 					add(path.Join(cur, v))
 				}

@@ -72,6 +72,7 @@ func TestCommandDirs(t *testing.T) {
 		{sh("cd $HOME && make; cd ~ ; cd -"), nil},
 		{sh("make -C sub all && go -C tools test ./..."), []string{"sub", "tools"}},
 		{sh("npm --prefix web test"), []string{"web"}},
+		{sh("npm test --workspace=packages/web && npm test --workspace api"), []string{"packages/web", "api"}},
 		{sh("make --directory=sub"), []string{"sub"}},
 		{sh("pushd lib >/dev/null && cargo test"), []string{"lib"}},
 		{sh("cd"), nil},
