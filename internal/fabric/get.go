@@ -86,12 +86,18 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	// in the tree: a git process and a few milliseconds. A get that needs
 	// neither any more ends their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	here := later.Start(func() (place, error) { return s.here(bgCtx) })
 	pathSet := func() (string, error) { return "", nil }
 	if spec.PathSet {
 		pathSet = later.Start(func() (string, error) { return s.pathSet(bgCtx) })
 	}
+	defer func() {
+		// Nothing of the get's outlives it: its git processes are ended
+		// and their goroutines (which may write git's own caches) waited for.
+		stop()
+		here()
+		pathSet()
+	}()
 	repo, found, ks, err := s.lookup(ctx, req)
 	if err != nil {
 		return nil, err
@@ -102,7 +108,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			return nil, err
 		}
 	}
-	stop()
+	stop() // a cold get waits for neither
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
 			return err

@@ -142,15 +142,18 @@ func (w *world) read(p string) content {
 }
 
 // tree is what a dependency is to the model: a file's bytes, or for a
-// folder everything under it (names, kinds, file bytes, link targets and
-// the bytes of the files links reach; .git and .freshctx left out, at any
-// depth), the way a folder's stamp is meant to see it.
+// folder — the path itself may be a link to one — everything under it
+// (names relative to it, kinds, file bytes, link targets and the bytes of
+// the files links reach; .git and .freshctx left out, at any depth), the
+// way a folder's stamp is meant to see it: what a tool reading through the
+// path would find.
 func (w *world) tree(p string) content {
-	if fi, err := os.Lstat(w.abs(p)); err != nil || !fi.IsDir() {
+	root, err := filepath.EvalSymlinks(w.abs(p))
+	if fi, serr := os.Stat(root); err != nil || serr != nil || !fi.IsDir() {
 		return w.read(p)
 	}
 	var b bytes.Buffer
-	err := filepath.WalkDir(w.abs(p), func(path string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -160,7 +163,8 @@ func (w *world) tree(p string) content {
 			}
 			return nil
 		}
-		b.WriteString(path + "\x00" + d.Type().String() + "\x00")
+		rel, _ := filepath.Rel(root, path)
+		b.WriteString(rel + "\x00" + d.Type().String() + "\x00")
 		switch {
 		case d.Type()&os.ModeSymlink != 0:
 			target, err := os.Readlink(path)
