@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,12 +28,62 @@ import (
 // where such a file may be; a name found in more than one of them is
 // stamped in each (pick), never guessed.
 
-// maxOutDirs bounds the folders taken from one output, of each kind;
-// maxGoBlocks the go test summary lines followed.
-const (
-	maxOutDirs  = 1000
-	maxGoBlocks = 100_000
-)
+// maxOutDirs bounds the folders taken from one output, of each kind.
+const maxOutDirs = 1000
+
+// goBlocks follows go test's output, a block per package ended by its
+// summary line, to say in which packages' output each reference was seen.
+// A reference is a number given by the caller (its index in scan.refs).
+// Memory grows with the distinct packages and references, not with the
+// blocks: a log of the same packages run a thousand times costs as one.
+type goBlocks struct {
+	pkgs []string // the distinct packages named, up to maxOutDirs
+	of   [][]int  // per reference: indexes into pkgs of its blocks' packages
+	open []int    // the references seen in the block not ended yet
+	// in is, per reference, 1 + the block it was last seen in.
+	in    []int
+	block int
+	// over is a reference seen in a block whose package could not be kept
+	// (past maxOutDirs), -1 when none was.
+	over int
+}
+
+func newGoBlocks() goBlocks { return goBlocks{over: -1} }
+
+// seen notes reference i in the current block.
+func (g *goBlocks) seen(i int) {
+	for len(g.in) <= i {
+		g.in, g.of = append(g.in, 0), append(g.of, nil)
+	}
+	if g.in[i] != g.block+1 {
+		g.in[i] = g.block + 1
+		g.open = append(g.open, i)
+	}
+}
+
+// ended ends the current block with its package's summary line.
+func (g *goBlocks) ended(pkg string) {
+	k := slices.Index(g.pkgs, pkg)
+	if k < 0 && len(g.pkgs) < maxOutDirs {
+		k, g.pkgs = len(g.pkgs), append(g.pkgs, pkg)
+	}
+	for _, i := range g.open {
+		switch {
+		case k < 0:
+			if g.over < 0 {
+				g.over = i
+			}
+		case !slices.Contains(g.of[i], k):
+			g.of[i] = append(g.of[i], k)
+		}
+	}
+	g.open = g.open[:0]
+	g.block++
+}
+
+// unended reports whether reference i was seen in a block whose summary
+// line never came (a killed run): its package may be any.
+func (g *goBlocks) unended(i int) bool { return i < len(g.in) && g.in[i] == g.block+1 }
 
 // enteredDir returns the folder a line says a tool works in: make's and
 // ninja's "Entering directory", pytest's "rootdir: /abs" (its paths are

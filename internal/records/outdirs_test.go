@@ -1,6 +1,7 @@
 package records
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,5 +135,35 @@ func TestGoPackageDirs(t *testing.T) {
 	}
 	if got := modulePath(filepath.Join(root, "nomod", "go.mod")); got != "" {
 		t.Errorf("modulePath of no go.mod = %q", got)
+	}
+}
+
+func TestGoBlocks(t *testing.T) {
+	g := newGoBlocks()
+	g.seen(0) // in a's block
+	g.seen(1)
+	g.seen(0)
+	g.ended("a")
+	g.seen(1) // in b's block
+	g.ended("b")
+	for range 3 { // a again, many times: nothing grows
+		g.seen(0)
+		g.ended("a")
+	}
+	g.seen(2) // a block that never ends
+	want := [][]int{{0}, {0, 1}}
+	if !slices.EqualFunc(g.of[:2], want, slices.Equal) || !slices.Equal(g.pkgs, []string{"a", "b"}) {
+		t.Fatalf("of %v pkgs %q, want %v and [a b]", g.of, g.pkgs, want)
+	}
+	if g.unended(0) || g.unended(1) || !g.unended(2) || g.over != -1 {
+		t.Fatalf("unended %v %v %v, over %d", g.unended(0), g.unended(1), g.unended(2), g.over)
+	}
+	for i := range maxOutDirs {
+		g.ended(fmt.Sprintf("p%d", i))
+	}
+	g.seen(3)
+	g.ended("one too many")
+	if g.over != 3 {
+		t.Fatalf("over = %d after a package past the bound, want reference 3", g.over)
 	}
 }

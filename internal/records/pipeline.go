@@ -197,7 +197,7 @@ type analysis struct {
 }
 
 func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
-	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refIndex: map[string]int{}}}
+	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refIndex: map[string]int{}, goBlocks: newGoBlocks()}}
 }
 
 // consume reads every batch of lines, handing each to the scan as well,
@@ -266,13 +266,9 @@ type scan struct {
 	refIndex  map[string]int // a reference's key → its index in refs
 	lastLine  string         // references of a repeated line are not searched again
 	lastFacts string
-	// goBlocks are the packages go test's summary lines name, in order:
-	// the lines before the first summary, and between two, are the output
-	// of the package the later one names (outdirs.go). refBlocks lists, per
-	// reference, the blocks it was seen in; a block without its summary
-	// yet is len(goBlocks).
-	goBlocks  []string
-	refBlocks [][]int
+	// goBlocks says in which go test packages' output each reference
+	// was seen (outdirs.go).
+	goBlocks goBlocks
 	// entered are the folders tools say they work in (outdirs.go).
 	entered []string
 	// dropped is the first reference past maxRefs, if the output named
@@ -307,9 +303,7 @@ func (s *scan) guardedLine(text string) {
 	clean := compress.Clean(text)
 	s.collectRefs(clean)
 	if pkg, ok := goPackageLine(clean); ok {
-		if len(s.goBlocks) < maxGoBlocks {
-			s.goBlocks = append(s.goBlocks, pkg)
-		}
+		s.goBlocks.ended(pkg)
 	} else if dir, ok := enteredDir(clean); ok {
 		s.entered = addDir(s.entered, dir)
 	}
@@ -326,7 +320,6 @@ func (s *scan) collectRefs(text string) {
 		return
 	}
 	s.lastLine = text
-	block := len(s.goBlocks)
 	for _, r := range lineRefs(text) {
 		key := r.Alt + "\x00" + r.Path
 		if r.JavaClass != "" {
@@ -341,12 +334,18 @@ func (s *scan) collectRefs(text string) {
 			i = len(s.refs)
 			s.refIndex[key] = i
 			s.refs = append(s.refs, r)
-			s.refBlocks = append(s.refBlocks, nil)
 		}
-		if bs := s.refBlocks[i]; len(bs) == 0 || bs[len(bs)-1] != block {
-			s.refBlocks[i] = append(bs, block)
-		}
+		s.goBlocks.seen(i)
 	}
+}
+
+// overRef is a reference seen in the output of a go package past the
+// packages followed, if any: where it lies is not known.
+func (s *scan) overRef() *refs.Ref {
+	if s.goBlocks.over < 0 {
+		return nil
+	}
+	return &s.refs[s.goBlocks.over]
 }
 
 // addDir adds a folder an output named, once, up to maxOutDirs.

@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/redact"
+	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
@@ -140,32 +141,39 @@ func (s *Service) lookIn(c *capture, r *Record, argv []string) func(i int) []str
 	sc := &c.analysis.scan
 	moved := slices.Concat(commandDirs(commandOf(c.opt, argv)), sc.entered)
 	all := slices.Concat(scopeDirs(r.inputs), enteredDirs(s.WS, s.Cwd, moved))
-	pkgs := goPackageDirs(s.WS.Root, s.cwdRel(), sc.goBlocks)
+	g := &sc.goBlocks
+	pkgs := goPackageDirs(s.WS.Root, s.cwdRel(), g.pkgs)
 	return func(i int) []string {
-		dirs := all
-		for _, b := range sc.refBlocks[i] {
-			if b < len(pkgs) {
-				dirs = append(slices.Clip(dirs), pkgs[b]...)
-			} else { // its package's summary never came: it may be any
-				dirs = append(slices.Clip(dirs), slices.Concat(pkgs...)...)
+		dirs := slices.Clip(all)
+		if g.unended(i) { // its package's summary never came: it may be any
+			return append(dirs, slices.Concat(pkgs...)...)
+		}
+		if i < len(g.of) {
+			for _, k := range g.of[i] {
+				dirs = append(dirs, pkgs[k]...)
 			}
 		}
 		return dirs
 	}
 }
 
-// unstamped are the paths the record names but cannot vouch for: the
-// first reference past maxRefs, when the output named more, as the output
-// wrote it (from the command's folder, when that is in the root).
+// unstamped are the paths the record names but cannot vouch for, as the
+// output wrote them (from the command's folder, when that is in the root):
+// the first reference past maxRefs, when the output named more, and one
+// seen in the output of a go package past the packages followed.
 func (s *Service) unstamped(sc *scan) []string {
-	if sc.dropped == nil {
-		return nil
+	var out []string
+	for _, r := range []*refs.Ref{sc.dropped, sc.overRef()} {
+		if r == nil {
+			continue
+		}
+		p := r.Path
+		if rel, err := s.WS.Rel(p, s.Cwd); err == nil {
+			p = rel
+		}
+		out = append(out, p)
 	}
-	p := sc.dropped.Path
-	if rel, err := s.WS.Rel(p, s.Cwd); err == nil {
-		p = rel
-	}
-	return []string{p}
+	return out
 }
 
 // keep stamps the files the output names and saves the record.
