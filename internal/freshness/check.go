@@ -192,10 +192,13 @@ func (s *Snapshot) mtimeTier(st Stamp, f FileStamp, o *observation) (Label, stri
 
 func (s *Snapshot) statFailed(f FileStamp, err error) (Label, string) {
 	if isNotExist(err) || isNotDir(err) {
-		if !f.Existed {
-			return Fresh, "still absent"
+		switch {
+		case f.Existed:
+			return StaleDeleted, "deleted"
+		case f.Notes&NoteNotStamped != 0: // nothing says what was there
+			return Unknown, "not stamped (over the file limit)"
 		}
-		return StaleDeleted, "deleted"
+		return Fresh, "still absent"
 	}
 	return Unknown, "cannot stat: " + err.Error()
 }

@@ -414,3 +414,36 @@ func TestStoredFilesKeepTheirOrder(t *testing.T) {
 		t.Fatalf("both records stamped their files in one order (%v): the test shows nothing", made[0].Files)
 	}
 }
+
+// TestListingsAnswerAsStat: pick's listings say what a stat of each path
+// would: through links, for folders that are files or missing, and for
+// dangling links (there, but not a regular file).
+func TestListingsAnswerAsStat(t *testing.T) {
+	s, r := newService(t)
+	r.Write("sub/f.go", "package sub\n")
+	os.Symlink("f.go", r.Path("sub/link.go"))
+	os.Symlink("nowhere.go", r.Path("sub/dangling.go"))
+	os.Symlink("sub", r.Path("alias"))
+	l := newListings(s.WS)
+	for _, tt := range []struct {
+		rel             string
+		regular, exists bool
+	}{
+		{"sub/f.go", true, true},
+		{"sub/link.go", true, true},
+		{"sub/dangling.go", false, true},
+		{"sub", false, true},
+		{"alias/f.go", true, true},
+		{"sub/f.go/x", false, false},
+		{"nosuch/f.go", false, false},
+		{"pkg/calc.go", true, true},
+		{"calc.go", false, false},
+	} {
+		if got := l.regular(tt.rel); got != tt.regular {
+			t.Errorf("regular(%s) = %v, want %v", tt.rel, got, tt.regular)
+		}
+		if got := l.exists(tt.rel); got != tt.exists {
+			t.Errorf("exists(%s) = %v, want %v", tt.rel, got, tt.exists)
+		}
+	}
+}

@@ -1,10 +1,14 @@
 package records
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
@@ -54,9 +58,11 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 	if rel, err := ws.Rel(p, ws.Root); err == nil {
 		alts = append(alts, rel)
 	}
-	// go test prints a test file relative to its package's folder.
+	// The folders are root-relative already: joining is enough (a path
+	// that climbs out of the root is dropped), and cheap, since a big
+	// build can ask it for every path in every folder.
 	for _, d := range dirs {
-		if rel, err := ws.Rel(p, ws.Abs(d)); err == nil {
+		if rel, err := workspace.Clean(path.Join(d, filepath.ToSlash(p))); err == nil {
 			alts = append(alts, rel)
 		}
 	}
@@ -79,11 +85,12 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 			out = append(out, rel)
 		}
 	}
+	look := newListings(ws)
 	for _, as := range alts {
 		as = slices.DeleteFunc(slices.Clone(as), func(rel string) bool { return rel == "." || own(rel) })
 		found := false
 		for _, rel := range as {
-			if fi, err := os.Stat(ws.Abs(rel)); err == nil && fi.Mode().IsRegular() {
+			if look.regular(rel) {
 				keep(rel)
 				found = true
 			}
@@ -92,13 +99,83 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 			continue
 		}
 		for _, rel := range as {
-			if _, err := os.Lstat(ws.Abs(rel)); err != nil && deleted(rel) {
+			if !look.exists(rel) && deleted(rel) {
 				keep(rel)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// listings answers whether paths exist from one listing of each folder
+// asked about: pick asks of every path in every folder a build named, and
+// a stat each cost seconds for thousands of paths in hundreds of folders.
+// A folder that cannot be listed is answered by stat.
+type listings struct {
+	ws      *workspace.Workspace
+	folders map[string]map[string]fs.FileMode // nil: could not be listed
+}
+
+func newListings(ws *workspace.Workspace) *listings {
+	return &listings{ws: ws, folders: map[string]map[string]fs.FileMode{}}
+}
+
+// entry returns what lstat would say of rel's type, and whether the
+// listing could answer at all.
+func (l *listings) entry(rel string) (mode fs.FileMode, found, answered bool) {
+	dir, name := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	names, ok := l.folders[dir]
+	if !ok {
+		names = l.list(dir)
+		l.folders[dir] = names
+	}
+	if names == nil {
+		return 0, false, false
+	}
+	mode, found = names[name]
+	return mode, found, true
+}
+
+func (l *listings) list(dir string) map[string]fs.FileMode {
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(l.ws.Abs(dir))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return map[string]fs.FileMode{} // no such folder: nothing in it
+	}
+	if err != nil {
+		return nil
+	}
+	names := make(map[string]fs.FileMode, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = e.Type()
+	}
+	return names
+}
+
+// regular reports whether rel is a regular file, through a symlink too.
+func (l *listings) regular(rel string) bool {
+	mode, found, answered := l.entry(rel)
+	if answered && (!found || mode.IsDir()) {
+		return false
+	}
+	if answered && mode.IsRegular() {
+		return true
+	}
+	fi, err := os.Stat(l.ws.Abs(rel)) // a link, something else, or not listed
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// exists reports whether anything is at rel, a dangling link included.
+func (l *listings) exists(rel string) bool {
+	if _, found, answered := l.entry(rel); answered {
+		return found
+	}
+	_, err := os.Lstat(l.ws.Abs(rel))
+	return err == nil
 }
 
 // ownFiles reports the paths of freshctx's own store: its default folder,

@@ -345,3 +345,18 @@ func TestSoundOutputNamingMoreFilesThanKept(t *testing.T) {
 		t.Fatal("fresh after a file past the limit was edited")
 	}
 }
+
+// TestSoundOverflowOfPathsThatNeverExisted: the first path past the limit
+// names no file; the record is still not fresh (it stands for every path
+// after it), and not stale_deleted either (nothing was deleted).
+func TestSoundOverflowOfPathsThatNeverExisted(t *testing.T) {
+	s, _ := soundService(t, nil)
+	rec := run(t, s, fmt.Sprintf("for i in $(seq -f %%04g 0 %d); do echo \"g/y$i.c:1: warning\"; done", maxRefs+3))
+	shown, err := s.Show(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown.Freshness.Label != freshness.Unknown {
+		t.Fatalf("label %s (%+v), want unknown", shown.Freshness.Label, shown.Freshness.Files)
+	}
+}

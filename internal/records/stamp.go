@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -21,7 +22,8 @@ func (s *Service) stamp(ctx context.Context, snap *freshness.Snapshot, paths, un
 	}
 	st.At = start
 	for _, p := range slices.Concat(paths[n:], unstamped) {
-		st.Files = append(st.Files, freshness.FileStamp{Path: p, Existed: true, Notes: freshness.NoteNotStamped})
+		_, err := os.Lstat(s.WS.Abs(p)) // that it was there is all that is kept
+		st.Files = append(st.Files, freshness.FileStamp{Path: p, Existed: err == nil, Notes: freshness.NoteNotStamped})
 	}
 	return st, nil
 }
