@@ -1,13 +1,13 @@
 package records
 
 import (
-	"bufio"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -194,132 +194,12 @@ func goPackageDirs(root, cwd string, pkgs []string) [][]string {
 	return out
 }
 
-// modulePath reads the module directive of a go.mod file; "" when there is
-// none to read.
+// modulePath reads the module path of a go.mod file; "" when there is none
+// to read.
 func modulePath(gomod string) string {
-	f, err := os.Open(gomod)
+	data, err := os.ReadFile(gomod)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "module")
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') {
-			continue
-		}
-		rest, _, _ = strings.Cut(rest, "//")
-		rest = strings.TrimSpace(rest)
-		if unq, err := strconv.Unquote(rest); err == nil {
-			rest = unq
-		}
-		return rest
-	}
-	return ""
-}
-
-// A command line moves too: `cd sub && gcc -c util.c` prints util.c:1
-// relative to sub. commandDirs are the folders a command line names as
-// where its commands run: after cd or pushd, the value of -C (make, go,
-// git, ninja, pnpm), --directory, --prefix and --workspace (npm; a name
-// that is no folder finds nothing there) and --cwd (yarn), and the folder
-// of cargo's --manifest-path. A chain of cd
-// is followed (cd a && cd b is a/b). Variables, ~ and - are not expanded:
-// such a folder is not known, and paths under it are looked for as usual.
-func commandDirs(argv []string) []string {
-	words := argv
-	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
-		words = shellWords(argv[2])
-	}
-	var out []string
-	cur := "."
-	add := func(d string) {
-		if d == "" || strings.ContainsAny(d, "$`*?") || strings.HasPrefix(d, "~") || d == "-" {
-			return
-		}
-		out = addDir(out, d)
-	}
-	for i := 0; i < len(words); i++ {
-		w, next := words[i], ""
-		if i+1 < len(words) && !isShellOperator(words[i+1]) {
-			next = words[i+1]
-		}
-		switch {
-		case w == "cd" || w == "pushd":
-			if next != "" && !strings.ContainsAny(next, "$`~") && next != "-" {
-				if path.IsAbs(next) {
-					cur = next
-				} else {
-					cur = path.Join(cur, next)
-				}
-				add(cur)
-			}
-		case w == "-C" || w == "--directory" || w == "--prefix" || w == "--cwd" || w == "--workspace":
-			add(path.Join(cur, next))
-		case w == "--manifest-path": // cargo: the package's folder
-			add(path.Dir(path.Join(cur, next)))
-		default:
-			for _, flag := range []string{"--directory=", "--prefix=", "--cwd=", "--workspace="} {
-				if v, ok := strings.CutPrefix(w, flag); ok {
-					add(path.Join(cur, v))
-				}
-			}
-			if v, ok := strings.CutPrefix(w, "--manifest-path="); ok {
-				add(path.Dir(path.Join(cur, v)))
-			}
-		}
-	}
-	return out
-}
-
-// shellWords splits a shell line into words and operators (&&, ||, ;, |,
-// (, )), honouring single and double quotes; it expands nothing.
-func shellWords(line string) []string {
-	var out []string
-	var w strings.Builder
-	inWord := false
-	flush := func() {
-		if inWord {
-			out = append(out, w.String())
-			w.Reset()
-			inWord = false
-		}
-	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'' || c == '"':
-			end := strings.IndexByte(line[i+1:], c)
-			if end < 0 {
-				end = len(line) - i - 1
-			}
-			w.WriteString(line[i+1 : i+1+end])
-			inWord = true
-			i += end + 1
-		case c == ' ' || c == '\t' || c == '\n':
-			flush()
-		case strings.IndexByte("&|;()", c) >= 0:
-			flush()
-			op := string(c)
-			if i+1 < len(line) && (c == '&' || c == '|') && line[i+1] == c {
-				op += string(c)
-				i++
-			}
-			out = append(out, op)
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	flush()
-	return out
-}
-
-func isShellOperator(w string) bool {
-	switch w {
-	case "&&", "||", ";", "|", "&", "(", ")":
-		return true
-	}
-	return false
+	return modfile.ModulePath(data)
 }

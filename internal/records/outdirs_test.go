@@ -70,7 +70,10 @@ func TestCommandDirs(t *testing.T) {
 		{sh("cd a && cd b && make"), []string{"a", "a/b"}},
 		{sh("cd 'my dir'&&make"), []string{"my dir"}},
 		{sh("cd /abs/x && make"), []string{"/abs/x"}},
-		{sh("cd $HOME && make; cd ~ ; cd -"), nil},
+		{sh("cd $HOME && make; cd ~ ; cd -; cd \"$(pwd)/x\""), nil},
+		{sh("cd \"my dir\"/sub && make"), []string{"my dir/sub"}},
+		{sh("cd 'unterminated && make"), nil},
+		{sh("echo cd x && git -C repo status"), []string{"repo"}},
 		{sh("make -C sub all && go -C tools test ./..."), []string{"sub", "tools"}},
 		{sh("npm --prefix web test"), []string{"web"}},
 		{sh("npm test --workspace=packages/web && npm test --workspace api"), []string{"packages/web", "api"}},
@@ -91,15 +94,15 @@ func TestCommandDirs(t *testing.T) {
 	}
 }
 
-func FuzzShellWords(f *testing.F) {
+func FuzzCommandDirs(f *testing.F) {
 	f.Add("cd 'a b' && make -C \"c\"; (cd d || exit) | tee x")
+	f.Add("cd $HOME/x && npm --prefix=\"$(pwd)/web\" test")
 	f.Fuzz(func(t *testing.T, line string) {
-		for _, w := range shellWords(line) {
-			if w == "" && !strings.ContainsAny(line, `'"`) { // only a quote makes an empty word
-				t.Fatalf("an empty word from %q", line)
+		for _, d := range commandDirs([]string{"sh", "-c", line}) {
+			if d == "" || strings.HasPrefix(d, "~") {
+				t.Fatalf("folder %q from %q", d, line)
 			}
 		}
-		commandDirs([]string{"sh", "-c", line}) // must not panic
 	})
 }
 

@@ -1,0 +1,116 @@
+package records
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A command line moves too: `cd sub && gcc -c util.c` prints util.c:1
+// relative to sub. commandDirs are the folders a command line names as
+// where its commands run: after cd or pushd, the value of -C (make, go,
+// git, ninja, pnpm), --directory, --prefix and --workspace (npm; a name
+// that is no folder finds nothing there) and --cwd (yarn), and the folder
+// of cargo's --manifest-path. A chain of cd is followed (cd a && cd b is
+// a/b). A word that expands ($VAR, ~, a command's output) names no folder
+// that is known, and cd - neither; paths under them are looked for as
+// usual. A shell line is read with a shell parser; one it cannot read names
+// no folder.
+func commandDirs(argv []string) []string {
+	var calls [][]string
+	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
+		calls = shellCalls(argv[2])
+	} else {
+		calls = [][]string{argv}
+	}
+	var out []string
+	cur := "."
+	add := func(d string) {
+		if d != "" && !strings.HasPrefix(d, "~") && d != "-" {
+			out = addDir(out, d)
+		}
+	}
+	for _, words := range calls {
+		for i, w := range words {
+			next := ""
+			if i+1 < len(words) {
+				next = words[i+1]
+			}
+			switch {
+			case i == 0 && (w == "cd" || w == "pushd"):
+				if next != "" && !strings.HasPrefix(next, "~") && next != "-" {
+					if path.IsAbs(next) {
+						cur = next
+					} else {
+						cur = path.Join(cur, next)
+					}
+					add(cur)
+				}
+			case next != "" && (w == "-C" || w == "--directory" || w == "--prefix" || w == "--cwd" || w == "--workspace"):
+				add(path.Join(cur, next))
+			case next != "" && w == "--manifest-path": // cargo: the package's folder
+				add(path.Dir(path.Join(cur, next)))
+			default:
+				for _, flag := range []string{"--directory=", "--prefix=", "--cwd=", "--workspace="} {
+					if v, ok := strings.CutPrefix(w, flag); ok && v != "" {
+						add(path.Join(cur, v))
+					}
+				}
+				if v, ok := strings.CutPrefix(w, "--manifest-path="); ok && v != "" {
+					add(path.Dir(path.Join(cur, v)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// shellCalls parses a shell line and returns the words of every simple
+// command in it, in order; a word that expands is "" (unknown).
+func shellCalls(line string) [][]string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
+	if err != nil {
+		return nil
+	}
+	var calls [][]string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			words := make([]string, len(c.Args))
+			for i, w := range c.Args {
+				words[i] = literal(w)
+			}
+			calls = append(calls, words)
+		}
+		return true
+	})
+	return calls
+}
+
+// literal is a word's value when nothing in it expands (quotes removed),
+// else "".
+func literal(w *syntax.Word) string {
+	var b strings.Builder
+	var parts func(ps []syntax.WordPart) bool
+	parts = func(ps []syntax.WordPart) bool {
+		for _, p := range ps {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(p.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(p.Value)
+			case *syntax.DblQuoted:
+				if !parts(p.Parts) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !parts(w.Parts) {
+		return ""
+	}
+	return b.String()
+}
