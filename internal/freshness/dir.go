@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/store"
@@ -109,9 +110,17 @@ var ErrLinkedFolder = errors.New("links to a folder outside")
 // directory unknown (ErrOutsideRoot), as one to a folder outside dir does
 // (ErrLinkedFolder).
 func (s *Snapshot) linkReach(rel, dir, real string) (linkReach, error) {
-	target, err := filepath.EvalSymlinks(s.ws.Abs(rel))
+	abs := s.ws.Abs(rel)
+	fi, err := s.opt.FS.Stat(abs)
+	switch {
+	case isNotExist(err) || isNotDir(err) || errors.Is(err, syscall.ELOOP):
+		return reachesNothing, nil // no file there: nothing to read
+	case err != nil:
+		return "", fmt.Errorf("%s: %w", rel, err) // something there, unread
+	}
+	target, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return reachesNothing, nil
+		return "", fmt.Errorf("%s: %w", rel, err)
 	}
 	if !s.within(target) {
 		return "", fmt.Errorf("%s: %w", rel, ErrOutsideRoot)
@@ -119,10 +128,7 @@ func (s *Snapshot) linkReach(rel, dir, real string) (linkReach, error) {
 	if coveredBy(real, target) {
 		return reachesCovered, nil
 	}
-	fi, err := s.opt.FS.Stat(target)
 	switch {
-	case err != nil:
-		return reachesNothing, nil
 	case fi.Mode.IsRegular():
 		return reachesFile, nil
 	case fi.IsDir():

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func newEnv(t *testing.T, git bool) *env {
 	} else {
 		r = testgit.Plain(t, t.TempDir())
 	}
-	return &env{t: t, r: r, cache: &MemCache{}, fs: &denyFS{deny: map[string]bool{}}}
+	return &env{t: t, r: r, cache: &MemCache{}, fs: &denyFS{deny: map[string]bool{}, denyStat: map[string]bool{}}}
 }
 
 func (e *env) snapshot(paths []string) *Snapshot {
@@ -85,8 +86,18 @@ func (e *env) check(st Stamp) Result {
 // as root, where chmod cannot do that) and a count of opens.
 type denyFS struct {
 	OSFS
-	deny  map[string]bool
-	opens atomic.Int64
+	deny map[string]bool
+	// denyStat makes a stat through these paths fail as a folder without
+	// search permission would.
+	denyStat map[string]bool
+	opens    atomic.Int64
+}
+
+func (d *denyFS) Stat(name string) (FileInfo, error) {
+	if d.denyStat[name] {
+		return FileInfo{}, &fs.PathError{Op: "stat", Path: name, Err: syscall.EACCES}
+	}
+	return d.OSFS.Stat(name)
 }
 
 func (d *denyFS) Open(name string) (io.ReadCloser, error) {

@@ -123,8 +123,9 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 	return InputScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
 }
 
-// commandOf is the command line a record was made by: its argv, or a
-// capture's --command as a shell line.
+// commandOf is the command line a record was made by: its argv, or, when
+// it has none, Options.Command (the line as its caller wrote it) read as a
+// shell line.
 func commandOf(opt Options, argv []string) []string {
 	if len(argv) == 0 && opt.Command != "" {
 		return []string{"sh", "-c", opt.Command}
