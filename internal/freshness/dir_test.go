@@ -80,7 +80,7 @@ func TestDirectoryIsItsFiles(t *testing.T) {
 		}, mutate: func(e *env) { e.r.Write("other.go", "package OTHER\n") }, want: Unknown, reason: "not compared"},
 		{name: "a link in it that can no longer be followed", setup: func(e *env) { os.Symlink("../other.go", e.r.Path("src/o")) },
 			mutate: func(e *env) { e.fs.denyStat[e.r.Path("src/o")], e.fs.denyStat[e.r.Path("other.go")] = true, true },
-			want: Unknown, reason: "cannot be compared"},
+			want:   Unknown, reason: "cannot be compared"},
 		{name: "a dangling link in it, its target created", setup: func(e *env) { os.Symlink("../later.go", e.r.Path("src/l")) },
 			mutate: func(e *env) { e.r.Write("later.go", "package later\n") }, want: StaleChanged},
 		{name: "a link in it to a file in .git, that file edited", setup: func(e *env) {
