@@ -114,6 +114,24 @@ func BenchmarkGetHit100k(b *testing.B) {
 	b.ReportMetric(float64(medianOf(cli).Microseconds())/1000, "cli_ms")
 }
 
+// sliceRepo is a committed repository of 2,000 Go files (200 with -short)
+// and a repo map's slices over it, one per file, each depending on it.
+func sliceRepo(b *testing.B) (*testgit.Repo, []SliceInput) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	r := testgit.New(b)
+	in := make([]SliceInput, 0, n)
+	for i := range n {
+		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
+		r.Write(p, fmt.Sprintf("package p // %d\n", i))
+		in = append(in, SliceInput{Name: p, Deps: []string{p}, Content: "entry for " + p + ": the declarations of the file, a few lines each"})
+	}
+	r.Commit("init")
+	return r, in
+}
+
 // BenchmarkSlices2000 stores a 2,000-slice repo_map (one input file per
 // slice, 200 with -short) with one `artifact put --slices-from` (goal: 2 s),
 // then gets it after 10 of the files changed (goal: 1.2x one `git status`
@@ -125,20 +143,14 @@ func BenchmarkGetHit100k(b *testing.B) {
 // store and the repository's identity. inprocess_get_ms is the same get in
 // a process that stays up, as the MCP server answers it.
 func BenchmarkSlices2000(b *testing.B) {
-	n := 2000
-	if testing.Short() {
-		n = 200
-	}
-	r := testgit.New(b)
+	r, in := sliceRepo(b)
+	n := len(in)
 	var files []string
 	var jsonl strings.Builder
-	for i := range n {
-		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
-		r.Write(p, fmt.Sprintf("package p // %d\n", i))
-		files = append(files, p)
-		fmt.Fprintf(&jsonl, `{"slice":%q,"deps":[%q],"content":"entry for %s: the declarations of the file, a few lines each"}`+"\n", p, p, p)
+	for _, sl := range in {
+		files = append(files, sl.Name)
+		fmt.Fprintf(&jsonl, `{"slice":%q,"deps":[%q],"content":%q}`+"\n", sl.Name, sl.Deps[0], sl.Content)
 	}
-	r.Commit("init")
 	svc := benchService(b, r) // the store, excluded from git; the in-process gets' service
 	bin := testbin.Build(b)
 	time.Sleep(freshness.RacyWindow + 100*time.Millisecond)
@@ -208,18 +220,8 @@ func BenchmarkSlices2000(b *testing.B) {
 // of a get that grows with the number of slices: from the pack a get keeps
 // of them, against the rows themselves, in turn. It reports the medians.
 func BenchmarkReadSlices2000(b *testing.B) {
-	n := 2000
-	if testing.Short() {
-		n = 200
-	}
-	r := testgit.New(b)
-	var in []SliceInput
-	for i := range n {
-		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
-		r.Write(p, fmt.Sprintf("package p // %d\n", i))
-		in = append(in, SliceInput{Name: p, Deps: []string{p}, Content: "entry for " + p + ": the declarations of the file"})
-	}
-	r.Commit("init")
+	r, in := sliceRepo(b)
+	n := len(in)
 	svc := benchService(b, r)
 	ctx := context.Background()
 	if _, err := svc.PutSlices(ctx, PutRequest{Type: "repo_map", Key: "root"}, in); err != nil {
