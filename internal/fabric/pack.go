@@ -3,7 +3,6 @@ package fabric
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -87,216 +86,107 @@ func encodePack(sls []slice) []byte {
 	return store.Pack(pack(sls))
 }
 
-// pack writes the slices uncompressed.
+// pack writes the slices uncompressed: every field in order, strings
+// interned (the same ref, commit and tree in every slice are written once).
 func pack(sls []slice) []byte {
-	w := packWriter{seen: map[string]uint64{}}
-	w.uint(uint64(len(sls)))
+	var w store.PackWriter
+	w.Uint(uint64(len(sls)))
 	for _, sl := range sls {
-		w.int(sl.id)
+		w.Int(sl.id)
 		for _, s := range []string{sl.name, sl.ref, sl.commit, sl.tree, sl.paths, sl.digests.AgentVersion,
 			sl.digests.ConfigDigest, sl.digests.PolicyDigest, sl.digests.EntitlementDigest, sl.blob} {
-			w.str(s)
+			w.Interned(s)
 		}
-		w.int(int64(sl.ttl))
-		w.int(sl.created.UnixNano())
-		w.int(sl.stamped.UnixNano())
-		w.bytes(sl.inline)
-		w.bool(sl.invalidated)
-		w.uint(uint64(len(sl.deps)))
+		w.Int(int64(sl.ttl))
+		w.Int(sl.created.UnixNano())
+		w.Int(sl.stamped.UnixNano())
+		w.Bytes(sl.inline)
+		w.Bool(sl.invalidated)
+		w.Uint(uint64(len(sl.deps)))
 		for _, f := range sl.deps {
-			w.file(f)
+			writeFile(&w, f)
 		}
 	}
-	return w.b
+	return w.B
 }
-
-var errBadPack = errors.New("malformed artifact pack")
 
 // decodePack reads what encodePack wrote.
 func decodePack(data []byte) ([]slice, error) {
 	b, err := store.Unpack(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errBadPack, err)
+		return nil, fmt.Errorf("%w: %w", store.ErrBadPack, err)
 	}
 	return unpack(b)
 }
 
 // unpack reads the slices of an uncompressed pack.
 func unpack(b []byte) ([]slice, error) {
-	r := packReader{b: b}
-	n := r.count()
+	r := store.NewPackReader(b)
+	n := r.Count()
 	out := make([]slice, 0, n)
 	for range n {
 		var sl slice
-		sl.id = r.int()
+		sl.id = r.Int()
 		for _, s := range []*string{&sl.name, &sl.ref, &sl.commit, &sl.tree, &sl.paths, &sl.digests.AgentVersion,
 			&sl.digests.ConfigDigest, &sl.digests.PolicyDigest, &sl.digests.EntitlementDigest, &sl.blob} {
-			*s = r.str()
+			*s = r.Interned()
 		}
-		sl.ttl = time.Duration(r.int())
-		sl.created, sl.stamped = time.Unix(0, r.int()), time.Unix(0, r.int())
-		sl.inline = r.bytes()
-		sl.invalidated = r.bool()
-		if k := r.count(); k > 0 {
+		sl.ttl = time.Duration(r.Int())
+		sl.created, sl.stamped = time.Unix(0, r.Int()), time.Unix(0, r.Int())
+		sl.inline = r.Bytes()
+		sl.invalidated = r.Bool()
+		if k := r.Count(); k > 0 {
 			sl.deps = make([]freshness.FileStamp, k)
 			for i := range sl.deps {
-				sl.deps[i] = r.file()
+				sl.deps[i] = readFile(r)
 			}
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		out = append(out, sl)
 	}
-	if r.err == nil && len(r.b) > 0 {
-		r.err = errBadPack
+	if r.Err == nil && r.Left() > 0 {
+		r.Err = store.ErrBadPack
 	}
-	return out, r.err
+	return out, r.Err
 }
 
-type packWriter struct {
-	b    []byte
-	seen map[string]uint64 // strings written, by their order
+func writeInfo(w *store.PackWriter, fi freshness.FileInfo) {
+	w.Uint(fi.Dev)
+	w.Uint(fi.Inode)
+	w.Int(fi.Size)
+	w.Int(fi.ModTime)
+	w.Int(fi.Ctime)
+	w.Uint(uint64(fi.Mode))
 }
 
-func (w *packWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *packWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
-
-func (w *packWriter) bool(v bool) {
-	if v {
-		w.b = append(w.b, 1)
-	} else {
-		w.b = append(w.b, 0)
-	}
+func writeFile(w *store.PackWriter, f freshness.FileStamp) {
+	w.Interned(f.Path)
+	w.Bool(f.Existed)
+	w.Bool(f.IsDir)
+	w.Int(f.Size)
+	w.Int(f.ModTime)
+	w.Raw(f.Digest[:])
+	writeInfo(w, f.FP.File)
+	writeInfo(w, f.FP.Link)
+	w.Interned(f.FP.Target)
+	w.Int(int64(f.Notes))
 }
 
-func (w *packWriter) bytes(v []byte) {
-	w.uint(uint64(len(v)))
-	w.b = append(w.b, v...)
+func readInfo(r *store.PackReader) freshness.FileInfo {
+	return freshness.FileInfo{Dev: r.Uint(), Inode: r.Uint(), Size: r.Int(), ModTime: r.Int(), Ctime: r.Int(),
+		Mode: fs.FileMode(r.Uint())}
 }
 
-// str writes 0 and the string the first time, else 1 + its index.
-func (w *packWriter) str(s string) {
-	if i, ok := w.seen[s]; ok {
-		w.uint(i + 1)
-		return
-	}
-	w.seen[s] = uint64(len(w.seen))
-	w.uint(0)
-	w.bytes([]byte(s))
-}
-
-func (w *packWriter) info(fi freshness.FileInfo) {
-	w.uint(fi.Dev)
-	w.uint(fi.Inode)
-	w.int(fi.Size)
-	w.int(fi.ModTime)
-	w.int(fi.Ctime)
-	w.uint(uint64(fi.Mode))
-}
-
-func (w *packWriter) file(f freshness.FileStamp) {
-	w.str(f.Path)
-	w.bool(f.Existed)
-	w.bool(f.IsDir)
-	w.int(f.Size)
-	w.int(f.ModTime)
-	w.b = append(w.b, f.Digest[:]...)
-	w.info(f.FP.File)
-	w.info(f.FP.Link)
-	w.str(f.FP.Target)
-	w.int(int64(f.Notes))
-}
-
-// packReader reads a pack; the first malformed field sets err, and every
-// read after it returns zero values.
-type packReader struct {
-	b    []byte
-	strs []string
-	err  error
-}
-
-func (r *packReader) fail() { r.err, r.b = errBadPack, nil }
-
-func (r *packReader) uint() uint64 {
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-func (r *packReader) int() int64 {
-	v, k := binary.Varint(r.b)
-	if k <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-// count reads a length, bounded by what is left to read.
-func (r *packReader) count() int {
-	n := r.uint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return 0
-	}
-	return int(n)
-}
-
-func (r *packReader) bool() bool {
-	if len(r.b) == 0 {
-		r.fail()
-		return false
-	}
-	v := r.b[0] == 1
-	r.b = r.b[1:]
-	return v
-}
-
-func (r *packReader) raw(n int) []byte {
-	if n > len(r.b) {
-		r.fail()
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *packReader) bytes() []byte { return r.raw(r.count()) }
-
-func (r *packReader) str() string {
-	i := r.uint()
-	if i == 0 {
-		s := string(r.bytes())
-		r.strs = append(r.strs, s)
-		return s
-	}
-	if i > uint64(len(r.strs)) {
-		r.fail()
-		return ""
-	}
-	return r.strs[i-1]
-}
-
-func (r *packReader) info() freshness.FileInfo {
-	return freshness.FileInfo{Dev: r.uint(), Inode: r.uint(), Size: r.int(), ModTime: r.int(), Ctime: r.int(),
-		Mode: fs.FileMode(r.uint())}
-}
-
-func (r *packReader) file() freshness.FileStamp {
+func readFile(r *store.PackReader) freshness.FileStamp {
 	var f freshness.FileStamp
-	f.Path = r.str()
-	f.Existed, f.IsDir = r.bool(), r.bool()
-	f.Size, f.ModTime = r.int(), r.int()
-	copy(f.Digest[:], r.raw(len(digest.Digest{})))
-	f.FP.File, f.FP.Link = r.info(), r.info()
-	f.FP.Target = r.str()
-	f.Notes = freshness.Note(r.int())
+	f.Path = r.Interned()
+	f.Existed, f.IsDir = r.Bool(), r.Bool()
+	f.Size, f.ModTime = r.Int(), r.Int()
+	copy(f.Digest[:], r.Raw(len(digest.Digest{})))
+	f.FP.File, f.FP.Link = readInfo(r), readInfo(r)
+	f.FP.Target = r.Interned()
+	f.Notes = freshness.Note(r.Int())
 	return f
 }

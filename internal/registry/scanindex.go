@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -16,54 +15,29 @@ import (
 // reading 100,000 fingerprints row by row costs as much as their lstats.
 
 func encodeScan(all []stored) []byte {
-	var b []byte
+	var w store.PackWriter
 	for _, r := range all {
-		b = binary.AppendUvarint(b, uint64(len(r.path)))
-		b = append(b, r.path...)
-		b = binary.AppendUvarint(b, uint64(len(r.fp)))
-		b = append(b, r.fp...)
-		b = binary.AppendVarint(b, r.at)
-		if r.watched {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
+		w.String(r.path)
+		w.String(r.fp)
+		w.Int(r.at)
+		w.Bool(r.watched)
 	}
-	return store.Pack(b)
+	return store.Pack(w.B)
 }
-
-var errBadScan = errors.New("malformed scan index")
 
 func decodeScan(data []byte) ([]stored, error) {
 	b, err := store.Unpack(data)
 	if err != nil {
 		return nil, err
 	}
+	r := store.NewPackReader(b)
 	var out []stored
-	str := func() (string, bool) {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < n {
-			return "", false
+	for r.Left() > 0 {
+		s := stored{path: r.String(), fp: r.String(), at: r.Int(), watched: r.Bool()}
+		if r.Err != nil {
+			return nil, r.Err
 		}
-		s := string(b[k : k+int(n)])
-		b = b[k+int(n):]
-		return s, true
-	}
-	for len(b) > 0 {
-		var r stored
-		var ok bool
-		if r.path, ok = str(); !ok {
-			return nil, errBadScan
-		}
-		if r.fp, ok = str(); !ok {
-			return nil, errBadScan
-		}
-		at, k := binary.Varint(b)
-		if k <= 0 || len(b) < k+1 {
-			return nil, errBadScan
-		}
-		r.at, r.watched, b = at, b[k] == 1, b[k+1:]
-		out = append(out, r)
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/binary"
+	"errors"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -8,7 +10,10 @@ import (
 
 // A packed value is many rows kept as one compressed column value (the
 // registry's scan index, an artifact's slices), read in one go where the
-// rows would be read one by one. These are its codec.
+// rows would be read one by one. Pack and Unpack are its compression;
+// PackWriter and PackReader the fields inside: unsigned and signed varints,
+// a byte for a bool, length-prefixed bytes and strings, and interned
+// strings (a string written again is its first index).
 
 var (
 	packedOnce sync.Once
@@ -34,4 +39,149 @@ func Pack(b []byte) []byte {
 func Unpack(b []byte) ([]byte, error) {
 	_, dec := packedCodecs()
 	return dec.DecodeAll(b, nil)
+}
+
+// PackWriter appends fields to a packed value.
+type PackWriter struct {
+	B    []byte
+	seen map[string]uint64 // interned strings, by their order
+}
+
+// Uint appends an unsigned varint.
+func (w *PackWriter) Uint(v uint64) { w.B = binary.AppendUvarint(w.B, v) }
+
+// Int appends a signed varint.
+func (w *PackWriter) Int(v int64) { w.B = binary.AppendVarint(w.B, v) }
+
+// Bool appends one byte, 1 or 0.
+func (w *PackWriter) Bool(v bool) {
+	if v {
+		w.B = append(w.B, 1)
+	} else {
+		w.B = append(w.B, 0)
+	}
+}
+
+// Raw appends bytes as they are (their length known to the reader).
+func (w *PackWriter) Raw(v []byte) { w.B = append(w.B, v...) }
+
+// Bytes appends a length and the bytes.
+func (w *PackWriter) Bytes(v []byte) {
+	w.Uint(uint64(len(v)))
+	w.B = append(w.B, v...)
+}
+
+// String appends a length and the string.
+func (w *PackWriter) String(s string) {
+	w.Uint(uint64(len(s)))
+	w.B = append(w.B, s...)
+}
+
+// Interned appends 0 and the string the first time it is written, else
+// 1 + the index of its first writing.
+func (w *PackWriter) Interned(s string) {
+	if i, ok := w.seen[s]; ok {
+		w.Uint(i + 1)
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]uint64{}
+	}
+	w.seen[s] = uint64(len(w.seen))
+	w.Uint(0)
+	w.String(s)
+}
+
+// ErrBadPack is a packed value that cannot be read.
+var ErrBadPack = errors.New("malformed packed value")
+
+// PackReader reads the fields of a packed value. The first malformed one
+// sets Err, and every read after it returns zero values.
+type PackReader struct {
+	b    []byte
+	strs []string
+	Err  error
+}
+
+// NewPackReader reads b.
+func NewPackReader(b []byte) *PackReader { return &PackReader{b: b} }
+
+// Left is how many bytes are still to read.
+func (r *PackReader) Left() int { return len(r.b) }
+
+func (r *PackReader) fail() { r.Err, r.b = ErrBadPack, nil }
+
+// Uint reads an unsigned varint.
+func (r *PackReader) Uint() uint64 {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+// Int reads a signed varint.
+func (r *PackReader) Int() int64 {
+	v, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+// Count reads a length, bounded by what is left to read.
+func (r *PackReader) Count() int {
+	n := r.Uint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+// Bool reads one byte: 1 is true.
+func (r *PackReader) Bool() bool {
+	if len(r.b) == 0 {
+		r.fail()
+		return false
+	}
+	v := r.b[0] == 1
+	r.b = r.b[1:]
+	return v
+}
+
+// Raw reads n bytes.
+func (r *PackReader) Raw(n int) []byte {
+	if n > len(r.b) {
+		r.fail()
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+// Bytes reads a length and the bytes.
+func (r *PackReader) Bytes() []byte { return r.Raw(r.Count()) }
+
+// String reads a length and the string.
+func (r *PackReader) String() string { return string(r.Bytes()) }
+
+// Interned reads what Interned wrote.
+func (r *PackReader) Interned() string {
+	i := r.Uint()
+	if i == 0 {
+		s := r.String()
+		r.strs = append(r.strs, s)
+		return s
+	}
+	if i > uint64(len(r.strs)) {
+		r.fail()
+		return ""
+	}
+	return r.strs[i-1]
 }
