@@ -16,18 +16,20 @@ import (
 // featureOps use freshctx and check every answer against the bytes.
 func (w *world) featureOps() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
-		"capture":            w.capture,
-		"run that rewrites":  w.runRewriting,
-		"run in a folder":    w.runInFolder,
-		"show records":       func(*rapid.T) { w.checkRecords() },
-		"artifact put":       w.put,
-		"artifact get":       func(*rapid.T) { w.checkArtifacts() },
-		"registry sync":      func(*rapid.T) { w.sync() },
-		"registry verify":    func(*rapid.T) { w.verify() },
-		"registry summarize": w.summarize,
-		"read":               w.readOp,
-		"read again":         w.readOp,
-		"compact":            func(*rapid.T) { w.compact() },
+		"capture":                w.capture,
+		"run that rewrites":      w.runRewriting,
+		"run in a folder":        w.runInFolder,
+		"show records":           func(*rapid.T) { w.checkRecords() },
+		"artifact put":           w.put,
+		"artifact get":           func(*rapid.T) { w.checkArtifacts() },
+		"registry sync":          func(*rapid.T) { w.sync() },
+		"registry verify":        func(*rapid.T) { w.verify() },
+		"registry summarize":     w.summarize,
+		"read":                   w.readOp,
+		"read again":             w.readOp,
+		"compact":                func(*rapid.T) { w.compact() },
+		"read cancelled":         w.readCancelled,
+		"cancel an earlier read": w.cancelEarlier,
 	}
 }
 

@@ -29,7 +29,8 @@ const fixedSeed = 20261122
 // repository), interleaved with every
 // feature: records (capture, a run that rewrites its file, show),
 // artifacts (put, get), the registry (sync, verify, summarize) and the read
-// cache (whole and range reads, compaction). Every "nothing changed"
+// cache (whole and range reads, reads a client cancelled after their answer
+// went out, compaction). Every "nothing changed"
 // answer is checked against the bytes on disk, and every diff is applied to
 // exactly what the model was shown.
 //

@@ -60,10 +60,11 @@ type world struct {
 
 	records   []recItem
 	artifacts []artItem
-	summaries map[string][]byte // summary text → the bytes it was written for
-	views     map[string]*view  // the read model, per path
-	before    map[string]string // each file's bytes before its last write, for undo
-	n         int               // a counter for names
+	summaries map[string][]byte    // summary text → the bytes it was written for
+	views     map[string]*view     // the read model, per path
+	shown     map[string][]*answer // the reads the views are made of, since the last compaction
+	before    map[string]string    // each file's bytes before its last write, for undo
+	n         int                  // a counter for names
 	steps     int
 }
 
@@ -123,6 +124,7 @@ func newWorld(t *rapid.T, dir string) *world {
 		fab:       &fabric.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
 		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},
+		shown: map[string][]*answer{},
 	}
 }
 

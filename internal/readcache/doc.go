@@ -13,7 +13,9 @@
 // Trust is a Picture per file: the line spans the model was shown, each
 // from one version; the latest view of a line wins. Only delivered lines
 // count — a read truncated at the output limit trusts only what it showed,
-// and a failed read trusts nothing. A refresh erases the scope it names.
+// and a failed read trusts nothing; a read taken back (Revoke: its answer
+// never reached the model) no longer counts, nor does any later answer
+// about the file that leaned on trust. A refresh erases the scope it names.
 // The picture of the current leaf is stored per path and updated by each
 // read, so a read costs the same at entry 10 and entry 10,000; moving the
 // leaf (checkout, fork) rebuilds it once from the entries.
