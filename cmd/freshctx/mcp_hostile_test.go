@@ -189,3 +189,29 @@ func TestMCPRunReportsProgress(t *testing.T) {
 	}
 	m.expect(`"id":"p"`, 10*time.Second)
 }
+
+// TestMCPCancelledReadIsNotTrusted: a client that cancels a read ignores its
+// answer even when the answer was already written (the cancel crossed it),
+// so the next read of the file gets the content again, not "unchanged";
+// a read that is not cancelled is trusted as before.
+func TestMCPCancelledReadIsNotTrusted(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.txt", strings.Repeat("a line of the file\n", 40))
+	r.Commit("init")
+	m := startRawMCP(t, r.Dir)
+	read := func(id string) string {
+		m.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}`)
+		return m.expect(`"id":"`+id+`"`, 10*time.Second)
+	}
+	first := read("r1")
+	if !strings.Contains(first, "a line of the file") || strings.Contains(first, "freshctx/delivery") {
+		t.Fatalf("first read: %s", first)
+	}
+	m.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r1","reason":"user"}}`)
+	if again := read("r2"); !strings.Contains(again, "a line of the file") {
+		t.Fatalf("a read after the cancelled one: %s", again)
+	}
+	if third := read("r3"); !strings.Contains(third, "unchanged") {
+		t.Fatalf("a read after a delivered one: %s", third)
+	}
+}

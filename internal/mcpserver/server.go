@@ -6,7 +6,9 @@
 //
 // A tool's failure is a tool error carrying the CLI's message; a malformed
 // request is answered with an error and the server keeps serving. The read
-// tool's session is the connection's own unless Options.Session names one.
+// tool's session is the connection's own unless Options.Session names one;
+// a read becomes trust as its answer is written to the client, and a cancel
+// of its call takes the trust back (delivery.go).
 package mcpserver
 
 import (
@@ -82,6 +84,8 @@ type Server struct {
 	readcache *readcache.Service
 	session   string
 	mcp       *mcp.Server
+	// deliveries are the reads answered and not yet written out.
+	deliveries deliveries
 }
 
 // tool is one MCP tool: its definition and its call.
@@ -170,6 +174,9 @@ func (s *Server) add(t tool) {
 			if s.opt.Structured {
 				res.StructuredContent = result
 			}
+			if read, ok := result.(*readcache.ReadResult); ok && read.Entry != 0 {
+				res.Meta = mcp.Meta{deliveryKey: s.deliveries.add(s.readcache, read)}
+			}
 			return res, nil
 		})
 }
@@ -204,7 +211,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 			s.project.Close()
 		}
 	}()
-	return s.mcp.Run(ctx, t)
+	return s.mcp.Run(ctx, deliveringTransport{Transport: t, d: &s.deliveries})
 }
 
 // decode reads a tool's arguments; missing arguments are an empty object.

@@ -225,10 +225,7 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	// The answer goes out with this result: it counts as delivered.
-	if err := rc.Delivered(ctx, res); err != nil {
-		return "", nil, err
-	}
+	// It counts as delivered once the connection writes it out (delivery.go).
 	return text(func(w io.Writer) error { return render.ReadText(w, res) }), res, nil
 }
 
