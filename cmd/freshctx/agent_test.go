@@ -188,3 +188,46 @@ func skipUnderRace(t testing.TB) {
 		t.Skip("drives separate processes, which -race does not watch; runs without -race")
 	}
 }
+
+// TestClaudeCodeSubagentReadIsNotTheMainContexts: a file a subagent read is
+// in the subagent's context, not the main thread's: the main thread's Read
+// of it after the subagent's reaches the model whole, and its next Read as
+// the note. Both contexts' hooks carry the same session_id; the subagent's
+// also carry its agent_id.
+func TestClaudeCodeSubagentReadIsNotTheMainContexts(t *testing.T) {
+	c := newClaudeRig(t)
+	agent := agenttest.ToolUse{Name: "Agent", Input: map[string]any{
+		"description": "Read the notes", "prompt": "Read notes.txt and say what it holds.", "subagent_type": "general-purpose",
+		"run_in_background": false}}
+	api := agenttest.NewAnthropic(t, []agenttest.Step{
+		{Calls: []agenttest.ToolUse{agent}},    // the main thread starts a subagent
+		{Calls: []agenttest.ToolUse{c.read()}}, // the subagent reads
+		{Calls: []agenttest.ToolUse{c.read()}}, // and again: the note, in its own context
+		{Text: "notes.txt holds 40 numbered lines."},
+		{Calls: []agenttest.ToolUse{c.read()}}, // the main thread reads
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Text: "done"},
+	})
+	c.runWith(api, "--allowedTools", "Agent")
+	results := api.ToolResults()
+	var reads []string // the Agent's own result is the subagent's report
+	for _, r := range results {
+		if strings.Contains(r, "line 1 of notes.txt") || strings.Contains(r, "[unchanged: notes.txt") {
+			reads = append(reads, r)
+		}
+	}
+	if len(reads) != 4 {
+		t.Fatalf("the model was sent %d Read results, want 4 (all results: %q)", len(reads), results)
+	}
+	whole := func(s string) bool { return strings.Contains(s, "line 40 of notes.txt") }
+	note := func(s string) bool { return strings.Contains(s, "[unchanged: notes.txt") && !whole(s) }
+	if !whole(reads[0]) || !note(reads[1]) {
+		t.Fatalf("the subagent got %q, then %q", reads[0], reads[1])
+	}
+	if !whole(reads[2]) {
+		t.Fatalf("the main thread's first Read after the subagent's: the model got %q", reads[2])
+	}
+	if !note(reads[3]) {
+		t.Fatalf("the main thread's second Read: the model got %q", reads[3])
+	}
+}

@@ -30,17 +30,36 @@ func ParseAgent(name string) (Agent, bool) {
 // Session is the read session of one of the agent's conversations, named
 // by the agent's own conversation id.
 func (a Agent) Session(id string) string {
-	clean := strings.Map(func(r rune) rune {
+	prefix := "claude-"
+	if a == CodexAgent {
+		prefix = "codex-"
+	}
+	return prefix + nameSafe(id)
+}
+
+// ReadSession is the read session of the context a hook fired in: the
+// conversation's, or a subagent's own. A subagent (Claude Code's Agent
+// tool) has a context of its own, empty when it starts, but its hooks carry
+// the conversation's session_id: what a subagent read is not in the main
+// context, and what the main context read is not in the subagent's, so
+// each subagent gets a session of its own, kept across its resumptions
+// (its agent_id stays the same).
+func (a Agent) ReadSession(h *HookInput) string {
+	s := a.Session(h.SessionID)
+	if h.AgentID != "" {
+		s += "-agent-" + nameSafe(h.AgentID)
+	}
+	return s
+}
+
+// nameSafe keeps the letters, digits, '-' and '_' of an agent's id.
+func nameSafe(id string) string {
+	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
 		}
 		return -1
 	}, id)
-	prefix := "claude-"
-	if a == CodexAgent {
-		prefix = "codex-"
-	}
-	return prefix + clean
 }
 
 // HookCommand is what the agent's hooks run.
@@ -51,6 +70,9 @@ func (a Agent) HookCommand() string { return "freshctx hook " + string(a) }
 type HookInput struct {
 	Event     string `json:"hook_event_name"`
 	SessionID string `json:"session_id"`
+	// AgentID is set when the hook fired inside a subagent, whose context
+	// is its own (Claude Code: absent on the main thread).
+	AgentID string `json:"agent_id"`
 	// Cwd is the conversation's working directory: the project.
 	Cwd string `json:"cwd"`
 	// Source of SessionStart: startup, resume, clear, compact (Codex: fork).
@@ -92,8 +114,9 @@ type HookServices struct {
 
 // Hook answers one of the agent's hooks. Every context reset — SessionStart
 // (startup, resume, clear, compact, fork), PreCompact and PostCompact — puts
-// a barrier in the conversation's own read session (keyed by its
-// session_id) and in every session a running MCP server serves (a server
+// a barrier in the context's own read session (ReadSession: the
+// conversation's, or a subagent's) and in every session a running MCP
+// server serves (a server
 // cannot tell which conversation it serves: a barrier costs at most a
 // re-read, a missing one a wrong "unchanged"). SessionStart also starts a
 // registry sync in the background and returns at once. PostToolUse on
@@ -111,7 +134,7 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 		return "", nil
 	}
 	if h.SessionID != "" {
-		if _, err := svc.ReadCache.CompactExisting(ctx, agent.Session(h.SessionID)); err != nil {
+		if _, err := svc.ReadCache.CompactExisting(ctx, agent.ReadSession(h)); err != nil {
 			return "", err
 		}
 	}

@@ -385,3 +385,39 @@ func TestCodexGetsHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentReadsAreTheirOwn: a subagent's context is its own, though its
+// hooks carry the conversation's session_id: what the main thread read is
+// not "unchanged" to a subagent, nor what a subagent read to the main
+// thread or to another subagent; each is unchanged to itself.
+func TestSubagentReadsAreTheirOwn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.txt")
+	content := strings.Repeat("a line long enough that the unchanged note is the cheaper answer\n", 30)
+	write(t, path, content)
+	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	replaced := func(agentID string) bool {
+		t.Helper()
+		h := readHook(path, content, 1, 30)
+		h.AgentID = agentID
+		out, err := Hook(ctx, ClaudeCodeAgent, h, HookServices{ReadCache: rc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out != ""
+	}
+	for i, step := range []struct {
+		agent    string
+		replaced bool
+	}{
+		{"", false}, {"", true}, // the main thread
+		{"a7c1", false}, {"a7c1", true}, // a subagent after it
+		{"b02e", false},            // another subagent
+		{"", true}, {"b02e", true}, // each still holds its own read
+	} {
+		if got := replaced(step.agent); got != step.replaced {
+			t.Fatalf("step %d (agent %q): replaced %v, want %v", i, step.agent, got, step.replaced)
+		}
+	}
+}

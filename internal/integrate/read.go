@@ -39,7 +39,7 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 		return "", nil
 	}
 	seen := out.File.Content
-	req := readcache.ReadRequest{Session: ClaudeCodeAgent.Session(h.SessionID), Target: out.File.FilePath, Seen: &seen}
+	req := readcache.ReadRequest{Session: ClaudeCodeAgent.ReadSession(h), Target: out.File.FilePath, Seen: &seen}
 	if out.File.StartLine > 1 || out.File.NumLines < out.File.TotalLines {
 		req.Offset, req.Limit = max(out.File.StartLine, 1), out.File.NumLines
 		if req.Limit == 0 {
