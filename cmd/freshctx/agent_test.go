@@ -231,3 +231,40 @@ func TestClaudeCodeSubagentReadIsNotTheMainContexts(t *testing.T) {
 		t.Fatalf("the main thread's second Read: the model got %q", reads[3])
 	}
 }
+
+// TestClaudeCodeSubagentMCPReadIsNotTheMainContexts: freshctx's own read
+// tool, served to the main thread and a subagent over one MCP connection,
+// keeps their contexts apart: the hook names each call's read session. The
+// subagent's first read of a file the main thread read is whole, its second
+// the note; the main thread's next read is the note.
+func TestClaudeCodeSubagentMCPReadIsNotTheMainContexts(t *testing.T) {
+	c := newClaudeRig(t)
+	read := agenttest.ToolUse{Name: "mcp__freshctx__read", Input: map[string]any{"path": "notes.txt"}}
+	agent := agenttest.ToolUse{Name: "Agent", Input: map[string]any{
+		"description": "Read the notes", "prompt": "Read notes.txt and say what it holds.", "subagent_type": "general-purpose",
+		"run_in_background": false}}
+	api := agenttest.NewAnthropic(t, []agenttest.Step{
+		{Calls: []agenttest.ToolUse{read}},  // the main thread reads
+		{Calls: []agenttest.ToolUse{agent}}, // and starts a subagent
+		{Calls: []agenttest.ToolUse{read}},  // the subagent reads
+		{Calls: []agenttest.ToolUse{read}},
+		{Text: "notes.txt holds 40 numbered lines."},
+		{Calls: []agenttest.ToolUse{read}}, // the main thread again
+		{Text: "done"},
+	})
+	c.runWith(api, "--allowedTools", "Agent,mcp__freshctx__read", "--mcp-config", filepath.Join(c.dir, ".mcp.json"))
+	var reads []string
+	for _, r := range api.ToolResults() {
+		if strings.Contains(r, "line 1 of notes.txt") || strings.Contains(r, "unchanged: notes.txt") {
+			reads = append(reads, r)
+		}
+	}
+	whole := func(s string) bool { return strings.Contains(s, "line 40 of notes.txt") }
+	note := func(s string) bool { return strings.Contains(s, "[unchanged: notes.txt") && !whole(s) }
+	if len(reads) != 4 || !whole(reads[0]) || !whole(reads[1]) || !note(reads[2]) || !note(reads[3]) {
+		for i, r := range reads {
+			t.Logf("read %d: %d bytes, ends %q", i, len(r), r[max(0, len(r)-80):])
+		}
+		t.Fatalf("want whole (main), whole and the note (subagent), the note (main)")
+	}
+}

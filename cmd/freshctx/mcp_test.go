@@ -251,3 +251,42 @@ func TestMCPReadFitsCodexBudget(t *testing.T) {
 		t.Fatalf("another client got %d bytes, ending %q", len(text), text[max(0, len(text)-200):])
 	}
 }
+
+// TestMCPClaudeCodeReadsNeedTheHooksSession: Claude Code serves its
+// subagents over the main thread's connection and says nothing of which
+// context calls, so a read its hook did not name a session for is served
+// whole every time; one with the hook's session is unchanged the second
+// time, in that session only.
+func TestMCPClaudeCodeReadsNeedTheHooksSession(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.txt", strings.Repeat("a line of the file, long enough to be worth a note\n", 40))
+	r.Commit("init")
+	cs := mcpSessionAs(t, r.Dir, "claude-code")
+	read := func(session string) string {
+		args := map[string]any{"path": "a.txt"}
+		if session != "" {
+			args["session"] = session
+		}
+		text, _ := call(t, cs, "read", args)
+		return text
+	}
+	for i := range 2 {
+		if text := read(""); strings.Contains(text, "unchanged") {
+			t.Fatalf("read %d without the hook's session: %q", i+1, text)
+		}
+	}
+	for i, want := range []bool{false, true} {
+		if got := strings.Contains(read("claude-c1"), "unchanged"); got != want {
+			t.Fatalf("read %d in the hook's session: unchanged %v, want %v", i+1, got, want)
+		}
+	}
+	if text := read("claude-c1-agent-a1"); strings.Contains(text, "unchanged") {
+		t.Fatalf("a subagent's first read: %q", text)
+	}
+	other := mcpSessionAs(t, r.Dir, "another-client")
+	for i, want := range []bool{false, true} {
+		if text, _ := call(t, other, "read", map[string]any{"path": "a.txt"}); strings.Contains(text, "unchanged") != want {
+			t.Fatalf("another client's read %d: %q", i+1, text)
+		}
+	}
+}

@@ -59,14 +59,16 @@ func mcpServers(path string) (Change, error) {
 // hookEvent is one hook init adds: the event, and the matcher of its group.
 type hookEvent struct{ event, matcher string }
 
-// claudeEvents: every context reset, the read cache behind Read, and tests
-// and builds in Bash through freshctx run.
-var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"}}
+// claudeEvents: every context reset, the read cache behind Read, tests
+// and builds in Bash through freshctx run, and freshctx's own read tool
+// told which context (main thread or subagent) calls it.
+var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"},
+	{"PreToolUse", MCPReadTool}}
 
-// mergeHooks adds the agent's freshctx hook to each event of a
+// mergeHooks adds the agent's freshctx hook to each event and matcher of a
 // {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's
-// settings, Codex's hooks.json), unless a hook there already runs it. What
-// else the file holds is kept.
+// settings, Codex's hooks.json), unless a group of that matcher (or of
+// every tool) already runs it. What else the file holds is kept.
 func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	m, existed, err := loadJSON(path)
 	if err != nil {
@@ -82,7 +84,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 		if hooks[e.event] != nil && groups == nil {
 			return Change{}, errors.New(path + ": hooks." + e.event + " is not a list")
 		}
-		if !runsHook(groups, command) {
+		if !runsHook(groups, command, e.matcher) {
 			group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}
 			if e.matcher != "" || agent == ClaudeCodeAgent {
 				group["matcher"] = e.matcher
@@ -98,9 +100,12 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	return change(path, b, existed)
 }
 
-func runsHook(groups []any, command string) bool {
+func runsHook(groups []any, command, matcher string) bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
+		if m, _ := gm["matcher"].(string); m != matcher && m != "" && m != "*" {
+			continue
+		}
 		hs, _ := gm["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)

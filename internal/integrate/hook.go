@@ -130,6 +130,9 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
 		return routeBash(agent, h, svc)
 	}
+	if h.Event == "PreToolUse" && h.ToolName == MCPReadTool && agent == ClaudeCodeAgent {
+		return routeMCPRead(agent, h)
+	}
 	if h.Event != "SessionStart" && h.Event != "PreCompact" && h.Event != "PostCompact" {
 		return "", nil
 	}

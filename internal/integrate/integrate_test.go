@@ -421,3 +421,62 @@ func TestSubagentReadsAreTheirOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestInitAddsTheReadToolHookToAnOlderInstall: settings written by an init
+// that did not route freshctx's read tool gain that hook, in a group of its
+// own, and keep the Bash one.
+func TestInitAddsTheReadToolHookToAnOlderInstall(t *testing.T) {
+	root := t.TempDir()
+	cmd := ClaudeCodeAgent.HookCommand()
+	write(t, filepath.Join(root, ".claude", "settings.json"), `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "`+cmd+`"}]}]}}`)
+	changes, err := ClaudeCode(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(changes); err != nil {
+		t.Fatal(err)
+	}
+	pre := readJSON(t, filepath.Join(root, ".claude", "settings.json"))["hooks"].(map[string]any)["PreToolUse"].([]any)
+	if len(pre) != 2 || pre[0].(map[string]any)["matcher"] != "Bash" || pre[1].(map[string]any)["matcher"] != MCPReadTool {
+		t.Fatalf("PreToolUse = %s", mustJSON(pre))
+	}
+}
+
+// TestMCPReadIsToldItsSession: the hook on freshctx's read tool adds the
+// calling context's read session and keeps the rest of the input.
+func TestMCPReadIsToldItsSession(t *testing.T) {
+	for _, tc := range []struct {
+		name, session, agent, input, want string
+	}{
+		{"main thread", "c1", "", `{"path":"a.go","limit":5}`, `{"limit":5,"path":"a.go","session":"claude-c1"}`},
+		{"subagent", "c1", "a7", `{"path":"a.go"}`, `{"path":"a.go","session":"claude-c1-agent-a7"}`},
+		{"no session id", "", "", `{"path":"a.go"}`, ``},
+		{"input not an object", "c1", "", `"a.go"`, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &HookInput{Event: "PreToolUse", SessionID: tc.session, AgentID: tc.agent, ToolName: MCPReadTool,
+				ToolInput: json.RawMessage(tc.input)}
+			out, err := Hook(context.Background(), ClaudeCodeAgent, h, HookServices{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if out != "" {
+					t.Fatalf("answered %s", out)
+				}
+				return
+			}
+			var reply struct {
+				HookSpecificOutput struct {
+					HookEventName string          `json:"hookEventName"`
+					UpdatedInput  json.RawMessage `json:"updatedInput"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal([]byte(out), &reply); err != nil || reply.HookSpecificOutput.HookEventName != "PreToolUse" ||
+				string(reply.HookSpecificOutput.UpdatedInput) != tc.want {
+				t.Fatalf("answered %s, want updatedInput %s", out, tc.want)
+			}
+		})
+	}
+}

@@ -33,3 +33,28 @@ func (s *Server) readService(ctx context.Context) *readcache.Service {
 	rc.MaxLines, rc.MaxBytes = codexMaxLines, codexMaxBytes
 	return &rc
 }
+
+// readSession is the read session a read call reads in: the one the
+// agent's hook named, else the connection's own. Claude Code serves its
+// subagents, each with a context of its own, over the one connection, and
+// nothing in a call says which context made it; its PreToolUse hook does
+// know (freshctx init installs it), and names the session. A Claude Code
+// call the hook did not name starts fresh every time (a barrier first), so
+// that what one context read is never "unchanged" to another.
+func (s *Server) readSession(ctx context.Context, named string) (string, error) {
+	if named != "" {
+		return named, nil
+	}
+	client, _ := ctx.Value(clientKey{}).(string)
+	if isClaudeCode(client) {
+		if _, err := s.readcache.Compact(ctx, s.session); err != nil {
+			return "", err
+		}
+	}
+	return s.session, nil
+}
+
+// isClaudeCode reports whether an MCP client's name is Claude Code's.
+func isClaudeCode(client string) bool {
+	return strings.Contains(strings.ToLower(client), "claude-code")
+}

@@ -6,7 +6,9 @@
 //
 // A tool's failure is a tool error carrying the CLI's message; a malformed
 // request is answered with an error and the server keeps serving. The read
-// tool's session is the connection's own unless Options.Session names one;
+// tool's session is the one the call names (an agent's hook adds it), else
+// the connection's own unless Options.Session names one; Claude Code's
+// calls without one are served without trust (client.go);
 // a read becomes trust as its answer is written to the client, and a cancel
 // of its call takes the trust back (delivery.go).
 package mcpserver

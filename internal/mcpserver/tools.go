@@ -216,12 +216,19 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 	var in struct {
 		Path          string
 		Offset, Limit int
+		// Session is left out of the schema: the agent's hook adds it
+		// (integrate), the model does not choose it.
+		Session string
 	}
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
+	session, err := s.readSession(ctx, in.Session)
+	if err != nil {
+		return "", nil, err
+	}
 	rc := s.readService(ctx)
-	res, err := rc.Read(ctx, readcache.ReadRequest{Session: s.session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
+	res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return "", nil, err
 	}
