@@ -143,3 +143,48 @@ func TestClaudeCodeInteractiveClearAndCompact(t *testing.T) {
 		}
 	}
 }
+
+// key presses one key (a tmux key name) and lets the screen settle.
+func (tc *tmuxClaude) key(name string) {
+	exec.Command("tmux", "send-keys", "-t", tc.name, name).Run()
+	time.Sleep(time.Second)
+}
+
+// TestClaudeCodeInteractiveRewind drives /rewind in the interactive Claude
+// Code: "Restore conversation" takes the first turn, and the Read in it,
+// out of the model's context and fires no hook. The file read again after
+// it reaches the model whole (the transcript's explicit leaf entry is a
+// barrier), and the next Read in that turn as the note.
+func TestClaudeCodeInteractiveRewind(t *testing.T) {
+	c := newClaudeRig(t)
+	api := agenttest.NewAnthropic(t, []agenttest.Step{
+		{Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"},
+		{Calls: []agenttest.ToolUse{c.read()}}, {Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"},
+	})
+	tc := startTmuxClaude(t, c, api)
+	tc.send("Read notes.txt.")
+	tc.waitFor("the first turn", func() bool { return api.Taken() == 2 })
+	time.Sleep(time.Second)
+	tc.send("/rewind")
+	tc.waitFor("the rewind menu", func() bool { return strings.Contains(tc.screen(), "Restore the code and/or conversation") })
+	tc.key("Up") // the first prompt
+	tc.key("Enter")
+	tc.waitFor("the restore menu", func() bool { return strings.Contains(tc.screen(), "Restore conversation") })
+	tc.key("Enter") // 1. Restore conversation: the prompt comes back to the input
+	tc.key("Enter") // and is sent again
+	tc.waitFor("the second turn", func() bool { return api.Taken() == 5 })
+	got := api.ToolResults()
+	if len(got) != 3 {
+		t.Fatalf("the model was sent %d tool results, want 3; the screen:\n%s", len(got), tc.screen())
+	}
+	for i, want := range []string{"line 40 of notes.txt", "line 40 of notes.txt", "[unchanged: notes.txt"} {
+		if !strings.Contains(got[i], want) {
+			t.Fatalf("read %d: the model got %.200q, want %q", i+1, got[i], want)
+		}
+	}
+	// The rewind did take the first turn out of what the model was sent.
+	reqs, first := api.Requests(), api.Results()[0].ID
+	if strings.Contains(string(reqs[len(reqs)-1]), first) {
+		t.Fatalf("the model was still sent the first turn's Read (%s): no rewind happened", first)
+	}
+}

@@ -73,6 +73,9 @@ type HookInput struct {
 	// AgentID is set when the hook fired inside a subagent, whose context
 	// is its own (Claude Code: absent on the main thread).
 	AgentID string `json:"agent_id"`
+	// TranscriptPath is the conversation's transcript (Claude Code's
+	// JSONL), read for the resets no hook reports (rewind.go).
+	TranscriptPath string `json:"transcript_path"`
 	// Cwd is the conversation's working directory: the project.
 	Cwd string `json:"cwd"`
 	// Source of SessionStart: startup, resume, clear, compact (Codex: fork).
@@ -124,6 +127,13 @@ type HookServices struct {
 // tests and builds through freshctx run. What is returned is the hook's
 // stdout.
 func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (string, error) {
+	claudeReads := agent == ClaudeCodeAgent && (h.Event == "PostToolUse" && h.ToolName == "Read" ||
+		h.Event == "PreToolUse" && h.ToolName == MCPReadTool)
+	if claudeReads && h.SessionID != "" {
+		if err := leafMoved(ctx, agent.Session(h.SessionID), h.TranscriptPath, svc.ReadCache); err != nil {
+			return "", err
+		}
+	}
 	if h.Event == "PostToolUse" && h.ToolName == "Read" && agent == ClaudeCodeAgent {
 		return claudeRead(ctx, h, svc.ReadCache)
 	}

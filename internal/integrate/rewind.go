@@ -1,0 +1,100 @@
+package integrate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/freshctx/freshctx/internal/readcache"
+)
+
+// Claude Code's /rewind ("Restore conversation") takes messages out of the
+// model's context and fires no hook. It writes, though, a "last-prompt"
+// entry with "explicit": true to the conversation's transcript, as it does
+// whenever it sets the conversation's leaf itself (a rewind, a fork):
+// before the read cache answers from what the conversation was shown, the
+// hook reads what the transcript gained since it last looked, and any such
+// entry puts a barrier in the conversation's read session first. A
+// transcript that cannot be read, or that shrank, is taken for a reset:
+// more re-reads at worst, never an "unchanged" for what the model lost.
+
+// leafMoved reads the transcript on from where session last left it and
+// puts a barrier in the session when the conversation's leaf was moved.
+// Hooks with no transcript (other agents, hand-made input) are left alone.
+func leafMoved(ctx context.Context, session, transcript string, rc *readcache.Service) error {
+	if transcript == "" {
+		return nil
+	}
+	from, err := rc.TranscriptReadTo(ctx, session, transcript)
+	if err != nil {
+		return err
+	}
+	to, moved := scanTranscript(transcript, from)
+	if moved {
+		if _, err := rc.CompactExisting(ctx, session); err != nil {
+			return err
+		}
+	}
+	if to == from {
+		return nil
+	}
+	return rc.SetTranscriptReadTo(ctx, session, transcript, to)
+}
+
+// scanTranscript reads the complete lines of the transcript from byte
+// offset from and returns where they end and whether one of them sets the
+// leaf explicitly. A transcript that cannot be read or is shorter than
+// from counts as moved.
+func scanTranscript(path string, from int64) (to int64, moved bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return from, true
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() < from {
+		return 0, true
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return from, true
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	to = from
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line (a tool result) is no leaf entry: skip it whole.
+			n := int64(len(line))
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				n += int64(len(line))
+			}
+			if err != nil {
+				return to, moved // unfinished: read again next time
+			}
+			to += n
+			continue
+		}
+		if err != nil {
+			return to, moved // the unfinished last line is read next time
+		}
+		to += int64(len(line))
+		moved = moved || setsLeaf(line)
+	}
+}
+
+// setsLeaf reports whether a transcript line is a "last-prompt" entry with
+// "explicit": true.
+func setsLeaf(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"last-prompt"`)) {
+		return false
+	}
+	var e struct {
+		Type     string `json:"type"`
+		Explicit bool   `json:"explicit"`
+	}
+	return json.Unmarshal(line, &e) == nil && e.Type == "last-prompt" && e.Explicit
+}
