@@ -151,40 +151,70 @@ func (tc *tmuxClaude) key(name string) {
 }
 
 // TestClaudeCodeInteractiveRewind drives /rewind in the interactive Claude
-// Code: "Restore conversation" takes the first turn, and the Read in it,
-// out of the model's context and fires no hook. The file read again after
-// it reaches the model whole (the transcript's explicit leaf entry is a
-// barrier), and the next Read in that turn as the note.
+// Code, back to before a turn with a Read, with each of its actions:
+// "Restore conversation" takes the turn out of the model's context and
+// fires no hook (the transcript's explicit leaf entry is the barrier); the
+// two summaries replace it with a summary. After each, the file read again
+// reaches the model whole, and the next Read in that turn as the note.
 func TestClaudeCodeInteractiveRewind(t *testing.T) {
-	c := newClaudeRig(t)
-	api := agenttest.NewAnthropic(t, []agenttest.Step{
-		{Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"},
-		{Calls: []agenttest.ToolUse{c.read()}}, {Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"},
-	})
-	tc := startTmuxClaude(t, c, api)
-	tc.send("Read notes.txt.")
-	tc.waitFor("the first turn", func() bool { return api.Taken() == 2 })
-	time.Sleep(time.Second)
-	tc.send("/rewind")
-	tc.waitFor("the rewind menu", func() bool { return strings.Contains(tc.screen(), "Restore the code and/or conversation") })
-	tc.key("Up") // the first prompt
-	tc.key("Enter")
-	tc.waitFor("the restore menu", func() bool { return strings.Contains(tc.screen(), "Restore conversation") })
-	tc.key("Enter") // 1. Restore conversation: the prompt comes back to the input
-	tc.key("Enter") // and is sent again
-	tc.waitFor("the second turn", func() bool { return api.Taken() == 5 })
-	got := api.ToolResults()
-	if len(got) != 3 {
-		t.Fatalf("the model was sent %d tool results, want 3; the screen:\n%s", len(got), tc.screen())
-	}
-	for i, want := range []string{"line 40 of notes.txt", "line 40 of notes.txt", "[unchanged: notes.txt"} {
-		if !strings.Contains(got[i], want) {
-			t.Fatalf("read %d: the model got %.200q, want %q", i+1, got[i], want)
-		}
-	}
-	// The rewind did take the first turn out of what the model was sent.
-	reqs, first := api.Requests(), api.Results()[0].ID
-	if strings.Contains(string(reqs[len(reqs)-1]), first) {
-		t.Fatalf("the model was still sent the first turn's Read (%s): no rewind happened", first)
+	for _, tc := range []struct {
+		action string
+		ups    int    // the prompt chosen: 2 is the first, with the Read; 1 the second
+		downs  int    // the action's place in the menu, below the first
+		prompt string // what is sent after it; "" sends the prompt the action put back
+	}{
+		{"Restore conversation", 2, 0, ""},
+		{"Summarize from here", 2, 1, ""},
+		{"Summarize up to here", 1, 2, "Read notes.txt again."}, // what came before the second prompt
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			c := newClaudeRig(t)
+			api := agenttest.NewAnthropic(t, []agenttest.Step{
+				{Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"}, {Text: "ok"},
+				{Calls: []agenttest.ToolUse{c.read()}}, {Calls: []agenttest.ToolUse{c.read()}}, {Text: "done"},
+			})
+			cl := startTmuxClaude(t, c, api)
+			cl.send("Read notes.txt.")
+			cl.waitFor("the first turn", func() bool { return api.Taken() == 2 })
+			time.Sleep(time.Second)
+			cl.send("Say ok.")
+			cl.waitFor("the second turn", func() bool { return api.Taken() == 3 })
+			time.Sleep(time.Second)
+			cl.send("/rewind")
+			cl.waitFor("the rewind menu", func() bool { return strings.Contains(cl.screen(), "Restore the code and/or conversation") })
+			for range tc.ups {
+				cl.key("Up")
+			}
+			cl.key("Enter")
+			cl.waitFor("the action menu", func() bool { return strings.Contains(cl.screen(), "Never mind") })
+			for range tc.downs {
+				cl.key("Down")
+			}
+			cl.key("Enter")
+			if tc.downs > 0 {
+				cl.waitFor("the summary", func() bool { return api.Summaries() > 0 })
+				time.Sleep(2 * time.Second)
+			}
+			if tc.prompt == "" {
+				cl.key("Enter")
+			} else {
+				cl.send(tc.prompt)
+			}
+			cl.waitFor("the turn after it", func() bool { return api.Taken() == 6 })
+			got := api.ToolResults()
+			if len(got) != 3 {
+				t.Fatalf("the model was sent %d tool results, want 3; the screen:\n%s", len(got), cl.screen())
+			}
+			for i, want := range []string{"line 40 of notes.txt", "line 40 of notes.txt", "[unchanged: notes.txt"} {
+				if !strings.Contains(got[i], want) {
+					t.Fatalf("read %d: the model got %.200q, want %q", i+1, got[i], want)
+				}
+			}
+			// The first turn's Read did leave what the model was sent.
+			reqs, first := api.Requests(), api.Results()[0].ID
+			if strings.Contains(string(reqs[len(reqs)-1]), first) {
+				t.Fatalf("the model was still sent the first turn's Read (%s): the rewind did not take it out", first)
+			}
+		})
 	}
 }

@@ -175,7 +175,8 @@ func streamStep(w http.ResponseWriter, step Step, n int) {
 }
 
 // asksForSummary reports whether a request is Claude Code's compaction: it
-// sends the tools too, but its last message asks for a plain-text summary.
+// sends the tools too, but its last message asks for a plain-text summary
+// (a summary of part of the conversation, from /rewind, asks in its first).
 func asksForSummary(body []byte) bool {
 	var req struct {
 		Messages []struct {
@@ -185,6 +186,9 @@ func asksForSummary(body []byte) bool {
 	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
 		return false
 	}
-	last := flatText(req.Messages[len(req.Messages)-1].Content)
-	return strings.Contains(last, "<summary>") && strings.Contains(last, "Do NOT call any tools")
+	asks := func(content json.RawMessage) bool {
+		text := flatText(content)
+		return strings.Contains(text, "<summary>") && strings.Contains(text, "Do NOT call any tools")
+	}
+	return asks(req.Messages[len(req.Messages)-1].Content) || asks(req.Messages[0].Content)
 }
