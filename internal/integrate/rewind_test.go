@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/store"
@@ -124,4 +125,40 @@ func FuzzScanTranscript(f *testing.F) {
 			t.Fatalf("moved %v, want %v", moved, want)
 		}
 	})
+}
+
+// BenchmarkScanTranscript reads a 20 MB transcript (2 MB with -short) of
+// tool results and leaf entries whole, as the first Read hook of a resumed
+// long conversation does, against reading it and counting its lines.
+func BenchmarkScanTranscript(b *testing.B) {
+	size := 20 << 20
+	if testing.Short() {
+		size = 2 << 20
+	}
+	var t bytes.Buffer
+	result := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + strings.Repeat("a line of a file\\n", 400) + `"}]},"uuid":"u"}` + "\n"
+	for t.Len() < size {
+		t.WriteString(userLine + result + leafLine)
+	}
+	path := filepath.Join(b.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, t.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var scan, base time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if to, moved := scanTranscript(path, 0); to != int64(t.Len()) || moved {
+			b.Fatalf("scan: %d %v", to, moved)
+		}
+		scan += time.Since(start)
+		start = time.Now()
+		data, err := os.ReadFile(path)
+		if err != nil || bytes.Count(data, []byte("\n")) == 0 {
+			b.Fatal(err)
+		}
+		base += time.Since(start)
+	}
+	b.ReportMetric(float64(scan.Microseconds())/float64(b.N)/1000, "scan_ms")
+	b.ReportMetric(float64(base.Microseconds())/float64(b.N)/1000, "readfile_count_ms")
+	b.ReportMetric(float64(scan)/float64(base), "x_readfile")
 }
