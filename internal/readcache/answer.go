@@ -343,9 +343,9 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		var e entry
 		var leaf sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT e.id, e.session, e.path, e.range_start, e.range_end, e.version, e.lines, e.mode, e.shown, s.leaf
+		err := tx.QueryRowContext(ctx, `SELECT e.id, e.session, e.path, e.range_start, e.range_end, e.version, e.lines, e.mode, e.shown, e.revoked, s.leaf
 			FROM rc_entries e JOIN rc_sessions s ON s.name = e.session WHERE e.id = ? AND e.kind = 'read'`, res.Entry).
-			Scan(&e.id, &e.session, &e.path, &e.start, &e.end, &e.version, &e.lines, &e.mode, &e.shown, &leaf)
+			Scan(&e.id, &e.session, &e.path, &e.start, &e.end, &e.version, &e.lines, &e.mode, &e.shown, &e.revoked, &leaf)
 		if err != nil {
 			return fmt.Errorf("deliver entry %d: %w", res.Entry, err)
 		}
@@ -359,7 +359,11 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 		if err != nil {
 			return err
 		}
-		pic = shownBy(pic, e)
+		if e.revoked {
+			pic = nil // it leaned on a read taken back meanwhile
+		} else {
+			pic = shownBy(pic, e)
+		}
 		return savePicture(ctx, tx, e.session, e.path, pic)
 	})
 }

@@ -14,8 +14,9 @@
 // from one version; the latest view of a line wins. Only delivered lines
 // count — a read truncated at the output limit trusts only what it showed,
 // and a failed read trusts nothing; a read taken back (Revoke: its answer
-// never reached the model) no longer counts, nor does any later answer
-// about the file that leaned on trust. A refresh erases the scope it names.
+// never reached the model) no longer counts, and a later answer about the
+// file that leaned on trust erases the file's picture where it stands. A
+// refresh erases the scope it names.
 // The picture of the current leaf is stored per path and updated by each
 // read, so a read costs the same at entry 10 and entry 10,000; moving the
 // leaf (checkout, fork) rebuilds it once from the entries.

@@ -11,12 +11,16 @@ import (
 
 // Revoke takes back a read that was counted as delivered but did not reach
 // the model after all: an MCP client that cancels a call ignores its answer,
-// even one already on its way. The read stops being trust, and so does
-// every later answer about the same file that leaned on trust (unchanged,
-// unchanged_range, diff), in any session: each of them may have vouched for
-// what this read showed. Every session holding trust in the file is rebuilt
-// from its entries. Taking back more than was lost costs a full read later;
-// taking back less would leave an "unchanged" the model cannot back.
+// even one already on its way. The read stops being trust. Every later
+// answer about the same file that leaned on trust (unchanged,
+// unchanged_range, diff), in any session, may have vouched for what this
+// read showed, so the model's hold on the file is unknown from it on: it is
+// marked revoked, and erases the file's picture where it stands (dropping
+// it instead would roll the picture back to a version the model may have
+// moved past, and the next diff would start from the wrong text). Every
+// session holding trust in the file is rebuilt from its entries. Taking
+// back more than was lost costs a full read later; taking back less would
+// leave an "unchanged" the model cannot back.
 func (s *Service) Revoke(ctx context.Context, res *ReadResult) error {
 	return s.Store.Update(ctx, func(tx *store.Tx) error {
 		var path, session string
@@ -28,9 +32,12 @@ func (s *Service) Revoke(ctx context.Context, res *ReadResult) error {
 		if err != nil {
 			return fmt.Errorf("revoke entry %d: %w", res.Entry, err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE rc_entries SET delivered = 0
-			WHERE id = ? OR (kind = 'read' AND path = ? AND id > ? AND mode IN (?, ?, ?))`,
-			res.Entry, path, res.Entry, ModeUnchanged, ModeUnchangedRange, ModeDiff); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_entries SET delivered = 0 WHERE id = ?`, res.Entry); err != nil {
+			return fmt.Errorf("revoke entry %d: %w", res.Entry, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_entries SET revoked = 1
+			WHERE kind = 'read' AND path = ? AND id > ? AND mode IN (?, ?, ?)`,
+			path, res.Entry, ModeUnchanged, ModeUnchangedRange, ModeDiff); err != nil {
 			return fmt.Errorf("revoke entry %d: %w", res.Entry, err)
 		}
 		return rebuildTrusting(ctx, tx, path, session)

@@ -75,9 +75,9 @@ func TestRevokeKeepsWholeReadsAfterIt(t *testing.T) {
 	f.expect("t", "a.go", ModeUnchanged)
 }
 
-// Another session's unchanged after the revoked read is taken back too
-// (nothing tells which trust it leaned on), but the session keeps the read
-// that showed it the file.
+// Another session's unchanged after the revoked read is taken back too:
+// nothing tells which trust it leaned on, so that session's hold on the
+// file is unknown from it on, and its next read is whole.
 func TestRevokeInOtherSessions(t *testing.T) {
 	f := newFixture(t)
 	f.r.Write("a.go", lines(50, "first"))
@@ -86,10 +86,48 @@ func TestRevokeInOtherSessions(t *testing.T) {
 	f.expect("t", "a.go", ModeUnchanged)
 	f.revoke(first)
 	f.expect("s", "a.go", ModeFull)
+	f.expect("t", "a.go", ModeFull)
 	f.expect("t", "a.go", ModeUnchanged)
+}
+
+// A diff after the revoked read moved the model to a new version, or
+// showed it nothing it could use: either way the picture is erased, not
+// rolled back to the version before the diff (the next diff would start
+// from text the model may no longer hold).
+func TestRevokeDoesNotRollBackADiff(t *testing.T) {
+	f := newFixture(t)
+	v1 := lines(300, "first")
+	f.r.Write("a.go", v1)
+	f.expect("s", "a.go", ModeFull)
+	first := f.expect("s", "a.go", ModeUnchanged)
+	v2 := editLine(v1, 7, "an edit")
+	f.r.Write("a.go", v2)
+	f.expect("s", "a.go", ModeDiff)
+	f.revoke(first)
+	v3 := editLine(v2, 9, "another edit")
+	f.r.Write("a.go", v3)
+	f.expect("s", "a.go", ModeFull)
 }
 
 func TestRevokeOfAGoneEntry(t *testing.T) {
 	f := newFixture(t)
 	f.revoke(&ReadResult{Entry: 12345})
+}
+
+// An answer made before the read it leaned on was taken back, and
+// delivered after, does not bring the trust back.
+func TestAnswerDeliveredAfterTheRevokeDoesNotTrust(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.go", lines(50, "first"))
+	first := f.expect("s", "a.go", ModeFull)
+	ctx := context.Background()
+	inFlight, err := f.svc.Read(ctx, ReadRequest{Session: "s", Target: "a.go"})
+	if err != nil || inFlight.Mode != ModeUnchanged {
+		t.Fatalf("second read: %v %v", inFlight, err)
+	}
+	f.revoke(first)
+	if err := f.svc.Delivered(ctx, inFlight); err != nil {
+		t.Fatal(err)
+	}
+	f.expect("s", "a.go", ModeFull)
 }

@@ -80,7 +80,10 @@ type entry struct {
 	tokensFull, served  int
 	servedText          string // the note served, when served is NotCounted
 	delivered           bool
-	shown               string // showRange, showWhole or showNotice
+	// revoked marks an answer that leaned on trust a revoked read gave
+	// (Revoke): the model's hold on the file is unknown from it on.
+	revoked bool
+	shown   string // showRange, showWhole or showNotice
 }
 
 // What a read entry showed the model, and so how it changes the picture.

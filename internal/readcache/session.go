@@ -220,7 +220,7 @@ func pathTo(ctx context.Context, tx *store.Tx, id int64) ([]entry, error) {
 	rows, err := tx.QueryContext(ctx, `WITH RECURSIVE up(id) AS (
 			SELECT ? UNION ALL SELECT e.parent FROM rc_entries e JOIN up ON e.id = up.id WHERE e.parent IS NOT NULL)
 		SELECT e.id, coalesce(e.parent, 0), e.depth, e.session, e.kind, e.path, e.range_start, e.range_end, e.lines,
-			e.version, e.mode, e.tokens_full, e.tokens_served, e.delivered, e.shown, e.served_text
+			e.version, e.mode, e.tokens_full, e.tokens_served, e.delivered, e.revoked, e.shown, e.served_text
 		FROM up JOIN rc_entries e ON e.id = up.id ORDER BY e.depth`, id)
 	if err != nil {
 		return nil, fmt.Errorf("walk session tree: %w", err)
@@ -230,7 +230,7 @@ func pathTo(ctx context.Context, tx *store.Tx, id int64) ([]entry, error) {
 	for rows.Next() {
 		var e entry
 		if err := rows.Scan(&e.id, &e.parent, &e.depth, &e.session, &e.kind, &e.path, &e.start, &e.end, &e.lines,
-			&e.version, &e.mode, &e.tokensFull, &e.served, &e.delivered, &e.shown, &e.servedText); err != nil {
+			&e.version, &e.mode, &e.tokensFull, &e.served, &e.delivered, &e.revoked, &e.shown, &e.servedText); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -265,6 +265,8 @@ func rebuild(ctx context.Context, tx *store.Tx, session string, leaf int64) erro
 	pics := map[string]Picture{}
 	for _, e := range window(path) {
 		switch {
+		case e.kind == "read" && e.revoked:
+			pics[e.path] = nil
 		case e.kind == "read" && e.delivered:
 			pics[e.path] = shownBy(pics[e.path], e)
 		case e.kind == "invalidation":
