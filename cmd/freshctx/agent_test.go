@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,6 +230,30 @@ func TestClaudeCodeSubagentReadIsNotTheMainContexts(t *testing.T) {
 	}
 	if !note(reads[3]) {
 		t.Fatalf("the main thread's second Read: the model got %q", reads[3])
+	}
+	// The subagent stopped and the conversation ended: gc may delete both
+	// read sessions.
+	out, err := exec.Command(testbin.Build(t), "--root", c.dir, "session", "list", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Sessions []struct {
+			Name  string `json:"name"`
+			Ended bool   `json:"ended"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	ended := 0
+	for _, s := range list.Sessions {
+		if strings.HasPrefix(s.Name, "claude-") && s.Ended {
+			ended++
+		}
+	}
+	if ended != 2 {
+		t.Fatalf("want the conversation's and the subagent's sessions ended: %s", out)
 	}
 }
 

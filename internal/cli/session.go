@@ -101,7 +101,8 @@ func newSessionListCmd(a *app) *cobra.Command {
 		Use:   "list",
 		Short: "List sessions: entries, the process serving each, and which have ended",
 		Long: `List the read cache's sessions. A session an MCP server made for one
-connection ends with it: "ended" sessions are deleted by session gc.`,
+connection ends with it, and an agent's conversation (its subagents too)
+when its hooks say it ended: "ended" sessions are deleted by session gc.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readcache(cmd)

@@ -60,10 +60,11 @@ func mcpServers(path string) (Change, error) {
 type hookEvent struct{ event, matcher string }
 
 // claudeEvents: every context reset, the read cache behind Read, tests
-// and builds in Bash through freshctx run, and freshctx's own read tool
-// told which context (main thread or subagent) calls it.
+// and builds in Bash through freshctx run, freshctx's own read tool told
+// which context (main thread or subagent) calls it, and the end of a
+// conversation or a subagent, whose read sessions gc may then delete.
 var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"},
-	{"PreToolUse", MCPReadTool}}
+	{"PreToolUse", MCPReadTool}, {"SessionEnd", ""}, {"SubagentStop", ""}}
 
 // mergeHooks adds the agent's freshctx hook to each event and matcher of a
 // {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's

@@ -37,6 +37,21 @@ func (a Agent) Session(id string) string {
 	return prefix + nameSafe(id)
 }
 
+// endSessions ends the read sessions of a conversation that ended (its
+// subagents' too) or of a subagent that stopped: session gc may delete
+// them. A conversation resumed later starts with a barrier, and a resumed
+// subagent reads afresh.
+func endSessions(ctx context.Context, agent Agent, h *HookInput, rc *readcache.Service) error {
+	if h.Event == "SubagentStop" {
+		if h.AgentID == "" {
+			return nil
+		}
+		return rc.End(ctx, agent.ReadSession(h), "")
+	}
+	main := agent.Session(h.SessionID)
+	return rc.End(ctx, main, main+"-agent-")
+}
+
 // ReadSession is the read session of the context a hook fired in: the
 // conversation's, or a subagent's own. A subagent (Claude Code's Agent
 // tool) has a context of its own, empty when it starts, but its hooks carry
@@ -142,6 +157,9 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	}
 	if h.Event == "PreToolUse" && h.ToolName == MCPReadTool && agent == ClaudeCodeAgent {
 		return routeMCPRead(agent, h)
+	}
+	if (h.Event == "SessionEnd" || h.Event == "SubagentStop") && agent == ClaudeCodeAgent && h.SessionID != "" {
+		return "", endSessions(ctx, agent, h, svc.ReadCache)
 	}
 	if h.Event != "SessionStart" && h.Event != "PreCompact" && h.Event != "PostCompact" {
 		return "", nil

@@ -392,11 +392,7 @@ func TestCodexGetsHooks(t *testing.T) {
 // thread or to another subagent; each is unchanged to itself.
 func TestSubagentReadsAreTheirOwn(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.txt")
-	content := strings.Repeat("a line long enough that the unchanged note is the cheaper answer\n", 30)
-	write(t, path, content)
-	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	rc, path, content := readFixture(t)
 	replaced := func(agentID string) bool {
 		t.Helper()
 		h := readHook(path, content, 1, 30)
@@ -479,4 +475,65 @@ func TestMCPReadIsToldItsSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEndedConversationsAreCollected: a subagent that stopped, and a
+// conversation that ended with its subagents, leave read sessions gc
+// deletes; other conversations' stay.
+func TestEndedConversationsAreCollected(t *testing.T) {
+	ctx := context.Background()
+	rc, path, content := readFixture(t)
+	hook := func(h *HookInput) {
+		t.Helper()
+		if _, err := Hook(ctx, ClaudeCodeAgent, h, HookServices{ReadCache: rc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ session, agent string }{{"c1", ""}, {"c1", "a1"}, {"c1", "a2"}, {"c2", ""}, {"c2", "a1"}} {
+		h := readHook(path, content, 1, 30)
+		h.SessionID, h.AgentID = c.session, c.agent
+		hook(h)
+	}
+	ended := func() []string {
+		t.Helper()
+		list, err := rc.Sessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range list {
+			if s.Ended {
+				out = append(out, s.Name)
+			}
+		}
+		return out
+	}
+	hook(&HookInput{Event: "SubagentStop", SessionID: "c1", AgentID: "a1"})
+	if got := fmt.Sprint(ended()); got != "[claude-c1-agent-a1]" {
+		t.Fatalf("after a subagent stopped, ended: %s", got)
+	}
+	hook(&HookInput{Event: "SessionEnd", SessionID: "c1"})
+	if got := fmt.Sprint(ended()); got != "[claude-c1 claude-c1-agent-a1 claude-c1-agent-a2]" {
+		t.Fatalf("after the conversation ended, ended: %s", got)
+	}
+	if res, err := rc.GC(ctx); err != nil || res.Sessions != 3 {
+		t.Fatalf("gc: %+v %v", res, err)
+	}
+	list, err := rc.Sessions(ctx)
+	if err != nil || len(list) != 2 || list[0].Name != "claude-c2" || list[1].Name != "claude-c2-agent-a1" {
+		t.Fatalf("left after gc: %+v %v", list, err)
+	}
+}
+
+// readFixture is a read cache on a folder holding a.txt, 30 lines long
+// enough that the unchanged note is the cheaper answer: the file's path
+// and content.
+func readFixture(t *testing.T) (rc *readcache.Service, path, content string) {
+	t.Helper()
+	dir := t.TempDir()
+	path = filepath.Join(dir, "a.txt")
+	content = strings.Repeat("a line long enough that the unchanged note is the cheaper answer\n", 30)
+	write(t, path, content)
+	rc = &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	return rc, path, content
 }

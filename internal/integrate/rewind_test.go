@@ -8,10 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/freshctx/freshctx/internal/readcache"
-	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/teststore"
 )
 
 // Lines as Claude Code writes them to a transcript (2.1.330).
@@ -61,13 +57,9 @@ func TestScanTranscript(t *testing.T) {
 // unchanged while it gains nothing of the kind.
 func TestRewindIsABarrier(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.txt")
-	content := strings.Repeat("a line long enough that the unchanged note is the cheaper answer\n", 30)
-	write(t, path, content)
+	rc, path, content := readFixture(t)
 	transcript := filepath.Join(t.TempDir(), "c1.jsonl")
 	write(t, transcript, userLine)
-	rc := &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
 	replaced := func() bool {
 		t.Helper()
 		h := readHook(path, content, 1, 30)

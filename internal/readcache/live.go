@@ -81,3 +81,17 @@ func (s *Service) CompactLive(ctx context.Context) ([]string, error) {
 	}
 	return done, nil
 }
+
+// End marks session ended, and every session whose name starts with
+// prefix (when prefix is not empty: an agent's subagents, named after their
+// conversation), so that session gc deletes them. A conversation an agent
+// ended may be resumed, but its resumption is a reset (a barrier): nothing
+// it trusted is needed any more. Sessions that do not exist are left alone.
+func (s *Service) End(ctx context.Context, session, prefix string) error {
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value)
+			SELECT ?1 || name, '1' FROM rc_sessions
+			WHERE name = ?2 OR (?3 != '' AND substr(name, 1, length(?3)) = ?3)`, endsPrefix, session, prefix)
+		return err
+	})
+}
