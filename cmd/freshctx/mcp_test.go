@@ -283,6 +283,11 @@ func TestMCPClaudeCodeReadsNeedTheHooksSession(t *testing.T) {
 	if text := read("claude-c1-agent-a1"); strings.Contains(text, "unchanged") {
 		t.Fatalf("a subagent's first read: %q", text)
 	}
+	// A refresh the hook names the session of reaches that session.
+	call(t, cs, "session_refresh", map[string]any{"path": "a.txt", "session": "claude-c1"})
+	if text := read("claude-c1"); strings.Contains(text, "unchanged") {
+		t.Fatalf("a read after a refresh in its session: %q", text)
+	}
 	other := mcpSessionAs(t, r.Dir, "another-client")
 	for i, want := range []bool{false, true} {
 		if text, _ := call(t, other, "read", map[string]any{"path": "a.txt"}); strings.Contains(text, "unchanged") != want {

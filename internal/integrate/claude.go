@@ -64,7 +64,7 @@ type hookEvent struct{ event, matcher string }
 // which context (main thread or subagent) calls it, and the end of a
 // conversation or a subagent, whose read sessions gc may then delete.
 var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"},
-	{"PreToolUse", MCPReadTool}, {"SessionEnd", ""}, {"SubagentStop", ""}}
+	{"PreToolUse", MCPSessionMatcher}, {"SessionEnd", ""}, {"SubagentStop", ""}}
 
 // mergeHooks adds the agent's freshctx hook to each event and matcher of a
 // {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's

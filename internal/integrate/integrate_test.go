@@ -434,7 +434,7 @@ func TestInitAddsTheReadToolHookToAnOlderInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	pre := readJSON(t, filepath.Join(root, ".claude", "settings.json"))["hooks"].(map[string]any)["PreToolUse"].([]any)
-	if len(pre) != 2 || pre[0].(map[string]any)["matcher"] != "Bash" || pre[1].(map[string]any)["matcher"] != MCPReadTool {
+	if len(pre) != 2 || pre[0].(map[string]any)["matcher"] != "Bash" || pre[1].(map[string]any)["matcher"] != MCPSessionMatcher {
 		t.Fatalf("PreToolUse = %s", mustJSON(pre))
 	}
 }
@@ -447,11 +447,16 @@ func TestMCPReadIsToldItsSession(t *testing.T) {
 	}{
 		{"main thread", "c1", "", `{"path":"a.go","limit":5}`, `{"limit":5,"path":"a.go","session":"claude-c1"}`},
 		{"subagent", "c1", "a7", `{"path":"a.go"}`, `{"path":"a.go","session":"claude-c1-agent-a7"}`},
+		{"session refresh", "c1", "", `{"path":"a.go"}`, `{"path":"a.go","session":"claude-c1"}`},
 		{"no session id", "", "", `{"path":"a.go"}`, ``},
 		{"input not an object", "c1", "", `"a.go"`, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &HookInput{Event: "PreToolUse", SessionID: tc.session, AgentID: tc.agent, ToolName: MCPReadTool,
+			tool := MCPReadTool
+			if tc.name == "session refresh" {
+				tool = "mcp__freshctx__session_refresh"
+			}
+			h := &HookInput{Event: "PreToolUse", SessionID: tc.session, AgentID: tc.agent, ToolName: tool,
 				ToolInput: json.RawMessage(tc.input)}
 			out, err := Hook(context.Background(), ClaudeCodeAgent, h, HookServices{})
 			if err != nil {

@@ -236,8 +236,24 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 	return text(func(w io.Writer) error { return render.ReadText(w, res) }), res, nil
 }
 
-func callCompact(ctx context.Context, s *Server, _ json.RawMessage) (string, any, error) {
-	res, err := s.readcache.Compact(ctx, s.session)
+// sessionArg is the hidden session argument the agent's hook adds to the
+// read and session tools (integrate): the session the context's reads go to.
+type sessionArg struct{ Session string }
+
+// named is the session the hook named, else the connection's own.
+func (a sessionArg) named(s *Server) string {
+	if a.Session != "" {
+		return a.Session
+	}
+	return s.session
+}
+
+func callCompact(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
+	var in sessionArg
+	if err := decode(raw, &in); err != nil {
+		return "", nil, err
+	}
+	res, err := s.readcache.Compact(ctx, in.named(s))
 	if err != nil {
 		return "", nil, err
 	}
@@ -245,19 +261,26 @@ func callCompact(ctx context.Context, s *Server, _ json.RawMessage) (string, any
 }
 
 func callRefresh(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
-	var in struct{ Path string }
+	var in struct {
+		Path string
+		sessionArg
+	}
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	res, err := s.readcache.Refresh(ctx, s.session, in.Path)
+	res, err := s.readcache.Refresh(ctx, in.named(s), in.Path)
 	if err != nil {
 		return "", nil, err
 	}
 	return text(func(w io.Writer) error { return render.Session(w, res) }), res, nil
 }
 
-func callStatus(ctx context.Context, s *Server, _ json.RawMessage) (string, any, error) {
-	st, err := s.readcache.Status(ctx, s.session)
+func callStatus(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
+	var in sessionArg
+	if err := decode(raw, &in); err != nil {
+		return "", nil, err
+	}
+	st, err := s.readcache.Status(ctx, in.named(s))
 	if err != nil {
 		return "", nil, err
 	}
