@@ -133,8 +133,9 @@ func newInitCmd(a *app) *cobra.Command {
 		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
   claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart,
-               PreCompact, PostToolUse (Read) and PreToolUse (Bash) hooks
-               running "freshctx hook claude-code"),
+               PreCompact, PostToolUse (Read), PreToolUse (Bash, and
+               freshctx's read and session tools), SessionEnd and
+               SubagentStop hooks running "freshctx hook claude-code"),
                CLAUDE.md (when to use run, recall and read)
   cursor       .cursor/mcp.json
   codex        in $CODEX_HOME (default ~/.codex), or with --project in the
@@ -225,14 +226,21 @@ func newHookCmd(a *app) *cobra.Command {
 hook's answer.
   SessionStart (startup, resume, clear, compact, fork), PreCompact and
   PostCompact: put a barrier in the conversation's read session (named by the
-  agent's session_id) and in every session a running freshctx mcp serves, so
-  no read answers "unchanged" for a file the model no longer holds.
-  SessionStart also starts a registry sync in the background and returns at
-  once.
+  agent's session_id; a subagent's by its agent_id too) and in every session
+  a running freshctx mcp serves, so no read answers "unchanged" for a file
+  the model no longer holds. SessionStart also starts a registry sync in the
+  background and returns at once.
   PostToolUse on Claude Code's Read: the read cache answers "unchanged" or a
-  diff in place of the file when the model already holds it.
+  diff in place of the file when the model already holds it. Before that,
+  and before freshctx's own read tool, the conversation's transcript is read
+  for a /rewind, which no hook reports: one puts a barrier first.
   PreToolUse on Bash: a command starting with one of the config key
   hooks.run_commands runs through freshctx run.
+  PreToolUse on freshctx's read and session tools (Claude Code): the call is
+  given the read session of the context that makes it (main thread or
+  subagent), which share one MCP connection.
+  SessionEnd and SubagentStop (Claude Code): the conversation's read
+  sessions, or the subagent's, end: session gc may delete them.
 The hook's cwd names the project. A hook that fails prints its error and
 exits 1; the agent goes on without freshctx's answer.`,
 		Args: func(cmd *cobra.Command, args []string) error {
