@@ -28,20 +28,28 @@ import (
 // deliveryKey is the _meta key of the token.
 const deliveryKey = "freshctx/delivery"
 
-// deliveries holds the reads answered and not yet written out.
+// deliveries holds the reads answered and not yet written out, and the
+// sessions whose trust a failed revoke left wrong.
 type deliveries struct {
-	mu      sync.Mutex
-	next    int
-	waiting map[string]*delivery
+	mu       sync.Mutex
+	next     int
+	waiting  map[string]*delivery
+	poisoned map[string]bool
 }
 
 // delivery is one read's answer and what trusting or untrusting it takes.
 type delivery struct {
-	rc  *readcache.Service
-	res *readcache.ReadResult
+	session         string
+	deliver, revoke func(context.Context) error
 }
 
 func (d *deliveries) add(rc *readcache.Service, res *readcache.ReadResult) string {
+	return d.addDelivery(&delivery{session: res.Session(),
+		deliver: func(ctx context.Context) error { return rc.Delivered(ctx, res) },
+		revoke:  func(ctx context.Context) error { return rc.Revoke(ctx, res) }})
+}
+
+func (d *deliveries) addDelivery(w *delivery) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.waiting == nil {
@@ -49,8 +57,43 @@ func (d *deliveries) add(rc *readcache.Service, res *readcache.ReadResult) strin
 	}
 	d.next++
 	tok := strconv.Itoa(d.next)
-	d.waiting[tok] = &delivery{rc: rc, res: res}
+	d.waiting[tok] = w
 	return tok
+}
+
+// untrust revokes a delivered read. When the store cannot take the revoke
+// (it waited out its busy timeout), the read's session is remembered as
+// poisoned: the next read in it starts with a barrier (takePoison).
+func (d *deliveries) untrust(ctx context.Context, w *delivery) {
+	if w.revoke(context.WithoutCancel(ctx)) == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.poisoned == nil {
+		d.poisoned = map[string]bool{}
+	}
+	d.poisoned[w.session] = true
+}
+
+// takePoison reports whether session's trust may hold a read that was
+// taken back but could not be revoked, and forgets it: the caller puts a
+// barrier in the session (and calls poison again if that fails).
+func (d *deliveries) takePoison(session string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.poisoned[session]
+	delete(d.poisoned, session)
+	return p
+}
+
+func (d *deliveries) poison(session string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.poisoned == nil {
+		d.poisoned = map[string]bool{}
+	}
+	d.poisoned[session] = true
 }
 
 func (d *deliveries) take(tok string) *delivery {
@@ -137,10 +180,7 @@ func (c *deliveringConn) cancel(ctx context.Context, id jsonrpc.ID) {
 	delete(c.written, id)
 	c.mu.Unlock()
 	if w != nil {
-		// A failure leaves the read trusted; there is no one to tell but
-		// the log the SDK keeps, so the error is dropped like any
-		// notification's.
-		_ = w.rc.Revoke(context.WithoutCancel(ctx), w.res)
+		c.d.untrust(ctx, w)
 	}
 }
 
@@ -158,10 +198,10 @@ func (c *deliveringConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		w = nil
 	}
 	c.mu.Unlock()
-	trusted := w != nil && w.rc.Delivered(context.WithoutCancel(ctx), w.res) == nil
+	trusted := w != nil && w.deliver(context.WithoutCancel(ctx)) == nil
 	err := c.Connection.Write(ctx, msg)
 	if trusted && err != nil {
-		_ = w.rc.Revoke(context.WithoutCancel(ctx), w.res) // it never reached the client
+		c.d.untrust(ctx, w) // it never reached the client
 		trusted = false
 	}
 	c.mu.Lock()

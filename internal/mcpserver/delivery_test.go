@@ -198,3 +198,39 @@ func TestOtherMetaIsKept(t *testing.T) {
 		t.Fatalf("meta: %s", f.fake.out[0].Result)
 	}
 }
+
+// A cancel whose revoke the store cannot take leaves the session poisoned:
+// its next read starts with a barrier, so the read the client ignored is
+// never the ground of an "unchanged".
+func TestFailedRevokePoisonsTheSession(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	res, err := f.rc.Read(ctx, readcache.ReadRequest{Session: "s", Target: "a.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := f.d.addDelivery(&delivery{session: res.Session(),
+		deliver: func(ctx context.Context) error { return f.rc.Delivered(ctx, res) },
+		revoke:  func(context.Context) error { return errors.New("database is locked") }})
+	result, _ := json.Marshal(map[string]any{"content": []any{}, "_meta": map[string]any{deliveryKey: tok}})
+	f.call(1)
+	if err := f.conn.Write(ctx, &jsonrpc.Response{ID: id(t, 1), Result: result}); err != nil {
+		t.Fatal(err)
+	}
+	f.cancel(1)
+	if !f.d.takePoison("s") {
+		t.Fatal("a failed revoke left the session unmarked")
+	}
+	srv := &Server{readcache: f.rc, session: "s"}
+	srv.deliveries.poison("s")
+	text, got, err := callRead(ctx, srv, json.RawMessage(`{"path":"a.go"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode := got.(*readcache.ReadResult).Mode; mode != readcache.ModeFull {
+		t.Fatalf("the read after a failed revoke: %s (%.80q)", mode, text)
+	}
+	if srv.deliveries.takePoison("s") {
+		t.Fatal("the barrier did not clear the poison")
+	}
+}

@@ -227,6 +227,12 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
+	if s.deliveries.takePoison(session) {
+		if _, err := s.readcache.Compact(ctx, session); err != nil {
+			s.deliveries.poison(session)
+			return "", nil, fmt.Errorf("a cancelled read could not be taken back, nor a barrier put: %w", err)
+		}
+	}
 	rc := s.readService(ctx)
 	res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {

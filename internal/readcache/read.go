@@ -69,6 +69,9 @@ type ReadResult struct {
 	session string
 }
 
+// Session is the read session the read was answered in.
+func (r *ReadResult) Session() string { return r.session }
+
 // file is the target as it is now.
 type file struct {
 	rel     string
