@@ -73,13 +73,16 @@ func scanTranscript(path string, from int64) (to int64, moved bool) {
 				n += int64(len(line))
 			}
 			if err != nil {
-				return to, moved // unfinished: read again next time
+				// Unfinished: read again next time; a failed read is a reset.
+				return to, moved || !errors.Is(err, io.EOF)
 			}
 			to += n
 			continue
 		}
 		if err != nil {
-			return to, moved // the unfinished last line is read next time
+			// The unfinished last line is read next time; a failed read
+			// (a folder, an I/O error) is a reset.
+			return to, moved || !errors.Is(err, io.EOF)
 		}
 		to += int64(len(line))
 		moved = moved || setsLeaf(line)

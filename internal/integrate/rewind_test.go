@@ -50,6 +50,9 @@ func TestScanTranscript(t *testing.T) {
 	if _, moved := scanTranscript(filepath.Join(t.TempDir(), "gone.jsonl"), 0); !moved {
 		t.Fatal("a transcript that cannot be read did not count as a reset")
 	}
+	if _, moved := scanTranscript(t.TempDir(), 0); !moved {
+		t.Fatal("a transcript path naming a folder did not count as a reset")
+	}
 }
 
 // TestRewindIsABarrier: through the hook, a Read after the transcript
