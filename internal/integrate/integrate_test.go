@@ -391,17 +391,12 @@ func TestCodexGetsHooks(t *testing.T) {
 // not "unchanged" to a subagent, nor what a subagent read to the main
 // thread or to another subagent; each is unchanged to itself.
 func TestSubagentReadsAreTheirOwn(t *testing.T) {
-	ctx := context.Background()
 	rc, path, content := readFixture(t)
 	replaced := func(agentID string) bool {
 		t.Helper()
 		h := readHook(path, content, 1, 30)
 		h.AgentID = agentID
-		out, err := Hook(ctx, ClaudeCodeAgent, h, HookServices{ReadCache: rc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out != ""
+		return claudeHook(t, rc, h) != ""
 	}
 	for i, step := range []struct {
 		agent    string
@@ -488,12 +483,7 @@ func TestMCPReadIsToldItsSession(t *testing.T) {
 func TestEndedConversationsAreCollected(t *testing.T) {
 	ctx := context.Background()
 	rc, path, content := readFixture(t)
-	hook := func(h *HookInput) {
-		t.Helper()
-		if _, err := Hook(ctx, ClaudeCodeAgent, h, HookServices{ReadCache: rc}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	hook := func(h *HookInput) { claudeHook(t, rc, h) }
 	for _, c := range []struct{ session, agent string }{{"c1", ""}, {"c1", "a1"}, {"c1", "a2"}, {"c2", ""}, {"c2", "a1"}} {
 		h := readHook(path, content, 1, 30)
 		h.SessionID, h.AgentID = c.session, c.agent
@@ -541,4 +531,15 @@ func readFixture(t *testing.T) (rc *readcache.Service, path, content string) {
 	write(t, path, content)
 	rc = &readcache.Service{WS: teststore.Workspace(t, dir), Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
 	return rc, path, content
+}
+
+// claudeHook answers a Claude Code hook with the read cache rc and returns
+// what it printed.
+func claudeHook(t *testing.T, rc *readcache.Service, h *HookInput) string {
+	t.Helper()
+	out, err := Hook(context.Background(), ClaudeCodeAgent, h, HookServices{ReadCache: rc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +58,6 @@ func TestScanTranscript(t *testing.T) {
 // gained an explicit leaf entry is whole again, once; Reads go on being
 // unchanged while it gains nothing of the kind.
 func TestRewindIsABarrier(t *testing.T) {
-	ctx := context.Background()
 	rc, path, content := readFixture(t)
 	transcript := filepath.Join(t.TempDir(), "c1.jsonl")
 	write(t, transcript, userLine)
@@ -67,11 +65,7 @@ func TestRewindIsABarrier(t *testing.T) {
 		t.Helper()
 		h := readHook(path, content, 1, 30)
 		h.TranscriptPath = transcript
-		out, err := Hook(ctx, ClaudeCodeAgent, h, HookServices{ReadCache: rc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out != ""
+		return claudeHook(t, rc, h) != ""
 	}
 	appendLine := func(line string) {
 		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)

@@ -65,15 +65,9 @@ func (d *deliveries) addDelivery(w *delivery) string {
 // (it waited out its busy timeout), the read's session is remembered as
 // poisoned: the next read in it starts with a barrier (takePoison).
 func (d *deliveries) untrust(ctx context.Context, w *delivery) {
-	if w.revoke(context.WithoutCancel(ctx)) == nil {
-		return
+	if w.revoke(context.WithoutCancel(ctx)) != nil {
+		d.poison(w.session)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.poisoned == nil {
-		d.poisoned = map[string]bool{}
-	}
-	d.poisoned[w.session] = true
 }
 
 // takePoison reports whether session's trust may hold a read that was
@@ -87,6 +81,7 @@ func (d *deliveries) takePoison(session string) bool {
 	return p
 }
 
+// poison remembers that session's trust may hold a read taken back.
 func (d *deliveries) poison(session string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
