@@ -75,7 +75,10 @@ func waitForSync(b *testing.B, store string) {
 // process, the way Claude Code calls it after every Read: the first read of
 // a 48 KB file in a conversation (recorded, Read's content stands) and a
 // read of it again unchanged (answered with a note). Each iteration starts
-// a new conversation, so both reads are timed every time.
+// a new conversation, so both reads are timed every time. It also times,
+// in turn with those, the unchanged read of a conversation with a
+// transcript (1 MB, 7 KB more before each read): the hook reads what the
+// transcript gained for a /rewind first.
 func BenchmarkHookRead(b *testing.B) {
 	bin := testbin.Build(b)
 	r := testgit.New(b)
@@ -91,9 +94,23 @@ func BenchmarkHookRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hook := func(session string) (time.Duration, string) {
+	transcript := filepath.Join(b.TempDir(), "t.jsonl")
+	entry := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + strings.Repeat(`a line of a file\n`, 400) + `"}]},"uuid":"u"}` + "\n"
+	if err := os.WriteFile(transcript, []byte(strings.Repeat(entry, 150)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	grow := func() {
+		f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.WriteString(entry)
+		f.Close()
+	}
+	hookWith := func(session, transcriptPath string) (time.Duration, string) {
 		in, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": session, "cwd": r.Dir,
-			"tool_name": "Read", "tool_input": map[string]any{"file_path": path}, "tool_response": json.RawMessage(resp)})
+			"tool_name": "Read", "tool_input": map[string]any{"file_path": path}, "tool_response": json.RawMessage(resp),
+			"transcript_path": transcriptPath})
 		cmd := exec.Command(bin, "hook", "claude-code")
 		cmd.Dir = r.Dir
 		cmd.Stdin = strings.NewReader(string(in))
@@ -105,8 +122,11 @@ func BenchmarkHookRead(b *testing.B) {
 		}
 		return took, string(out)
 	}
-	hook("warm-up") // the store
-	var first, again []time.Duration
+	hook := func(session string) (time.Duration, string) { return hookWith(session, "") }
+	hook("warm-up")                         // the store
+	hookWith("with-transcript", transcript) // its first look reads the transcript whole
+	hookWith("with-transcript", transcript)
+	var first, again, withTranscript []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
@@ -121,7 +141,15 @@ func BenchmarkHookRead(b *testing.B) {
 			b.Fatalf("a read of the same lines again was not answered unchanged: %s", out)
 		}
 		again = append(again, took)
+		grow()
+		took, out = hookWith("with-transcript", transcript)
+		if !strings.Contains(out, `[unchanged: big.go`) {
+			b.Fatalf("a read with a transcript that gained no reset was not answered unchanged: %s", out)
+		}
+		withTranscript = append(withTranscript, took)
 	}
 	b.ReportMetric(float64(medianOf(first).Microseconds())/1000, "first_ms")
 	b.ReportMetric(float64(medianOf(again).Microseconds())/1000, "unchanged_ms")
+	b.ReportMetric(float64(medianOf(withTranscript).Microseconds())/1000, "unchanged_transcript_ms")
+	b.ReportMetric(float64(medianOf(withTranscript))/float64(medianOf(again)), "x_transcript")
 }
