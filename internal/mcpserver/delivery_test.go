@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -233,4 +234,32 @@ func TestFailedRevokePoisonsTheSession(t *testing.T) {
 	if srv.deliveries.takePoison("s") {
 		t.Fatal("the barrier did not clear the poison")
 	}
+}
+
+// BenchmarkTakeDelivery times taking the token out of a read's 50 KB
+// answer as the connection writes it, against marshalling that answer,
+// which the SDK does once for every response anyway.
+func BenchmarkTakeDelivery(b *testing.B) {
+	text := strings.Repeat("     1\tsome line of a source file, long enough to be typical\n", 50<<10/60)
+	answer := map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "_meta": map[string]any{deliveryKey: "1"}}
+	c := &deliveringConn{d: &deliveries{}}
+	var take, marshal time.Duration
+	for b.Loop() {
+		start := time.Now()
+		result, err := json.Marshal(answer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		marshal += time.Since(start)
+		start = time.Now()
+		resp := &jsonrpc.Response{Result: result}
+		c.takeDelivery(resp)
+		take += time.Since(start)
+		if strings.Contains(string(resp.Result), deliveryKey) {
+			b.Fatal("the token stayed in the answer")
+		}
+	}
+	b.ReportMetric(float64(take.Microseconds())/float64(b.N), "take_us")
+	b.ReportMetric(float64(marshal.Microseconds())/float64(b.N), "marshal_us")
+	b.ReportMetric(float64(take)/float64(marshal), "x_marshal")
 }
