@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/freshctx/freshctx/internal/testout"
 )
 
 // BenchmarkCapture measures capturing a 20 MB log of 500,000 lines through
@@ -43,18 +45,23 @@ func BenchmarkRunPipe(b *testing.B) {
 }
 
 // BenchmarkCaptureKinds measures the whole capture pipeline on a real
-// `go test -v` log and on Go source, each repeated to 20 MB.
+// `go test -v` log and on Go source, each repeated to 20 MB, and on 20 MB
+// of base64 (`run -- base64 FILE`, a dump in a test's output).
 func BenchmarkCaptureKinds(b *testing.B) {
 	for _, k := range []struct{ name, path string }{
 		{"go-test-v", "../redact/testdata/go-test-v.log"},
 		{"source", "pipeline.go"},
+		{"base64", ""},
 	} {
 		b.Run(k.name, func(b *testing.B) {
-			one, err := os.ReadFile(k.path)
-			if err != nil {
-				b.Fatal(err)
+			data := testout.Base64(20 << 20)
+			if k.path != "" {
+				one, err := os.ReadFile(k.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data = bytes.Repeat(one, 20<<20/len(one))
 			}
-			data := bytes.Repeat(one, 20<<20/len(one))
 			s, _ := newService(b)
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

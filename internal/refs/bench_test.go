@@ -4,17 +4,23 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/freshctx/freshctx/internal/testout"
 )
 
 // BenchmarkLine finds the references of every line of a real go test -v
-// log and of Go source, in MB/s.
+// log, of Go source and of base64 (1 MB of it, in lines of 76), in MB/s.
 func BenchmarkLine(b *testing.B) {
 	for _, k := range []struct{ name, path string }{
 		{"go-test-v", "../redact/testdata/go-test-v.log"},
 		{"source", "refs.go"},
+		{"base64", ""},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			data, err := os.ReadFile(k.path)
+			if k.path == "" {
+				data, err = testout.Base64(1<<20), nil
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

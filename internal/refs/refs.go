@@ -166,9 +166,15 @@ func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // isExprPathChar is the path class of generic's expression: ASCII letters,
 // digits and `_.@+~/\-`.
-func isExprPathChar(c byte) bool {
-	return isLetter(c) || isDigit(c) || strings.IndexByte("_.@+~/\\-", c) >= 0
-}
+func isExprPathChar(c byte) bool { return exprPathChar[c] }
+
+var exprPathChar = func() (t [256]bool) {
+	for c := range t {
+		b := byte(c)
+		t[c] = isLetter(b) || isDigit(b) || strings.IndexByte("_.@+~/\\-", b) >= 0
+	}
+	return t
+}()
 
 // maybe is a cheap pre-filter: a reference needs a digit after ':' or '('
 // following a path-like word (one with '.', '/' or '\\', or a known file
@@ -212,11 +218,33 @@ func lineKeyword(line string) bool {
 	}
 }
 
-// onlyPath reports a line that is one word holding a directory separator.
+// onlyPath reports a line that may be only a path, as bare reads one: path
+// characters, a directory separator among them, ending in an extension
+// ("x/y.go"). A line of base64 is one word holding '/' too, but it has no
+// extension: turned away here, it never meets the expressions, which cost
+// a capture of base64 more than everything else it does.
 func onlyPath(line string) bool {
 	t := strings.TrimSpace(line)
-	return strings.IndexByte(t, ' ') < 0 && (strings.IndexByte(t, '/') >= 0 || strings.IndexByte(t, '\\') >= 0)
+	ext := len(t) // the extension first: most lines fail there, at their end
+	for ext > 0 && isWordChar(t[ext-1]) {
+		ext--
+	}
+	if ext <= 1 || ext == len(t) || t[ext-1] != '.' {
+		return false
+	}
+	sep := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !isExprPathChar(c) {
+			return false
+		}
+		sep = sep || c == '/' || c == '\\'
+	}
+	return sep
 }
+
+// isWordChar is regexp's \w: ASCII letters, digits and '_'.
+func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 
 func isURL(line string, start, end int) bool {
 	return strings.Contains(line[start:end], "://") || strings.HasPrefix(line[start:], "//")

@@ -60,13 +60,50 @@ func FuzzLine(f *testing.F) {
 		"x = (lo + hi)/(2 * step)", "/:1", "//(3", "a/:9"} {
 		f.Add(s)
 	}
+	f.Add("0OA3AgLtWJn6zYxFsDNhyPTaMCS+wScp5/iWBQ8qMSq6uwfs0RhkWNii")
+	f.Add(" src/a.go\t")
+	f.Add("a/b.go-x")
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, r := range Line(line) {
 			if r.Path == "" || r.Line < 0 {
 				t.Fatalf("bad ref %+v from %q", r, line)
 			}
 		}
+		if line = strings.ReplaceAll(line, "file://", ""); len(find(line)) > 0 && !maybe(line) {
+			t.Fatalf("%q holds %+v, but the pre-filter turned it away", line, find(line))
+		}
 	})
+}
+
+// TestOnlyPathAdmitsWhatBareMatches holds the pre-filter of lines that are
+// only a path to the expression it stands in front of: every line bare
+// reads as a path with a separator gets through.
+func TestOnlyPathAdmitsWhatBareMatches(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "_", ".", "/", "\\", "-", "@", "+", "~", " ", "\t", "\v", "=", ":", "é", "go", "."}
+	rapid.Check(t, func(t *rapid.T) {
+		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 12).Draw(t, "line"), "")
+		m := bare.FindStringSubmatch(line)
+		if m != nil && strings.ContainsAny(m[1], "/\\") && !onlyPath(line) {
+			t.Fatalf("bare reads %q as the path %q, but onlyPath turns it away", line, m[1])
+		}
+	})
+}
+
+// TestBase64IsNotAPath: a line of base64 is one word holding '/', which
+// the pre-filter once let through to every expression, the most of what a
+// capture of base64 cost.
+func TestBase64IsNotAPath(t *testing.T) {
+	for _, l := range []string{"0OA3AgLtWJn6zYxFsDNhyPTaMCS+wScp5/iWBQ8qMSq6uwfs0RhkWNii",
+		"4r/9BAbc+Zx1", "a/b.", "a/b.go-x", "dir/"} {
+		if maybe(l) {
+			t.Errorf("maybe(%q) = true, want the line turned away", l)
+		}
+	}
+	for _, l := range []string{"src/a.go", "  src\\m.cs ", "/abs/p.py", "x/.env"} {
+		if !maybe(l) || len(Line(l)) != 1 {
+			t.Errorf("%q: maybe %v, refs %v; want one reference", l, maybe(l), Line(l))
+		}
+	}
 }
 
 // TestSlashBeforeDigit: a lone "/" before ":1" or "(2" once indexed past
