@@ -26,3 +26,21 @@ func TestBase64(t *testing.T) {
 		t.Fatal("Base64 is not deterministic")
 	}
 }
+
+func TestMinified(t *testing.T) {
+	for _, n := range []int{1, 100, 1 << 20} {
+		got := Minified(n)
+		if len(got) != n || got[n-1] != '\n' || bytes.Count(got, []byte("\n")) != 1 {
+			t.Fatalf("Minified(%d): %d bytes, %d newlines; want one line of %d bytes", n, len(got), bytes.Count(got, []byte("\n")), n)
+		}
+	}
+	big := Minified(1 << 20)
+	for _, w := range []string{"e.key=", "token:", "password"} {
+		if !bytes.Contains(big, []byte(w)) {
+			t.Errorf("Minified holds no %q", w)
+		}
+	}
+	if !bytes.Equal(Minified(5000), Minified(5000)) {
+		t.Fatal("Minified is not deterministic")
+	}
+}
