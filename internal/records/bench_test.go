@@ -45,17 +45,24 @@ func BenchmarkRunPipe(b *testing.B) {
 }
 
 // BenchmarkCaptureKinds measures the whole capture pipeline on a real
-// `go test -v` log and on Go source, each repeated to 20 MB, and on 20 MB
-// of base64 (`run -- base64 FILE`, a dump in a test's output).
+// `go test -v` log and on Go source, each repeated to 20 MB, on 20 MB of
+// base64 (`run -- base64 FILE`, a dump in a test's output) and on 20 MB of
+// minified JavaScript on one line (`cat bundle.min.js`).
 func BenchmarkCaptureKinds(b *testing.B) {
-	for _, k := range []struct{ name, path string }{
-		{"go-test-v", "../redact/testdata/go-test-v.log"},
-		{"source", "pipeline.go"},
-		{"base64", ""},
+	for _, k := range []struct {
+		name, path string
+		make       func(int) []byte
+	}{
+		{"go-test-v", "../redact/testdata/go-test-v.log", nil},
+		{"source", "pipeline.go", nil},
+		{"base64", "", testout.Base64},
+		{"minified", "", testout.Minified},
 	} {
 		b.Run(k.name, func(b *testing.B) {
-			data := testout.Base64(20 << 20)
-			if k.path != "" {
+			var data []byte
+			if k.make != nil {
+				data = k.make(20 << 20)
+			} else {
 				one, err := os.ReadFile(k.path)
 				if err != nil {
 					b.Fatal(err)

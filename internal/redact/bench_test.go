@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/testout"
 )
 
 // BenchmarkRedact measures redaction throughput on a real `go test -v` log
@@ -33,6 +35,50 @@ func BenchmarkRedact(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(baseline), "x_split")
 	})
+}
+
+// BenchmarkRedactLongLine measures redaction of minified JavaScript on one
+// line, cut into pieces as a capture cuts a line too long to wait for its
+// end, with the rules that have a reach running on windows around their
+// keywords and, as the baseline in the same run, on all of each piece.
+func BenchmarkRedactLongLine(b *testing.B) {
+	size := 8 << 20
+	if testing.Short() {
+		size = 1 << 20
+	}
+	ps := longPieces(testout.Minified(size))
+	rules()
+	for _, c := range []struct {
+		name string
+		from int
+	}{{"windows", windowFrom}, {"whole-pieces", 1 << 30}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer func(old int) { windowFrom = old }(windowFrom)
+			windowFrom = c.from
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				var r Redactor
+				for _, p := range ps {
+					r.Line(p)
+				}
+			}
+		})
+	}
+}
+
+// longPieces cuts one long line as the capture pipeline does: at most
+// 64 KiB, ending where SafeCut says.
+func longPieces(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		p := data[:min(len(data), 64<<10)]
+		if len(p) == 64<<10 {
+			p = p[:SafeCut(p)]
+		}
+		out = append(out, p)
+		data = data[len(p):]
+	}
+	return out
 }
 
 // split is the baseline: the same bytes, only cut into lines.

@@ -52,6 +52,10 @@ var benignLines = []string{
 	"API_KEY=${API_KEY}",
 	"token: <your token here>",
 	"export GITHUB_TOKEN=***",
+	// minified JavaScript (three.js, Babel)
+	"Ag.prototype.authorization=function(e){this.length=e};",
+	`const s=new Request(t,{headers:new Headers(this.requestHeader),credentials:this.withCredentials?"include":"same-origin"})`,
+	`!(STEP_KEY = ITERATOR_HELPER()).done;) BODY;`,
 	"SECRET_KEY_BASE=",
 	"url: https://example.com/api/v1/tokens",
 	"GET /api/password/reset 200 14ms",

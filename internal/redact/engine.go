@@ -32,6 +32,12 @@ type target struct {
 	// that must pass for the rule to run: it admits every line the rule
 	// can match and turns away most of the rest.
 	gate gate
+	// lineWord, if set, is a word the line must hold for the rule to run,
+	// looked for once per line.
+	lineWord string
+	// reaches says the rule has a reach, and so wants every admitted
+	// occurrence, not only the first.
+	reaches bool
 }
 
 type gate func(line []byte, s, e int) bool
@@ -48,6 +54,9 @@ type leakRule struct {
 	// windowed rules have run their expression in the gate, on the
 	// stretch of line around a keyword a match can span.
 	windowed bool
+	// reach bounds a windowed rule's match around an admitted occurrence:
+	// on a long line the detector runs there only (see windows).
+	reach reach
 }
 
 // rules builds the engine once per process, on the first line that holds a
@@ -135,18 +144,24 @@ func build() (*engine, error) {
 		if windowed {
 			g = inWindow(g, r.Regex, span)
 		}
+		det := sync.OnceValue(func() *detect.Detector { return detect.NewDetector(one) })
+		rule := leakRule{id: id, re: r.Regex, det: det, windowed: windowed}
+		if windowed {
+			rule.reach = leakReach(span)
+		} else {
+			rule.reach = boundedReach(r.Regex.String(), r.Keywords)
+		}
 		for _, k := range r.Keywords {
 			one.Keywords[strings.ToLower(k)] = struct{}{}
 			for _, w := range prefilterWords(id, k) {
-				add(w, target{i: len(e.gitleaks), gate: g})
+				add(w, target{i: len(e.gitleaks), gate: g, lineWord: leakLineWords[id], reaches: rule.reach != nil})
 			}
 		}
-		det := sync.OnceValue(func() *detect.Detector { return detect.NewDetector(one) })
-		e.gitleaks = append(e.gitleaks, leakRule{id: id, re: r.Regex, det: det, windowed: windowed})
+		e.gitleaks = append(e.gitleaks, rule)
 	}
 	for i, o := range e.own {
 		for _, h := range o.hints {
-			add(h, target{own: true, i: i, gate: o.gate})
+			add(h, target{own: true, i: i, gate: o.gate, reaches: o.reach != nil})
 		}
 	}
 	e.keywords, e.words = newKeywordIndex(words), words
@@ -175,18 +190,30 @@ func light(as []*config.Allowlist) []*config.Allowlist {
 	return out
 }
 
-// find adds the secrets the rule's detector finds in line. The regular
-// expression is tried first: most lines that hold a keyword hold no secret,
-// and the detector costs more than the match.
-func (g *leakRule) find(line []byte, fs []find) []find {
-	if !g.windowed && !g.re.Match(line) {
+// find adds the secrets the rule's detector finds in the stretches ws of
+// line or, if ws is nil, in all of it; each secret is then found wherever
+// it occurs in line. The regular expression is tried first: most lines
+// that hold a keyword hold no secret, and the detector costs more than the
+// match.
+func (g *leakRule) find(line []byte, ws []span, fs []find) []find {
+	if ws == nil {
+		return g.findIn(line, line, fs)
+	}
+	for _, w := range ws {
+		fs = g.findIn(line, line[w.start:w.end], fs)
+	}
+	return fs
+}
+
+func (g *leakRule) findIn(line, text []byte, fs []find) []find {
+	if !g.windowed && !g.re.Match(text) {
 		return fs
 	}
 	rank := rankSpecific
 	if strings.Contains(g.id, "generic") {
 		rank = rankGeneric
 	}
-	for _, f := range g.det().DetectBytes(line) {
+	for _, f := range g.det().DetectBytes(text) {
 		secret := []byte(f.Secret)
 		if len(secret) == 0 || bytes.Contains(secret, []byte(Mark)) {
 			continue
@@ -230,19 +257,24 @@ func prefilterWords(rule, keyword string) []string {
 
 // leakGates narrow the gitleaks rules whose keywords are common words or
 // fragments. Each admits every occurrence its rule's expression can match:
-// the generic rules need one of their separators (`=`, `:`, `>`, `|`, `,`)
-// within 24 bytes of the keyword, Twilio an upper-case `SK` and 32 hex
+// the generic rules need one of their separators (`=`, `:`, `>`, `|`, `,`,
+// `?=`) within 24 bytes of the keyword, Twilio an upper-case `SK` and 32 hex
 // digits, a short Vault token `s.` at a word's start and 24 letters or
-// digits, a Kubernetes secret `data:` on the line, curl's credentials the
-// `-u`/`--user` or `-H`/`--header` flag.
+// digits.
 var leakGates = map[string]gate{
-	"generic-api-key":        separatorWithin(24, "=:>|,"),
-	"hashicorp-tf-password":  separatorWithin(24, "=:>|,"),
-	"twilio-api-key":         twilioGate,
-	"vault-service-token":    vaultGate,
-	"kubernetes-secret-yaml": func(line []byte, _, _ int) bool { return containsFold(line, "data:") },
-	"curl-auth-user":         func(line []byte, _, _ int) bool { return containsFold(line, "-u") },
-	"curl-auth-header":       func(line []byte, _, _ int) bool { return containsFold(line, "-h") },
+	"generic-api-key":       separatorWithin(24, "=:>|,?"),
+	"hashicorp-tf-password": separatorWithin(24, "=:>|,?"),
+	"twilio-api-key":        twilioGate,
+	"vault-service-token":   vaultGate,
+}
+
+// leakLineWords narrow rules by a word their match needs somewhere on the
+// line, ignoring case: a Kubernetes secret `data:`, curl's credentials the
+// `-u`/`--user` or `-H`/`--header` flag.
+var leakLineWords = map[string]string{
+	"kubernetes-secret-yaml": "data:",
+	"curl-auth-user":         "-u",
+	"curl-auth-header":       "-h",
 }
 
 // leakSpans bound how far a match of the generic rules reaches before and
@@ -266,9 +298,9 @@ func inWindow(g gate, re *regexp.Regexp, span [2]int) gate {
 }
 
 // separatorWithin admits a keyword followed, within n bytes of word
-// characters, spaces and quotes, by one of seps and then, after at most
-// eight more separator, quote or space bytes, a value of ten or more
-// letters, digits or `_.=-+/`.
+// characters, `.`, `-`, white space and quotes, by one of seps and then,
+// after at most eight more separator, quote, backtick or white space
+// bytes, a value of ten or more letters, digits or `_.=-+/`.
 func separatorWithin(n int, seps string) gate {
 	return func(line []byte, _, e int) bool {
 		for i := e; i < len(line) && i < e+n; i++ {
@@ -276,7 +308,7 @@ func separatorWithin(n int, seps string) gate {
 			if strings.IndexByte(seps, c) >= 0 {
 				return valueFollows(line[i+1:])
 			}
-			if !(c == ' ' || c == '\t' || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
+			if !(isSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
 				return false
 			}
 		}
@@ -286,7 +318,7 @@ func separatorWithin(n int, seps string) gate {
 
 func valueFollows(b []byte) bool {
 	i := 0
-	for i < len(b) && i < 8 && strings.IndexByte("=>:|?`'\" \t", b[i]) >= 0 {
+	for i < len(b) && i < 8 && (isSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
 		i++
 	}
 	return run(b[i:], isValue) >= 10
@@ -331,10 +363,24 @@ func containsFold(b []byte, lower string) bool {
 	return false
 }
 
+// ungated turns the gates off, for tests that check each admits every
+// occurrence its rule's expression can match.
+var ungated bool
+
 // scratch is a Redactor's reusable buffers for the prefilter.
 type scratch struct {
 	seen []bool
 	hit  hitList
+	// occ holds, by rule (gitleaks' first, then freshctx's), the
+	// occurrences its gate admitted in the last line.
+	occ [][]span
+	win []span
+	// holds caches, by rule, whether the line holds its lineWord:
+	// 0 not looked for yet, 1 yes, 2 no; looked lists the rules set.
+	holds  []int8
+	looked []int
+	// rejected says a gate turned an occurrence away in the last line.
+	rejected bool
 }
 
 type hitList struct {
@@ -343,20 +389,47 @@ type hitList struct {
 }
 
 // hits lists the rules whose keywords line holds (and whose gates admit
-// them), or nil if none does.
-func (s *scratch) hits(e *engine, line []byte) *hitList {
+// them, unless open), or nil if none does.
+func (s *scratch) hits(e *engine, line []byte, open bool) *hitList {
+	for _, i := range s.hit.gitleaks {
+		s.occ[i] = s.occ[i][:0]
+	}
+	for _, i := range s.hit.own {
+		s.occ[len(e.gitleaks)+i] = s.occ[len(e.gitleaks)+i][:0]
+	}
 	s.hit.gitleaks, s.hit.own = s.hit.gitleaks[:0], s.hit.own[:0]
 	n := len(e.gitleaks) + len(e.own)
 	if len(s.seen) < n {
 		s.seen = make([]bool, n)
+		s.occ = make([][]span, n)
+		s.holds = make([]int8, n)
 	}
+	for _, k := range s.looked {
+		s.holds[k] = 0
+	}
+	s.looked = s.looked[:0]
+	// Only a line long enough for windows needs every occurrence a gate
+	// admits; otherwise the first settles that the rule runs.
+	every := len(line) >= windowFrom && !open
+	s.rejected = false
 	e.keywords.scan(line, func(word, start, end int) {
 		for _, t := range e.targets[word] {
 			k := t.i
 			if t.own {
 				k += len(e.gitleaks)
 			}
-			if s.seen[k] || t.gate != nil && !t.gate(line, start, end) {
+			if s.seen[k] && !(every && t.reaches) {
+				continue
+			}
+			if !open && !ungated && (t.lineWord != "" && !s.lineHolds(line, k, t.lineWord) ||
+				t.gate != nil && !t.gate(line, start, end)) {
+				s.rejected = true
+				continue
+			}
+			if every {
+				s.occ[k] = append(s.occ[k], span{start, end})
+			}
+			if s.seen[k] {
 				continue
 			}
 			s.seen[k] = true
@@ -379,4 +452,26 @@ func (s *scratch) hits(e *engine, line []byte) *hitList {
 	sort.Ints(s.hit.gitleaks)
 	sort.Ints(s.hit.own)
 	return &s.hit
+}
+
+// windows returns the stretches of line rule k (as in occ) runs on, or nil
+// for all of line: unless windowed, or for a rule without a reach.
+func (s *scratch) windows(line []byte, k int, r reach, windowed, separate bool) []span {
+	if r == nil || !windowed {
+		return nil
+	}
+	s.win = windows(line, s.occ[k], r, separate, s.win)
+	return s.win
+}
+
+// lineHolds reports whether line holds word, looking once per line and rule.
+func (s *scratch) lineHolds(line []byte, k int, word string) bool {
+	if s.holds[k] == 0 {
+		s.holds[k] = 2
+		if containsFold(line, word) {
+			s.holds[k] = 1
+		}
+		s.looked = append(s.looked, k)
+	}
+	return s.holds[k] == 1
 }

@@ -78,7 +78,7 @@ func TestStopWordsAllowAsGitleaksDoes(t *testing.T) {
 				theirs++
 			}
 		}
-		ours := len(generic.find([]byte(c.line), nil))
+		ours := len(generic.find([]byte(c.line), nil, nil))
 		if (ours > 0) != c.found || (theirs > 0) != c.found {
 			t.Errorf("%s: freshctx found %d, gitleaks %d, want found=%v", c.line, ours, theirs, c.found)
 		}

@@ -22,6 +22,9 @@ type ownRule struct {
 	rank int
 	// gate, if set, must admit a hint occurrence for the rule to run.
 	gate gate
+	// reach, if set, bounds a match around an admitted occurrence: on a
+	// long line the expression runs there only (see windows).
+	reach reach
 }
 
 // Submatch groups of the assignment rule.
@@ -42,7 +45,8 @@ var ownRules = []ownRule{
 	{kind: "secret-assignment",
 		hints: []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "apikey", "key", "credentials", "credential"},
 		re:    rx.MustCompile(`(?i)(?:^|[^\w.\-/])["']?([a-z0-9_.-]*?(password|passwd|passphrase|pass|pwd|secret|token|apikey|key|credentials|credential))["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"'<>(){}\[\]]+)`),
-		group: assignValue, valid: secretAssignment, rank: rankAssignment, gate: assignmentGate},
+		group: assignValue, valid: secretAssignment, rank: rankAssignment, gate: assignmentGate,
+		reach: assignmentReach},
 	{kind: "azure-storage-key", hints: []string{"accountkey="},
 		re: rx.MustCompile(`(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})`), group: 1},
 	{kind: "azure-sas-signature", hints: []string{"sig="},
@@ -53,7 +57,7 @@ var ownRules = []ownRule{
 		re: rx.MustCompile(`\b(GOCSPX-[A-Za-z0-9_-]{28})`), group: 1},
 	{kind: "authorization-header", hints: []string{"authorization"},
 		re:    rx.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?([^\s"',;]{8,})`),
-		group: 1, valid: notPlaceholder(1)},
+		group: 1, valid: notCode(notPlaceholder(1), 1), gate: headerGate},
 	{kind: "api-key-header", hints: []string{"x-api-key", "x-auth-token", "x-access-token"},
 		re:    rx.MustCompile(`(?i)\bx-(?:api-key|auth-token|access-token)["']?\s*:\s*["']?([^\s"',;]{8,})`),
 		group: 1, valid: notPlaceholder(1)},
@@ -66,9 +70,25 @@ var ownRules = []ownRule{
 		group: 1, valid: notPlaceholder(1)},
 }
 
-// find adds each valid match's secret group.
-func (o *ownRule) find(line []byte, fs []find) []find {
-	for _, loc := range o.re.Std().FindAllSubmatchIndex(line, -1) {
+// find adds each valid match's secret group, matching the stretches ws
+// of line or, if ws is nil, all of it.
+func (o *ownRule) find(line []byte, ws []span, fs []find) []find {
+	if ws == nil {
+		return o.findIn(line, span{0, len(line)}, fs)
+	}
+	for _, w := range ws {
+		fs = o.findIn(line, w, fs)
+	}
+	return fs
+}
+
+func (o *ownRule) findIn(line []byte, w span, fs []find) []find {
+	for _, loc := range o.re.Std().FindAllSubmatchIndex(line[w.start:w.end], -1) {
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += w.start
+			}
+		}
 		s, e := loc[2*o.group], loc[2*o.group+1]
 		if s < 0 || e <= s {
 			continue
@@ -82,6 +102,30 @@ func (o *ownRule) find(line []byte, fs []find) []find {
 	return fs
 }
 
+// notCode wraps valid to turn away a value that is code, as minified
+// JavaScript assigns `X.prototype.authorization=function(e){…}`: a token
+// holds no braces or parentheses.
+func notCode(valid func([]byte, []int) bool, group int) func([]byte, []int) bool {
+	return func(line []byte, loc []int) bool {
+		return !bytes.ContainsAny(line[loc[2*group]:loc[2*group+1]], "(){}") && valid(line, loc)
+	}
+}
+
+// headerGate admits `authorization` followed, as the expression requires,
+// by an optional quote, white space and `:` or `=`: code's
+// `req.authorization(` and `x.authorization?` are turned away.
+func headerGate(line []byte, _, e int) bool {
+	if e < len(line) && (line[e] == '"' || line[e] == '\'') {
+		e++
+	}
+	e = skipSpace(line, e)
+	return e < len(line) && (line[e] == ':' || line[e] == '=')
+}
+
+// isCall reports whether the value ending at end is a function called:
+// `(` follows it.
+func isCall(line []byte, end int) bool { return end < len(line) && line[end] == '(' }
+
 func notPlaceholder(group int) func([]byte, []int) bool {
 	return func(line []byte, loc []int) bool {
 		return !placeholder(unquote(line[loc[2*group]:loc[2*group+1]]))
@@ -90,8 +134,10 @@ func notPlaceholder(group int) func([]byte, []int) bool {
 
 // assignmentGate admits a key word that ends a compound name (`DB_PASS`,
 // `apiKey`, or any `…token`/`…secret`/`…password`) followed by `=` or `:`
-// after at most a quote and spaces: `--- PASS: TestX` and `keyboard` are
-// turned away before the expression runs.
+// after an optional quote and spaces, as the expression requires:
+// `--- PASS: TestX` and `keyboard` are turned away before it runs, and
+// every occurrence a match can end its name with is admitted, which the
+// rule's reach relies on.
 func assignmentGate(line []byte, s, e int) bool {
 	word := line[s:e]
 	if (len(word) == 3 || len(word) == 4) && !bytes.EqualFold(word, []byte("pwd")) {
@@ -105,9 +151,10 @@ func assignmentGate(line []byte, s, e int) bool {
 		}
 	}
 	i := e
-	for i < len(line) && i < e+4 && (line[i] == ' ' || line[i] == '"' || line[i] == '\'' || line[i] == '\t') {
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
 		i++
 	}
+	i = skipSpace(line, i)
 	return i < len(line) && (line[i] == '=' || line[i] == ':')
 }
 
@@ -125,6 +172,9 @@ func secretAssignment(line []byte, loc []int) bool {
 	val := unquote(raw)
 	if !secretKey(key, word) || placeholder(val) || allDigits(val) || dottedName(val) {
 		return false
+	}
+	if !quoted && (isCall(line, loc[2*assignValue+1]) || dottedName(bytes.TrimRight(val, "?:!|&"))) {
+		return false // `KEY = ITERATOR_HELPER()`, `credentials:this.withCredentials?…`
 	}
 	switch string(word) {
 	case "password", "passwd", "passphrase", "pass", "pwd":

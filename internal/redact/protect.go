@@ -60,3 +60,31 @@ func within(spans []span, s, e int) bool {
 	}
 	return false
 }
+
+// refCovers reports whether line[s:e] lies inside a file reference of
+// line, as within(fileRefs(line), s, e) does, looking only at the stretch
+// that can hold one: a file reference is made of path bytes (`\w.~/@-:`)
+// and may start with one byte more before them, so the run of path bytes
+// around line[s:e] and the byte before it hold every reference that can
+// cover it. On a long line that holds many finds this costs the runs, not
+// the whole line once per line.
+func refCovers(line []byte, s, e int) bool {
+	for _, c := range line[s:e] {
+		if !isRefByte(c) {
+			return false
+		}
+	}
+	a, b := s, e
+	for a > 0 && isRefByte(line[a-1]) {
+		a--
+	}
+	for b < len(line) && isRefByte(line[b]) {
+		b++
+	}
+	a = max(0, a-1)
+	return within(fileRefs(line[a:b]), s-a, e-a)
+}
+
+func isRefByte(c byte) bool {
+	return isWord(c) || c == '.' || c == '~' || c == '/' || c == '@' || c == '-' || c == ':'
+}

@@ -14,6 +14,10 @@
 //     redacted, whatever words it contains.
 //   - Lines are scanned only when they hold one of the rules' keywords
 //     (an Aho-Corasick prefilter), so benign output costs little.
+//   - On a long line (a minified bundle), a rule whose every match lies
+//     near a keyword runs only on the stretches around the keywords its
+//     gate admits, and finds there all it finds on the whole line
+//     (TestWindowsFindWhatTheWholeLineDoes).
 //
 // A Redactor works line by line and keeps state across lines (a private key
 // block spans many); it is used by one goroutine. The rules themselves are
@@ -113,29 +117,49 @@ func (r *Redactor) secrets(line []byte) []byte {
 	if !built.Load() && !mayHold(line) {
 		return line // no need to build the ruleset for this line
 	}
+	return r.replace(line, r.finds(line))
+}
+
+// finds lists the secrets of line, merged, in order.
+func (r *Redactor) finds(line []byte) []find {
 	e := rules()
-	hit := r.scan.hits(e, line)
-	if hit == nil {
-		return line
+	// The gates and windows look at ASCII bytes; a line holding what case
+	// folding matches for `s` or `k` runs every rule whose keyword it
+	// holds, on all of it.
+	hit := r.scan.hits(e, line, false)
+	folds := false
+	if r.scan.rejected || len(line) >= windowFrom {
+		if folds = hasFoldVariant(line); folds && r.scan.rejected {
+			hit = r.scan.hits(e, line, true)
+		}
 	}
+	if hit == nil {
+		return nil
+	}
+	windowed := len(line) >= windowFrom && !folds
 	var finds []find
 	for _, i := range hit.gitleaks {
-		finds = e.gitleaks[i].find(line, finds)
+		g := &e.gitleaks[i]
+		finds = g.find(line, r.scan.windows(line, i, g.reach, windowed, false), finds)
 	}
 	for _, i := range hit.own {
-		finds = e.own[i].find(line, finds)
+		o := &e.own[i]
+		finds = o.find(line, r.scan.windows(line, len(e.gitleaks)+i, o.reach, windowed, true), finds)
 	}
 	if len(finds) == 0 {
-		return line
+		return nil
 	}
-	protect := fileRefs(line)
+	var protect []span
+	if !windowed {
+		protect = fileRefs(line)
+	}
 	kept := finds[:0]
 	for _, f := range finds {
-		if !within(protect, f.start, f.end) {
+		if windowed && !refCovers(line, f.start, f.end) || !windowed && !within(protect, f.start, f.end) {
 			kept = append(kept, f)
 		}
 	}
-	return r.replace(line, merge(kept))
+	return merge(kept)
 }
 
 // find is one secret a rule found: where, what kind, and how specific the

@@ -1,0 +1,121 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// findsWith lists the secrets of line with rules that have a reach
+// running on windows from lines of from bytes on, and with the gates off
+// if off.
+func findsWith(from int, off bool, line string) []find {
+	defer func(old int, wasOff bool) { windowFrom, ungated = old, wasOff }(windowFrom, ungated)
+	windowFrom, ungated = from, off
+	var r Redactor
+	return r.finds([]byte(line))
+}
+
+// filler is text a minified bundle or a log puts around secrets: names
+// that hold keywords, separators, quotes, spaces and values.
+var filler = []string{
+	"function(e,t){return ", "e.key=t;", "this.token", "linear", "Linear", "password", "_PASSWORD",
+	"apiKey", "secret", "credentials:", "auth", "access_", "key", "KEY", "Key", "test_", "live_",
+	"sk", "SK", "s.", "hvs.", "data:", "-u", "-H", "ey", ".ey", "://", "user:pw@", "@host",
+	" ", "  ", "\t", ";", ",", "=", ":", "=>", "|", "\"", "'", "`", "(", ")", "{", "}", "[", "]",
+	"\\n", "/", ".", "-", "_", "x", "0", "9f", "abcdef0123456789abcdef0123456789",
+	"Zx9qLm2Rt4Vw8Zy3Bn6Jc", "AKIAIOSFODNN7EXAMPLE", "dXNlcjpwYXNzd29yZA==", "ſ", "K",
+	"src/pkg/key_test.go:12:5", "./secrets/token.txt",
+}
+
+// TestWindowsFindWhatTheWholeLineDoes: on any line, running the rules with
+// a reach on the windows around the keywords their gates admit redacts all
+// that running every rule whose keyword the line holds, ungated, on the
+// whole line does. (Windows may find more: on the
+// whole line a match consumes the byte a next one needs before it, as in
+// `KEY:""DB_KEY="…"`.) Lines are made of matches of
+// the rules' own expressions (drawn by rapid from the expressions),
+// the secret corpus and filler.
+func TestWindowsFindWhatTheWholeLineDoes(t *testing.T) {
+	e := rules()
+	var exprs []string
+	for _, g := range e.gitleaks {
+		exprs = append(exprs, g.re.String())
+	}
+	for _, o := range e.own {
+		exprs = append(exprs, o.re.String())
+	}
+	var corpus []string
+	for _, c := range secretCorpus() {
+		corpus = append(corpus, c.line)
+	}
+	part := rapid.OneOf(
+		rapid.SampledFrom(filler),
+		rapid.SampledFrom(corpus),
+		rapid.SampledFrom(benignLines),
+		rapid.Custom(func(t *rapid.T) string {
+			expr := rapid.SampledFrom(exprs).Draw(t, "rule")
+			return rapid.StringMatching(expr).Draw(t, "match")
+		}),
+	)
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(part, 1, 60).Draw(t, "parts")
+		line := strings.Join(parts, "")
+		if strings.ContainsAny(line, "\n") || strings.Contains(line, "-----BEGIN") {
+			return
+		}
+		whole, windowed := findsWith(1<<30, true, line), findsWith(0, false, line)
+		for _, f := range whole {
+			if !covered(windowed, f) {
+				t.Fatalf("line %q\nwhole-line find %q (%s) is not found on windows; they found %v",
+					line, line[f.start:f.end], f.kind, windowed)
+			}
+		}
+	})
+}
+
+// covered reports whether f lies within one of fs (merged, in order).
+func covered(fs []find, f find) bool {
+	for _, g := range fs {
+		if g.start <= f.start && f.end <= g.end {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLongLinesKeepTheirSecrets: every secret of the corpus is redacted
+// in the middle of a line of minified code long enough to run on windows.
+func TestLongLinesKeepTheirSecrets(t *testing.T) {
+	code := strings.Repeat("function(e,t){return e.key=t,this.token=e.linear?t:e.auth;}", 40)
+	for _, c := range secretCorpus() {
+		line := code + " " + c.line + " " + code
+		if len(line) < windowFrom {
+			t.Fatalf("a line of %d bytes is too short to test windows", len(line))
+		}
+		var r Redactor
+		if got := r.Line([]byte(line)); bytes.Contains(got, []byte(c.secret)) {
+			t.Errorf("%s: secret survived in a long line: %s", c.kind, c.secret)
+		}
+	}
+}
+
+// TestRefCoversAgreesWithFileRefs: on any line, refCovers says of any
+// stretch what the file references of the whole line say.
+func TestRefCoversAgreesWithFileRefs(t *testing.T) {
+	pieces := []string{"src", "pkg", "/", ".", "..", "~", "@types", "-", "_", ":", "12", "5", ".go", ".ts",
+		"main", " ", "\"", "'", "(", "=", ",", "+", "secret_token", "api_key", "\t", "x", "Z9"}
+	rapid.Check(t, func(t *rapid.T) {
+		line := []byte(strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 40).Draw(t, "parts"), ""))
+		s := rapid.IntRange(0, len(line)).Draw(t, "s")
+		e := rapid.IntRange(s, len(line)).Draw(t, "e")
+		if s == e {
+			return
+		}
+		if got, want := refCovers(line, s, e), within(fileRefs(line), s, e); got != want {
+			t.Fatalf("line %q [%d:%d] %q: refCovers %v, fileRefs %v (%v)", line, s, e, line[s:e], got, want, fileRefs(line))
+		}
+	})
+}
