@@ -8,9 +8,11 @@ import (
 )
 
 // boundedReach derives a reach for a gitleaks rule from its expression: if
-// every match is at most w bytes long, holds one of the rule's keywords
-// and uses no anchor but a `$` that ends it, a match around a keyword
-// occurrence lies within w bytes of it. The stretch is widened to start
+// every match is of bounded length, holds one of the rule's keywords in a
+// part of the expression and uses no anchor but a `$` that ends it, a
+// match around a keyword occurrence starts at most the width of the parts
+// up to that one before it and ends at most the width of the parts from
+// that one on after it. The stretch is widened to start
 // after a byte that is not a word's (so `\b` sees there what it sees in the
 // whole line) and to end before one of the bytes `$` stands in for (so `$`
 // matches at its end only where the whole line has such a byte); it
@@ -21,16 +23,19 @@ func boundedReach(expr string, keywords []string) reach {
 	if err != nil {
 		return nil
 	}
-	w := width(re)
-	if w < 0 || !anchorsOnlyAtEnd(re) || !holdsKeyword(re, keywords) {
+	if width(re) < 0 || !anchorsOnlyAtEnd(re) {
+		return nil
+	}
+	before, after, ok := keywordSpan(re, keywords)
+	if !ok {
 		return nil
 	}
 	return func(line []byte, s, e int) span {
-		start := max(0, s-w)
+		start := max(0, s-before)
 		for start > 0 && isWord(line[start-1]) {
 			start--
 		}
-		return span{start, endBeforeTerminator(line, e+w)}
+		return span{start, endBeforeTerminator(line, e+after)}
 	}
 }
 
@@ -146,17 +151,20 @@ func noAnchor(re *syntax.Regexp) bool {
 	return true
 }
 
-// holdsKeyword reports whether every match of re holds one of keywords
-// (lower case; compared ignoring ASCII case): some part of the expression
-// matches a small set of strings, each holding one.
-func holdsKeyword(re *syntax.Regexp, keywords []string) bool {
+// keywordSpan reports whether every match of re (of bounded width) holds
+// one of keywords (lower case; compared ignoring ASCII case), and then how
+// many bytes a match can reach before the keyword's start and after its
+// end: some part of the expression, or run of parts, matches a small set
+// of strings each holding one, or each alternative holds one.
+func keywordSpan(re *syntax.Regexp, keywords []string) (before, after int, ok bool) {
 	switch re.Op {
 	case syntax.OpCapture:
-		return holdsKeyword(re.Sub[0], keywords)
+		return keywordSpan(re.Sub[0], keywords)
 	case syntax.OpConcat:
 		for i, sub := range re.Sub {
-			if holdsKeyword(sub, keywords) {
-				return true
+			head, tail := widths(re.Sub[:i]), widths(re.Sub[i+1:])
+			if b, a, ok := keywordSpan(sub, keywords); ok {
+				return head + b, a + tail, true
 			}
 			// or a run of parts together, as `(?:live|test)` and `_`
 			for j := i + 2; j <= len(re.Sub); j++ {
@@ -165,13 +173,36 @@ func holdsKeyword(re *syntax.Regexp, keywords []string) bool {
 					break
 				}
 				if allHold(strs, keywords) {
-					return true
+					return widths(re.Sub[:j]), widths(re.Sub[i:]), true
 				}
 			}
 		}
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			b, a, ok := keywordSpan(sub, keywords)
+			if !ok {
+				before, after = 0, 0
+				break
+			}
+			before, after = max(before, b), max(after, a)
+		}
+		if before > 0 || after > 0 {
+			return before, after, true
+		}
 	}
-	strs, ok := language(re)
-	return ok && allHold(strs, keywords)
+	if strs, ok := language(re); ok && allHold(strs, keywords) {
+		return width(re), width(re), true
+	}
+	return 0, 0, false
+}
+
+// widths is the most bytes a match of parts in a row can be.
+func widths(parts []*syntax.Regexp) int {
+	n := 0
+	for _, p := range parts {
+		n += width(p)
+	}
+	return n
 }
 
 func allHold(strs, keywords []string) bool {
@@ -264,4 +295,50 @@ func language(re *syntax.Regexp) ([]string, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// nameTemplate is the start of the expressions gitleaks builds for a
+// service's key: a name prefix, the service's name (here `x`), up to 20
+// more name bytes, quotes or spaces, and a separator.
+var nameTemplate = func() *syntax.Regexp {
+	re, err := syntax.Parse(`(?i)[\w.-]{0,50}?(?:x)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`, syntax.Perl)
+	if err != nil {
+		panic(err)
+	}
+	return re
+}()
+
+// namedValue reports whether expr starts as nameTemplate does and each
+// name it matches ends with one of keywords: a match then holds a keyword
+// occurrence followed by the separator within 23 bytes, which
+// separatorSoon admits.
+func namedValue(expr string, keywords []string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < len(nameTemplate.Sub) {
+		return false
+	}
+	for i, want := range nameTemplate.Sub {
+		if i != 1 && !re.Sub[i].Equal(want) {
+			return false
+		}
+	}
+	names, ok := language(re.Sub[1])
+	if !ok || len(names) == 0 {
+		return false
+	}
+	for _, name := range names {
+		if !endsWithAny(name, keywords) {
+			return false
+		}
+	}
+	return true
+}
+
+func endsWithAny(s string, keywords []string) bool {
+	for _, k := range keywords {
+		if strings.HasSuffix(s, strings.ToLower(k)) {
+			return true
+		}
+	}
+	return false
 }

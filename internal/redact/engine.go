@@ -139,7 +139,10 @@ func build() (*engine, error) {
 			OrderedRules: []string{id},
 			Allowlists:   global,
 		}
-		g := leakGates[id]
+		g, ok := leakGates[id]
+		if !ok && namedValue(r.Regex.String(), r.Keywords) {
+			g = separatorSoon
+		}
 		span, windowed := leakSpans[id]
 		if windowed {
 			g = inWindow(g, r.Regex, span)
@@ -258,12 +261,13 @@ func prefilterWords(rule, keyword string) []string {
 // leakGates narrow the gitleaks rules whose keywords are common words or
 // fragments. Each admits every occurrence its rule's expression can match:
 // the generic rules need one of their separators (`=`, `:`, `>`, `|`, `,`,
-// `?=`) within 24 bytes of the keyword, Twilio an upper-case `SK` and 32 hex
+// `?=`) within 24 bytes of the keyword and a value of 10 bytes (the
+// Terraform one 8), Twilio an upper-case `SK` and 32 hex
 // digits, a short Vault token `s.` at a word's start and 24 letters or
 // digits.
 var leakGates = map[string]gate{
-	"generic-api-key":       separatorWithin(24, "=:>|,?"),
-	"hashicorp-tf-password": separatorWithin(24, "=:>|,?"),
+	"generic-api-key":       separatorWithin(24, "=:>|,?", 10),
+	"hashicorp-tf-password": separatorWithin(24, "=:>|,?", 8),
 	"twilio-api-key":        twilioGate,
 	"vault-service-token":   vaultGate,
 }
@@ -299,29 +303,44 @@ func inWindow(g gate, re *regexp.Regexp, span [2]int) gate {
 
 // separatorWithin admits a keyword followed, within n bytes of word
 // characters, `.`, `-`, white space and quotes, by one of seps and then,
-// after at most eight more separator, quote, backtick or white space
-// bytes, a value of ten or more letters, digits or `_.=-+/`.
-func separatorWithin(n int, seps string) gate {
+// after at most nine more separator, quote, backtick or white space bytes
+// (the rest of `:::=`, five of padding, the Terraform value's quote), a
+// value of at least least letters, digits or `_.=-+/`.
+func separatorWithin(n int, seps string, least int) gate {
 	return func(line []byte, _, e int) bool {
-		for i := e; i < len(line) && i < e+n; i++ {
-			c := line[i]
-			if strings.IndexByte(seps, c) >= 0 {
-				return valueFollows(line[i+1:])
-			}
-			if !(isSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
-				return false
-			}
-		}
-		return false
+		i := separatorAt(line, e, n, seps)
+		return i >= 0 && valueFollows(line[i+1:], least)
 	}
 }
 
-func valueFollows(b []byte) bool {
+// separatorSoon is the gate of the rules gitleaks builds from one
+// template, a service's name and then its value (namedValue): the name
+// is followed, within 23 bytes of word characters, `.`, `-`, white space
+// and quotes, by the first byte of a separator (`=`, `>`, `:`, `|`, `?=`,
+// `,`).
+func separatorSoon(line []byte, _, e int) bool { return separatorAt(line, e, 24, "=:>|,?") >= 0 }
+
+// separatorAt returns where one of seps follows line[:e] within n bytes
+// of word characters, `.`, `-`, white space and quotes, or -1.
+func separatorAt(line []byte, e, n int, seps string) int {
+	for i := e; i < len(line) && i < e+n; i++ {
+		c := line[i]
+		if strings.IndexByte(seps, c) >= 0 {
+			return i
+		}
+		if !(isSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
+			return -1
+		}
+	}
+	return -1
+}
+
+func valueFollows(b []byte, least int) bool {
 	i := 0
-	for i < len(b) && i < 8 && (isSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
+	for i < len(b) && i < 9 && (isSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
 		i++
 	}
-	return run(b[i:], isValue) >= 10
+	return run(b[i:], isValue) >= least
 }
 
 func isValue(c byte) bool {

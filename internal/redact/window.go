@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // A long line (a minified bundle, a JSON document on one line) holds many
@@ -80,7 +82,7 @@ func endsLeakValue(c byte) bool {
 // assignmentReach is the reach of the `KEY = value` rule. Its match starts
 // with the name the keyword ends (the run of name bytes before it; bytes
 // past ASCII count, as the expression's case folding matches `ſ` and the
-// Kelvin sign), after an optional quote and a byte that is not a name's;
+// Kelvin sign), after an optional quote and a rune that is not a name's;
 // it ends with the value, which the gate guarantees follows `=` or `:`: a
 // quoted string to its closing quote or a run of bytes up to a space or
 // one of `,;&"'<>(){}[]`.
@@ -89,6 +91,14 @@ func assignmentReach(line []byte, s, e int) span {
 	for r > 0 && (isNameByte(line[r-1]) || line[r-1] >= 0x80) {
 		r--
 	}
+	// then the optional quote and the rune before the name
+	if r > 0 && (line[r-1] == '"' || line[r-1] == '\'') {
+		r--
+	}
+	if r > 0 {
+		_, n := utf8.DecodeLastRune(line[:r])
+		r -= n
+	}
 	i := e
 	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
 		i++
@@ -96,18 +106,18 @@ func assignmentReach(line []byte, s, e int) span {
 	i = skipSpace(line, i) + 1 // past the `=` or `:`
 	i = skipSpace(line, i)
 	if i >= len(line) {
-		return span{r - 2, len(line)}
+		return span{r, len(line)}
 	}
 	if q := line[i]; q == '"' || q == '\'' {
 		if j := bytes.IndexByte(line[i+1:], q); j >= 0 {
-			return span{r - 2, i + 1 + j + 1}
+			return span{r, i + 1 + j + 1}
 		}
-		return span{r - 2, i + 1} // no closing quote: no value here
+		return span{r, i + 1} // no closing quote: no value here
 	}
 	for i < len(line) && !endsAssignedValue(line[i]) {
 		i++
 	}
-	return span{r - 2, i}
+	return span{r, i}
 }
 
 // isNameByte is a byte of the assignment rule's key name.
@@ -134,4 +144,88 @@ func endsAssignedValue(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// urlReach is the reach of the credentials-in-URL rule around a `://`:
+// the scheme before it (letters, digits, `+.-`, from after a byte not a
+// word's, so `\b` sees what it sees in the whole line), then the user up
+// to the first `:`, the password up to the first `@`, and one more rune.
+func urlReach(line []byte, s, e int) span {
+	start := s
+	for start > 0 && (isAlnum(line[start-1]) || strings.IndexByte("+.-", line[start-1]) >= 0) {
+		start--
+	}
+	for start > 0 && isWord(line[start-1]) {
+		start--
+	}
+	i := e
+	for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`:/@"'<>`, line[i]) < 0 {
+		i++
+	}
+	if i >= len(line) || line[i] != ':' {
+		return span{start, i}
+	}
+	i++
+	for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`@/"'<>`, line[i]) < 0 {
+		i++
+	}
+	if i >= len(line) || line[i] != '@' {
+		return span{start, i}
+	}
+	return span{start, i + 1 + utf8.UTFMax}
+}
+
+// flagReach is the reach of the `--password X` rule around a `-pass`-like
+// hint (its dash the flag's last): the byte before the flag's dashes, the
+// rest of the flag's name, `=` or white space, and the value, quoted to
+// its closing quote or up to white space or a quote.
+func flagReach(line []byte, s, e int) span {
+	i := e
+	for i < len(line) && (isWord(line[i]) || line[i] == '-') {
+		i++
+	}
+	if i < len(line) && line[i] == '=' {
+		i++
+	} else {
+		i = skipSpace(line, i)
+	}
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+		if j := bytes.IndexByte(line[i+1:], line[i]); j >= 0 {
+			return span{s - 2, i + 1 + j + 1}
+		}
+		return span{s - 2, i + 1}
+	}
+	for i < len(line) && !isSpace(line[i]) && line[i] != '"' && line[i] != '\'' {
+		i++
+	}
+	return span{s - 2, i}
+}
+
+// headerReach is the reach of the authorization header rule around
+// `authorization`: `proxy-` and the rest of a word before it (from after a
+// byte not a word's, for `\b`), then the quote, white space and `:` or `=`
+// the gate saw, an optional quote, and two runs of value bytes (a scheme
+// such as `Bearer` and the credentials), each up to white space or one of
+// `"',;`.
+func headerReach(line []byte, s, e int) span {
+	start := max(0, s-len("proxy-"))
+	for start > 0 && isWord(line[start-1]) {
+		start--
+	}
+	i := e
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+		i++
+	}
+	i = skipSpace(line, i) + 1 // past the `:` or `=`
+	i = skipSpace(line, i)
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+		i++
+	}
+	for range 2 {
+		for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`"',;`, line[i]) < 0 {
+			i++
+		}
+		i = skipSpace(line, i)
+	}
+	return span{start, min(i, len(line))}
 }

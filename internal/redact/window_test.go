@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -116,6 +117,69 @@ func TestRefCoversAgreesWithFileRefs(t *testing.T) {
 		}
 		if got, want := refCovers(line, s, e), within(fileRefs(line), s, e); got != want {
 			t.Fatalf("line %q [%d:%d] %q: refCovers %v, fileRefs %v (%v)", line, s, e, line[s:e], got, want, fileRefs(line))
+		}
+	})
+}
+
+// TestReachHoldsEveryMatch: for every rule with a reach, each match of its
+// expression (drawn by rapid from the expression, between filler) that
+// the rule would report holds a keyword occurrence that the rule's gate
+// admits and whose reach holds the whole match.
+func TestReachHoldsEveryMatch(t *testing.T) {
+	e := rules()
+	type rule struct {
+		name  string
+		re    *regexp.Regexp
+		slot  int
+		reach reach
+		valid func([]byte, []int) bool // of freshctx's rules
+	}
+	var rs []rule
+	for i, g := range e.gitleaks {
+		if g.reach != nil {
+			rs = append(rs, rule{g.id, g.re, i, g.reach, nil})
+		}
+	}
+	for i, o := range e.own {
+		if o.reach != nil {
+			rs = append(rs, rule{o.kind, o.re.Std(), len(e.gitleaks) + i, o.reach, o.valid})
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		r := rapid.SampledFrom(rs).Draw(t, "rule")
+		before := strings.Join(rapid.SliceOfN(rapid.SampledFrom(filler), 0, 4).Draw(t, "before"), "")
+		after := strings.Join(rapid.SliceOfN(rapid.SampledFrom(filler), 0, 4).Draw(t, "after"), "")
+		line := []byte(before + rapid.StringMatching(r.re.String()).Draw(t, "match") + after)
+		if hasFoldVariant(line) {
+			return // such lines run whole, ungated
+		}
+		var occ []span
+		e.keywords.scan(line, func(word, s, end int) {
+			for _, tg := range e.targets[word] {
+				k := tg.i
+				if tg.own {
+					k += len(e.gitleaks)
+				}
+				if k == r.slot && (tg.gate == nil || tg.gate(line, s, end)) &&
+					(tg.lineWord == "" || containsFold(line, tg.lineWord)) {
+					occ = append(occ, span{s, end})
+				}
+			}
+		})
+		for _, m := range r.re.FindAllSubmatchIndex(line, -1) {
+			if r.valid != nil && !r.valid(line, m) {
+				continue // a gate may turn away what the rule would not find
+			}
+			held := false
+			for _, o := range occ {
+				if w := r.reach(line, o.start, o.end); o.start >= m[0] && o.end <= m[1] && w.start <= m[0] && m[1] <= w.end {
+					held = true
+				}
+			}
+			if !held {
+				t.Fatalf("%s: match %q of %q is within the reach of no admitted keyword (occurrences %v)",
+					r.name, line[m[0]:m[1]], line, occ)
+			}
 		}
 	})
 }
