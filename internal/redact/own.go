@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"math"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/rx"
 )
@@ -112,14 +113,27 @@ func notCode(valid func([]byte, []int) bool, group int) func([]byte, []int) bool
 }
 
 // headerGate admits `authorization` followed, as the expression requires,
-// by an optional quote, white space and `:` or `=`: code's
-// `req.authorization(` and `x.authorization?` are turned away.
+// by an optional quote, white space, `:` or `=`, white space, an optional
+// quote and then a run of five bytes or more (a scheme, `basic` the
+// shortest, or credentials of eight): code's `req.authorization(`,
+// `x.authorization?` and `e.authorization=t` are turned away.
 func headerGate(line []byte, _, e int) bool {
 	if e < len(line) && (line[e] == '"' || line[e] == '\'') {
 		e++
 	}
 	e = skipSpace(line, e)
-	return e < len(line) && (line[e] == ':' || line[e] == '=')
+	if e >= len(line) || line[e] != ':' && line[e] != '=' {
+		return false
+	}
+	e = skipSpace(line, e+1)
+	if e < len(line) && (line[e] == '"' || line[e] == '\'') {
+		e++
+	}
+	n := 0
+	for e+n < len(line) && !isSpace(line[e+n]) && strings.IndexByte(`"',;`, line[e+n]) < 0 {
+		n++
+	}
+	return n >= 5
 }
 
 // isCall reports whether the value ending at end is a function called:
@@ -134,7 +148,8 @@ func notPlaceholder(group int) func([]byte, []int) bool {
 
 // assignmentGate admits a key word that ends a compound name (`DB_PASS`,
 // `apiKey`, or any `…token`/`…secret`/`…password`) followed by `=` or `:`
-// after an optional quote and spaces, as the expression requires:
+// after an optional quote and spaces, as the expression requires, and
+// then by a value of four bytes or more, as secretAssignment does:
 // `--- PASS: TestX` and `keyboard` are turned away before it runs, and
 // every occurrence a match can end its name with is admitted, which the
 // rule's reach relies on.
@@ -155,7 +170,16 @@ func assignmentGate(line []byte, s, e int) bool {
 		i++
 	}
 	i = skipSpace(line, i)
-	return i < len(line) && (line[i] == '=' || line[i] == ':')
+	if i >= len(line) || line[i] != '=' && line[i] != ':' {
+		return false
+	}
+	// secretAssignment wants four bytes of value at least
+	vs, ve := assignedValue(line, e)
+	n := ve - vs
+	if n > 0 && (line[vs] == '"' || line[vs] == '\'') {
+		n -= 2
+	}
+	return n >= 4
 }
 
 // secretAssignment decides whether `KEY = value` holds a secret. The key

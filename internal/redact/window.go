@@ -99,6 +99,17 @@ func assignmentReach(line []byte, s, e int) span {
 		_, n := utf8.DecodeLastRune(line[:r])
 		r -= n
 	}
+	_, end := assignedValue(line, e)
+	return span{r, end}
+}
+
+// assignedValue finds the value the `KEY = value` rule's expression would
+// take after a name ending at e that the gate admitted (an optional quote,
+// white space, `=` or `:`, white space): a quoted string to its closing
+// quote, or a run of bytes up to white space or one of `,;&"'<>(){}[]`.
+// It returns where the value starts and ends; an empty value (a quote
+// never closed, the line's end) matches nothing.
+func assignedValue(line []byte, e int) (start, end int) {
 	i := e
 	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
 		i++
@@ -106,18 +117,19 @@ func assignmentReach(line []byte, s, e int) span {
 	i = skipSpace(line, i) + 1 // past the `=` or `:`
 	i = skipSpace(line, i)
 	if i >= len(line) {
-		return span{r, len(line)}
+		return len(line), len(line)
 	}
 	if q := line[i]; q == '"' || q == '\'' {
 		if j := bytes.IndexByte(line[i+1:], q); j >= 0 {
-			return span{r, i + 1 + j + 1}
+			return i, i + 1 + j + 1
 		}
-		return span{r, i + 1} // no closing quote: no value here
+		return i, i + 1 // no closing quote: no value here
 	}
-	for i < len(line) && !endsAssignedValue(line[i]) {
-		i++
+	j := i
+	for j < len(line) && !endsAssignedValue(line[j]) {
+		j++
 	}
-	return span{r, i}
+	return i, j
 }
 
 // isNameByte is a byte of the assignment rule's key name.
