@@ -11,11 +11,14 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/testout"
 )
 
 const captureIntro = "`freshctx capture < FILE` (redaction, compression, facts, references, token counts and\n" +
 	"the compressed raw blob) against `cat FILE` and `zstd -c FILE` of the same bytes, on a real\n" +
-	"`go test -v` log and on Go source, repeated to each size; the peak resident memory of the\n" +
+	"`go test -v` log, on Go source and on minified JavaScript (1 MB lines, as bundles are),\n" +
+	"repeated to each size; the peak resident memory of the\n" +
 	"capture; and `freshctx run -- cat FILE`, whose record reports the command's own duration:\n" +
 	"output is drained at pipe speed and analysed behind it. The goals: analysis at 100 MB/s or\n" +
 	"more, at most 64 MB of memory for 1 GB, the command never slowed."
@@ -71,7 +74,7 @@ func (b *bench) capture(ctx context.Context, sec *section) error {
 			if err != nil {
 				return err
 			}
-			if size == sizes[len(sizes)-1] {
+			if size == sizes[len(sizes)-1] && in.goal {
 				mbs := float64(size) / 1e6 / capture.median().Seconds()
 				b.report.goal(fmt.Sprintf("capture of %d MB of %s at 100 MB/s or more", size>>20, in.name), mbs >= 100, "%s", rate(size, capture))
 			}
@@ -132,10 +135,12 @@ func (b *bench) captureStream(ctx context.Context, dir string, data []byte, size
 type captureInput struct {
 	name, slug string
 	data       []byte
+	goal       bool // the issue's 100 MB/s goal is set for it
 }
 
-// captureInputs are a real go test -v log (of freshctx's own tests) and the
-// module's Go source.
+// captureInputs are a real go test -v log (of freshctx's own tests), the
+// module's Go source, and minified JavaScript in lines of 1 MB (no goal is
+// set for it: it shows what long lines cost).
 func (b *bench) captureInputs() ([]captureInput, error) {
 	log, err := os.ReadFile(filepath.Join(b.root, "internal/redact/testdata/go-test-v.log"))
 	if err != nil {
@@ -153,7 +158,11 @@ func (b *bench) captureInputs() ([]captureInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []captureInput{{"go test -v log", "go-test-log", log}, {"Go source", "go-source", src.Bytes()}}, nil
+	return []captureInput{
+		{"go test -v log", "go-test-log", log, true},
+		{"Go source", "go-source", src.Bytes(), true},
+		{"minified JavaScript", "minified-js", testout.Minified(1 << 20), false},
+	}, nil
 }
 
 func repeatTo(data []byte, size int64) []byte {

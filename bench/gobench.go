@@ -33,6 +33,7 @@ var goBenches = []goBench{
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},
 	{"./internal/redact", "BenchmarkRedact$", "3x", "redaction of a real go test -v log against only splitting it into lines"},
+	{"./internal/redact", "BenchmarkRedactLongLine$", "2x", "redaction of minified JavaScript on one line, in 64 KiB pieces: rules on windows around their keywords, against on whole pieces"},
 	{"./internal/compress", "BenchmarkCompress50kLines$", "3x", "compression of 50,000 lines"},
 }
 
