@@ -30,7 +30,17 @@ const (
 type outLine struct {
 	text   string
 	stream Stream
+	use    lineUse
 }
+
+// lineUse says which part of the analysis a line is for.
+type lineUse uint8
+
+const (
+	forBoth   lineUse = iota // the digest and the scan for references and facts
+	forScan                  // a piece of a line too long to wait for
+	forDigest                // such a line, whole, as the digest shows it
+)
 
 // maxPending bounds how much of an unfinished line a sink holds before it
 // passes a piece of it on; the piece ends where redact.SafeCut says no
@@ -50,6 +60,10 @@ type sink struct {
 	red      redact.Redactor
 
 	pending []byte
+	// long is the digest's line for a line still arriving in pieces (the
+	// start of its first piece), and longMore the bytes after that start.
+	long     *outLine
+	longMore int
 	// stored is redacted output on its way to the blob and the counter,
 	// written in pieces of storeChunk: a write per line cost more than the
 	// compression.
@@ -71,7 +85,7 @@ func (k *sink) Write(p []byte) (int, error) {
 			k.pending = append(k.pending, p...)
 			if len(k.pending) >= maxPending {
 				cut := redact.SafeCut(k.pending)
-				k.emit(k.pending[:cut], false)
+				k.emitPiece(k.pending[:cut])
 				k.pending = append(k.pending[:0], k.pending[cut:]...)
 			}
 			break
@@ -103,26 +117,72 @@ func (k *sink) sizeBatch(p []byte) {
 // maxBatch bounds the lines handed to the analysis at once.
 const maxBatch = 512
 
-// emit redacts one line (or a piece of one) and passes it on.
+// emit redacts the end of one line (all of it, or the last piece of a
+// line that came in pieces) and passes it on.
 func (k *sink) emit(line []byte, newline bool) {
 	red := k.red.Line(line)
+	if red != nil {
+		k.store(red)
+	}
+	if newline {
+		k.store([]byte{'\n'})
+	}
+	if k.long != nil {
+		if red != nil {
+			k.scanPiece(red)
+			k.longMore += len(red)
+		}
+		k.endLong()
+		return
+	}
+	if red == nil {
+		return // inside a private key block: dropped whole
+	}
+	text, more := headOf(red)
+	if more > 0 {
+		text += fmt.Sprintf(" … [%d more bytes on this line]", more)
+	}
+	k.batch = append(k.batch, outLine{text: sanitize(text), stream: k.stream})
+}
+
+// emitPiece redacts a piece of a line too long to wait for. The scan sees
+// the start of every piece, as it sees the start of every line; the digest
+// sees the line once, when it ends: its start and how many bytes follow.
+func (k *sink) emitPiece(piece []byte) {
+	red := k.red.Line(piece)
 	if red == nil {
 		return // inside a private key block: dropped whole
 	}
 	k.store(red)
-	if newline {
-		k.store([]byte{'\n'})
+	k.scanPiece(red)
+	if k.long == nil {
+		text, more := headOf(red)
+		k.long, k.longMore = &outLine{text: text, stream: k.stream, use: forDigest}, more
+		return
 	}
-	text := red
-	more := 0
-	if len(text) > maxLine {
-		text, more = text[:maxLine], len(text)-maxLine
+	k.longMore += len(red)
+}
+
+func (k *sink) scanPiece(red []byte) {
+	text, _ := headOf(red)
+	k.batch = append(k.batch, outLine{text: sanitize(text), stream: k.stream, use: forScan})
+}
+
+// endLong passes on the digest's line for a line that came in pieces.
+func (k *sink) endLong() {
+	l := *k.long
+	l.text = sanitize(l.text + fmt.Sprintf(" … [%d more bytes on this line]", k.longMore))
+	k.batch = append(k.batch, l)
+	k.long, k.longMore = nil, 0
+}
+
+// headOf is the start of a line the analysis sees (maxLine bytes) and how
+// many bytes it leaves out.
+func headOf(red []byte) (string, int) {
+	if len(red) > maxLine {
+		return string(red[:maxLine]), len(red) - maxLine
 	}
-	s := string(text)
-	if more > 0 {
-		s += fmt.Sprintf(" … [%d more bytes on this line]", more)
-	}
-	k.batch = append(k.batch, outLine{text: sanitize(s), stream: k.stream})
+	return string(red), 0
 }
 
 // size is how many bytes the stream's blob holds.
@@ -165,7 +225,7 @@ func (k *sink) sendBatch() {
 
 // flush passes on a last line that had no newline.
 func (k *sink) flush() {
-	if len(k.pending) > 0 {
+	if len(k.pending) > 0 || k.long != nil {
 		k.emit(k.pending, false)
 		k.pending = nil
 	}
@@ -214,6 +274,9 @@ func (a *analysis) consume(in <-chan []outLine) {
 	for batch := range in {
 		toScan <- batch // read, never written, by both from here on
 		for _, l := range batch {
+			if l.use == forScan {
+				continue
+			}
 			a.lines.Add(1)
 			if a.fallback != nil {
 				a.fallback.Line(l.text)
@@ -284,7 +347,9 @@ type scan struct {
 func (s *scan) consume(in <-chan []outLine) {
 	for batch := range in {
 		for _, l := range batch {
-			s.guardedLine(l.text)
+			if l.use != forDigest {
+				s.guardedLine(l.text)
+			}
 		}
 	}
 }
