@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,7 +30,39 @@ type reach func(line []byte, s, e int) span
 // keyword, a name, a value) and the gates and reaches, reading bytes, do
 // not.
 func hasFoldVariant(line []byte) bool {
-	return bytes.Contains(line, []byte("\u017f")) || bytes.Contains(line, []byte("\u212a"))
+	return !ascii(line) && (holdsRune(line, "\u017f") || holdsRune(line, "\u212a"))
+}
+
+// ascii reports whether line is all ASCII, eight bytes at a time: most
+// lines of a log are, and then need no search at all.
+func ascii(line []byte) bool {
+	for ; len(line) >= 8; line = line[8:] {
+		if binary.LittleEndian.Uint64(line)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for _, c := range line {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsRune is bytes.Contains for the encoding of one rune, searched by
+// its first byte.
+func holdsRune(line []byte, enc string) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(line[i:], enc[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if bytes.HasPrefix(line[i:], []byte(enc)) {
+			return true
+		}
+		i++
+	}
 }
 
 // windows returns the stretches reach gives around occurrences, in order,

@@ -183,3 +183,31 @@ func TestReachHoldsEveryMatch(t *testing.T) {
 		}
 	})
 }
+
+func TestHasFoldVariant(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"", false}, {"plain ascii", false}, {"paſſword=x", true}, {"\u212aEY=x", true},
+		{"\xc5", false}, {"\xe2\x84", false}, {"é and ü and €", false}, {"€\u212a", true},
+	} {
+		if got := hasFoldVariant([]byte(c.line)); got != c.want {
+			t.Errorf("hasFoldVariant(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+func TestASCII(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"", true}, {"abc", true}, {"exactly8", true}, {"sixteen bytes!!!", true},
+		{"\x80", false}, {"1234567\x80", false}, {"12345678\xff", false}, {"é", false},
+	} {
+		if got := ascii([]byte(c.line)); got != c.want {
+			t.Errorf("ascii(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
