@@ -71,7 +71,7 @@ func holdsRune(line []byte, enc string) bool {
 //
 // Where an expression starts with a byte before the name it matches, as
 // the `KEY = value` rule's does, a match on a whole line takes that byte
-// from the next: in `a_key=x"b_key="y"` the first match's value ends with
+// from the next: in `a_key="x"b_key="y"` the first match's value ends with
 // the quote that the second needs before its name. Such a rule runs on
 // each occurrence's stretch separately, and finds every assignment.
 func windows(line []byte, occ []span, r reach, separate bool, buf []span) []span {

@@ -211,3 +211,19 @@ func TestASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjacentAssignmentsBothFound: the example of windows' doc comment,
+// whose second assignment a match on the whole line misses.
+func TestAdjacentAssignmentsBothFound(t *testing.T) {
+	line := `api_key="Zx9qLm2Rt4Vw8Zy3"db_key="Qw7eRt5Yu3Io1Pa9"`
+	line = strings.Repeat("x", windowFrom) + " " + line
+	var r Redactor
+	got := string(r.Line([]byte(line)))
+	if strings.Contains(got, "Zx9qLm2Rt4Vw8Zy3") || strings.Contains(got, "Qw7eRt5Yu3Io1Pa9") {
+		t.Fatalf("a secret survived: %s", got[windowFrom:])
+	}
+	// on the whole line only the generic rule finds the second
+	if n := r.kinds["secret-assignment"]; n != 2 {
+		t.Fatalf("the assignment rule found %d, want both: %v", n, r.kinds)
+	}
+}
