@@ -121,11 +121,11 @@ const maxBatch = 512
 // line that came in pieces) and passes it on.
 func (k *sink) emit(line []byte, newline bool) {
 	red := k.red.Line(line)
-	if red != nil {
+	if red != nil { // nil inside a private key block: dropped whole, newline too
 		k.store(red)
-	}
-	if newline {
-		k.store([]byte{'\n'})
+		if newline {
+			k.store([]byte{'\n'})
+		}
 	}
 	if k.long != nil {
 		if red != nil {

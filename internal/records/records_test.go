@@ -286,6 +286,10 @@ func TestSecretsRedactedBeforeStorage(t *testing.T) {
 	if !strings.Contains(all, "pkg/calc.go:3: error: boom") {
 		t.Fatal("ordinary output lost")
 	}
+	// the key material goes whole, its lines' ends with it
+	if out := string(raw(t, s, rec.ID, Stdout)); strings.Contains(out, "\n\n") {
+		t.Fatalf("a dropped line left its newline:\n%s", out)
+	}
 	var n int
 	s.Store.DB().QueryRow("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'hunter2'").Scan(&n)
 	if n != 0 {
