@@ -13,6 +13,8 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // engine is the compiled ruleset: gitleaks' default rules, freshctx's own,
@@ -328,7 +330,7 @@ func separatorAt(line []byte, e, n int, seps string) int {
 		if strings.IndexByte(seps, c) >= 0 {
 			return i
 		}
-		if !(isSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
+		if !(rx.IsSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
 			return -1
 		}
 	}
@@ -337,7 +339,7 @@ func separatorAt(line []byte, e, n int, seps string) int {
 
 func valueFollows(b []byte, least int) bool {
 	i := 0
-	for i < len(b) && i < 9 && (isSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
+	for i < len(b) && i < 9 && (rx.IsSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
 		i++
 	}
 	return run(b[i:], isValue) >= least

@@ -130,7 +130,7 @@ func headerGate(line []byte, _, e int) bool {
 		e++
 	}
 	n := 0
-	for e+n < len(line) && !isSpace(line[e+n]) && strings.IndexByte(`"',;`, line[e+n]) < 0 {
+	for e+n < len(line) && !rx.IsSpace(line[e+n]) && strings.IndexByte(`"',;`, line[e+n]) < 0 {
 		n++
 	}
 	return n >= 5

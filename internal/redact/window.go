@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // A long line (a minified bundle, a JSON document on one line) holds many
@@ -168,20 +170,15 @@ func assignedValue(line []byte, e int) (start, end int) {
 // isNameByte is a byte of the assignment rule's key name.
 func isNameByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
 
-// isSpace is the expressions' `\s`.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
-
 func skipSpace(line []byte, i int) int {
-	for i < len(line) && isSpace(line[i]) {
+	for i < len(line) && rx.IsSpace(line[i]) {
 		i++
 	}
 	return i
 }
 
 func endsAssignedValue(c byte) bool {
-	if isSpace(c) {
+	if rx.IsSpace(c) {
 		return true
 	}
 	switch c {
@@ -204,14 +201,14 @@ func urlReach(line []byte, s, e int) span {
 		start--
 	}
 	i := e
-	for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`:/@"'<>`, line[i]) < 0 {
+	for i < len(line) && !rx.IsSpace(line[i]) && strings.IndexByte(`:/@"'<>`, line[i]) < 0 {
 		i++
 	}
 	if i >= len(line) || line[i] != ':' {
 		return span{start, i}
 	}
 	i++
-	for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`@/"'<>`, line[i]) < 0 {
+	for i < len(line) && !rx.IsSpace(line[i]) && strings.IndexByte(`@/"'<>`, line[i]) < 0 {
 		i++
 	}
 	if i >= len(line) || line[i] != '@' {
@@ -240,7 +237,7 @@ func flagReach(line []byte, s, e int) span {
 		}
 		return span{s - 2, i + 1}
 	}
-	for i < len(line) && !isSpace(line[i]) && line[i] != '"' && line[i] != '\'' {
+	for i < len(line) && !rx.IsSpace(line[i]) && line[i] != '"' && line[i] != '\'' {
 		i++
 	}
 	return span{s - 2, i}
@@ -267,7 +264,7 @@ func headerReach(line []byte, s, e int) span {
 		i++
 	}
 	for range 2 {
-		for i < len(line) && !isSpace(line[i]) && strings.IndexByte(`"',;`, line[i]) < 0 {
+		for i < len(line) && !rx.IsSpace(line[i]) && strings.IndexByte(`"',;`, line[i]) < 0 {
 			i++
 		}
 		i = skipSpace(line, i)
