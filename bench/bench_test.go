@@ -78,6 +78,36 @@ func TestMakeRepo(t *testing.T) {
 	}
 }
 
+// TestSourceOfNamesTheCommit: the report names the commit it measured and
+// says when the work tree differed from it.
+func TestSourceOfNamesTheCommit(t *testing.T) {
+	b := &bench{tmp: t.TempDir()}
+	dir := filepath.Join(b.tmp, "repo")
+	if err := b.makeRepo(context.Background(), dir, 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.must(context.Background(), dir, "git", "rev-parse", "--short=12", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(out))
+	if got, want := sourceOf(dir), "commit "+head+", work tree clean"; got != want {
+		t.Errorf("clean: %q, want %q", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, repoPath(0)), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sourceOf(dir), "commit "+head+" with 2 changed or untracked paths"; got != want {
+		t.Errorf("changed: %q, want %q", got, want)
+	}
+	if got := sourceOf(t.TempDir()); got != "" {
+		t.Errorf("outside git: %q, want nothing", got)
+	}
+}
+
 // TestGoalsAreComputed: a goal's "met" follows the figure the benchmarks
 // printed, on either side of its threshold, and a goal whose figure the run
 // did not print is left out.

@@ -27,7 +27,27 @@ func machineInfo(b *bench) []string {
 	add("git", command("git", "--version"))
 	add("zstd", strings.Trim(command("zstd", "--version"), "* "))
 	add("freshctx", command(b.bin, "version")+", built with CGO_ENABLED=0 (a static binary, as the README installs it)")
+	add("Source measured", b.source)
 	return out
+}
+
+// sourceOf names the code a report measures: the commit checked out in
+// root and how many paths differed from it as the run started. The
+// binary's own version cannot say it when Go stamps no VCS information
+// (GOFLAGS=-buildvcs=false, a copy without .git). "" outside git.
+func sourceOf(root string) string {
+	head := command("git", "-C", root, "rev-parse", "--short=12", "HEAD")
+	if head == "" {
+		return ""
+	}
+	out, err := exec.CommandContext(context.Background(), "git", "-C", root, "status", "--porcelain").Output()
+	switch n := strings.Count(string(out), "\n"); {
+	case err != nil:
+		return "commit " + head + " (whether the work tree had changes is unknown: " + err.Error() + ")"
+	case n > 0:
+		return fmt.Sprintf("commit %s with %d changed or untracked paths", head, n)
+	}
+	return "commit " + head + ", work tree clean"
 }
 
 // procField is the value of the first "key: value" or "key=value" line.

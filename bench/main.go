@@ -53,6 +53,7 @@ type bench struct {
 	tmp     string // workspaces
 	bin     string // the freshctx binary under test
 	started time.Time
+	source  string // the commit measured (sourceOf), taken before the report is written
 	report  *report
 	metrics []metric // of the Go benchmarks
 }
@@ -71,7 +72,7 @@ func run(ctx context.Context, o options) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	b := &bench{options: o, root: root, tmp: tmp, started: time.Now()}
+	b := &bench{options: o, root: root, tmp: tmp, started: time.Now(), source: sourceOf(root)}
 	if b.short && b.repeats > 3 {
 		b.repeats = 3
 	}

@@ -168,6 +168,9 @@ func (r *report) writeSummary(readme string) error {
 	for _, h := range r.headlines {
 		sum.WriteString("- " + h + "\n")
 	}
+	if r.b.source != "" {
+		fmt.Fprintf(&sum, "- Measured on %s, %s.\n", r.b.started.UTC().Format("2006-01-02"), r.b.source)
+	}
 	text = text[:i] + sum.String() + text[j:]
 	return os.WriteFile(readme, []byte(text), 0o644)
 }
