@@ -54,6 +54,7 @@ type sink struct {
 	blob     *store.BlobWriter
 	stream   Stream
 	out      chan<- []outLine
+	spare    <-chan []outLine // batches the analysis is done with (batches.spare)
 	batch    []outLine
 	counter  tokens.Counter
 	progress *atomic.Int64
@@ -106,16 +107,40 @@ func (k *sink) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// sizeBatch starts a batch sized for the lines of p: grown line by line,
-// batches were reallocated over and over.
+// sizeBatch starts a batch: one the analysis is done with, else one sized
+// for the lines of p (grown line by line, batches were reallocated over
+// and over).
 func (k *sink) sizeBatch(p []byte) {
-	if k.batch == nil {
+	if k.batch != nil {
+		return
+	}
+	select {
+	case b := <-k.spare:
+		k.batch = b
+	default:
 		k.batch = make([]outLine, 0, min(bytes.Count(p, []byte{'\n'})+1, maxBatch))
 	}
 }
 
 // maxBatch bounds the lines handed to the analysis at once.
 const maxBatch = 512
+
+// batches carries the batches of lines the analysis is done with back to
+// the sinks, emptied: a capture allocated the lines' slots anew for every
+// batch, a fifth of all it allocated. A batch that finds the channel full
+// is left to the collector.
+type batches chan []outLine
+
+func newBatches() batches { return make(batches, 8) }
+
+// giveBack empties a batch (its lines' texts go) and offers it again.
+func (b batches) giveBack(batch []outLine) {
+	clear(batch)
+	select {
+	case b <- batch[:0]:
+	default:
+	}
+}
 
 // emit redacts the end of one line (all of it, or the last piece of a
 // line that came in pieces) and passes it on.
@@ -262,17 +287,16 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 
 // consume reads every batch of lines, handing each to the scan as well,
 // and returns when both have seen the last.
-func (a *analysis) consume(in <-chan []outLine) {
+func (a *analysis) consume(in <-chan []outLine, done batches) {
 	// The scan may lag the digest by a few batches, no more: each batch
 	// holds up to maxBatch lines of up to maxLine bytes, and every batch
 	// in flight is memory the heap limit cannot reclaim.
 	toScan, scanned := make(chan []outLine, 4), make(chan struct{})
 	go func() {
-		a.scan.consume(toScan)
+		a.scan.consume(toScan, done)
 		close(scanned)
 	}()
 	for batch := range in {
-		toScan <- batch // read, never written, by both from here on
 		for _, l := range batch {
 			if l.use == forScan {
 				continue
@@ -284,6 +308,9 @@ func (a *analysis) consume(in <-chan []outLine) {
 			}
 			a.guardedAdd(l)
 		}
+		// The scan takes the batch once the digest is done with it, so
+		// that it is the batch's last reader: it gives the batch back.
+		toScan <- batch
 	}
 	close(toScan)
 	if a.fallback == nil {
@@ -344,13 +371,14 @@ type scan struct {
 	skipped int
 }
 
-func (s *scan) consume(in <-chan []outLine) {
+func (s *scan) consume(in <-chan []outLine, done batches) {
 	for batch := range in {
 		for _, l := range batch {
 			if l.use != forDigest {
 				s.guardedLine(l.text)
 			}
 		}
+		done.giveBack(batch)
 	}
 }
 

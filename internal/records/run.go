@@ -232,6 +232,7 @@ type capture struct {
 	drained  chan error
 	sinks    [2]*sink
 	lines    chan []outLine
+	spare    batches
 	analysis *analysis
 	done     chan struct{}
 	bytes    atomic.Int64
@@ -262,12 +263,12 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	}
 	// The redaction ruleset is not warmed: most outputs never hold a word
 	// that needs it, and building it anyway cost every run 30-50 ms of CPU.
-	c := &capture{opt: opt, lines: make(chan []outLine, 16), done: make(chan struct{})}
+	c := &capture{opt: opt, lines: make(chan []outLine, 16), spare: newBatches(), done: make(chan struct{})}
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:
 		// the sink keeps the error, the analysis still reads every line.
 		b, err := s.createBlob()
-		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, progress: &c.bytes}
+		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
 	c.spool, c.drained = newSpool(s.spoolDir()), make(chan error, 1)
@@ -285,7 +286,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		})
 	}()
 	go func() {
-		c.analysis.consume(c.lines)
+		c.analysis.consume(c.lines, c.spare)
 		close(c.done)
 	}()
 	c.stopProg = showProgress(opt, &c.bytes, &c.analysis.lines)
