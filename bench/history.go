@@ -65,6 +65,16 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	b.report.goal(fmt.Sprintf("`run -- true` with %d files and %d commits adds at most 1.2x one `git status`", files, lengths[len(lengths)-1]),
 		over <= 1.2, "%s over `true` against %s for `git status`: %s", ms(same.median()-truth.median()), ms(status.median()), times(over))
 	sec.note("%d files in every repository.", files)
+	// What any freshctx process costs, measured in the same repository:
+	// the part of the overhead no work on run can take away.
+	floor, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dirs[len(dirs)-1], b.bin, "version") })
+	if err != nil {
+		return err
+	}
+	sec.note("The process floor: `freshctx version` (the binary's start and exit, no store, no git) took %s in the "+
+		"repository of %d commits; `run -- true` took %s more, %s of a git status.",
+		spread(floor), lengths[len(lengths)-1], ms(same.median()-floor.median()),
+		times(float64(same.median()-floor.median())/float64(status.median())))
 	inter, err := b.interleaved(ctx, dirs)
 	if err != nil {
 		return err
