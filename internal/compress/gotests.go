@@ -25,8 +25,8 @@ type goTests struct {
 	heldLines int
 	heldBytes int // of the held lines' texts
 	// spare are heldTests done with, to be used again: a log holds one for
-	// every test it runs, and allocating each was a sixth of what a capture
-	// of go test -v allocated.
+	// every test it runs, and allocating each (with a new map at every
+	// package's end) was 14% of what a capture of go test -v allocated.
 	spare []*heldTest
 }
 

@@ -8,9 +8,9 @@ import (
 )
 
 // TestHeldTestsReusedChangeNothing: a go test -v log of tests run one
-// after another and side by side, passing, failing, cut short by a
-// package's end or a panic, digests the same whether the held tests done
-// with are used again or each test gets a new one.
+// after another and side by side, passing, failing, past their cap of held
+// lines, cut short by a package's end or a panic, digests the same whether
+// the held tests done with are used again or each test gets a new one.
 func TestHeldTestsReusedChangeNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		names := []string{"TestA", "TestB", "TestC", "TestD/sub"}
