@@ -184,30 +184,24 @@ func TestReachHoldsEveryMatch(t *testing.T) {
 	})
 }
 
-func TestHasFoldVariant(t *testing.T) {
+// TestLineChecks: the two byte tests that decide how a line is searched.
+func TestLineChecks(t *testing.T) {
 	for _, c := range []struct {
-		line string
-		want bool
+		name  string
+		check func([]byte) bool
+		line  string
+		want  bool
 	}{
-		{"", false}, {"plain ascii", false}, {"paſſword=x", true}, {"\u212aEY=x", true},
-		{"\xc5", false}, {"\xe2\x84", false}, {"é and ü and €", false}, {"€\u212a", true},
+		{"hasFoldVariant", hasFoldVariant, "", false}, {"hasFoldVariant", hasFoldVariant, "plain ascii", false},
+		{"hasFoldVariant", hasFoldVariant, "paſſword=x", true}, {"hasFoldVariant", hasFoldVariant, "\u212aEY=x", true},
+		{"hasFoldVariant", hasFoldVariant, "\xc5", false}, {"hasFoldVariant", hasFoldVariant, "\xe2\x84", false},
+		{"hasFoldVariant", hasFoldVariant, "é and ü and €", false}, {"hasFoldVariant", hasFoldVariant, "€\u212a", true},
+		{"ascii", ascii, "", true}, {"ascii", ascii, "abc", true}, {"ascii", ascii, "exactly8", true},
+		{"ascii", ascii, "sixteen bytes!!!", true}, {"ascii", ascii, "\x80", false},
+		{"ascii", ascii, "1234567\x80", false}, {"ascii", ascii, "12345678\xff", false}, {"ascii", ascii, "é", false},
 	} {
-		if got := hasFoldVariant([]byte(c.line)); got != c.want {
-			t.Errorf("hasFoldVariant(%q) = %v, want %v", c.line, got, c.want)
-		}
-	}
-}
-
-func TestASCII(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		want bool
-	}{
-		{"", true}, {"abc", true}, {"exactly8", true}, {"sixteen bytes!!!", true},
-		{"\x80", false}, {"1234567\x80", false}, {"12345678\xff", false}, {"é", false},
-	} {
-		if got := ascii([]byte(c.line)); got != c.want {
-			t.Errorf("ascii(%q) = %v, want %v", c.line, got, c.want)
+		if got := c.check([]byte(c.line)); got != c.want {
+			t.Errorf("%s(%q) = %v, want %v", c.name, c.line, got, c.want)
 		}
 	}
 }
