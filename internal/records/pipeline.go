@@ -285,15 +285,16 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refIndex: map[string]int{}, goBlocks: newGoBlocks()}}
 }
 
-// consume reads every batch of lines, handing each to the scan as well,
+// consume reads every batch of lines, handing each to the scan once the
+// digest is done with it (the scan gives it back to spare),
 // and returns when both have seen the last.
-func (a *analysis) consume(in <-chan []outLine, done batches) {
+func (a *analysis) consume(in <-chan []outLine, spare batches) {
 	// The scan may lag the digest by a few batches, no more: each batch
 	// holds up to maxBatch lines of up to maxLine bytes, and every batch
 	// in flight is memory the heap limit cannot reclaim.
 	toScan, scanned := make(chan []outLine, 4), make(chan struct{})
 	go func() {
-		a.scan.consume(toScan, done)
+		a.scan.consume(toScan, spare)
 		close(scanned)
 	}()
 	for batch := range in {
@@ -371,14 +372,14 @@ type scan struct {
 	skipped int
 }
 
-func (s *scan) consume(in <-chan []outLine, done batches) {
+func (s *scan) consume(in <-chan []outLine, spare batches) {
 	for batch := range in {
 		for _, l := range batch {
 			if l.use != forDigest {
 				s.guardedLine(l.text)
 			}
 		}
-		done.giveBack(batch)
+		spare.giveBack(batch)
 	}
 }
 
