@@ -91,7 +91,7 @@ func TestSourceOfNamesTheCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := strings.TrimSpace(string(out))
-	if got, want := sourceOf(dir), "commit "+head+", work tree clean"; got != want {
+	if got, want := b.sourceOf(context.Background(), dir), "commit "+head+", work tree clean"; got != want {
 		t.Errorf("clean: %q, want %q", got, want)
 	}
 	if err := os.WriteFile(filepath.Join(dir, repoPath(0)), []byte("changed\n"), 0o644); err != nil {
@@ -100,10 +100,10 @@ func TestSourceOfNamesTheCommit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sourceOf(dir), "commit "+head+" with 2 changed or untracked paths"; got != want {
+	if got, want := b.sourceOf(context.Background(), dir), "commit "+head+" with 2 changed or untracked paths"; got != want {
 		t.Errorf("changed: %q, want %q", got, want)
 	}
-	if got := sourceOf(t.TempDir()); got != "" {
+	if got := b.sourceOf(context.Background(), t.TempDir()); got != "" {
 		t.Errorf("outside git: %q, want nothing", got)
 	}
 }

@@ -35,19 +35,20 @@ func machineInfo(b *bench) []string {
 // root and how many paths differed from it as the run started. The
 // binary's own version cannot say it when Go stamps no VCS information
 // (GOFLAGS=-buildvcs=false, a copy without .git). "" outside git.
-func sourceOf(root string) string {
-	head := command("git", "-C", root, "rev-parse", "--short=12", "HEAD")
-	if head == "" {
+func (b *bench) sourceOf(ctx context.Context, root string) string {
+	head, err := b.must(ctx, root, "git", "rev-parse", "--short=12", "HEAD")
+	if err != nil {
 		return ""
 	}
-	out, err := exec.CommandContext(context.Background(), "git", "-C", root, "status", "--porcelain").Output()
+	commit := "commit " + strings.TrimSpace(string(head))
+	out, err := b.must(ctx, root, "git", "status", "--porcelain")
 	switch n := strings.Count(string(out), "\n"); {
 	case err != nil:
-		return "commit " + head + " (whether the work tree had changes is unknown: " + err.Error() + ")"
+		return commit + " (whether the work tree had changes is unknown: " + err.Error() + ")"
 	case n > 0:
-		return fmt.Sprintf("commit %s with %d changed or untracked paths", head, n)
+		return fmt.Sprintf("%s with %d changed or untracked paths", commit, n)
 	}
-	return "commit " + head + ", work tree clean"
+	return commit + ", work tree clean"
 }
 
 // procField is the value of the first "key: value" or "key=value" line.

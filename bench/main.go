@@ -72,7 +72,8 @@ func run(ctx context.Context, o options) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	b := &bench{options: o, root: root, tmp: tmp, started: time.Now(), source: sourceOf(root)}
+	b := &bench{options: o, root: root, tmp: tmp, started: time.Now()}
+	b.source = b.sourceOf(ctx, root)
 	if b.short && b.repeats > 3 {
 		b.repeats = 3
 	}
