@@ -112,3 +112,54 @@ func median(k int, f func()) time.Duration {
 	slices.Sort(ds)
 	return ds[k/2]
 }
+
+// BenchmarkCheckMany2000 checks 2,000 stamps of one file each (200 with
+// -short), all unchanged and settled, in one snapshot: an artifact's
+// slices, each with its input, as a get checks them.
+func BenchmarkCheckMany2000(b *testing.B) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	r := testgit.New(b)
+	var paths []string
+	for i := range n {
+		p := fmt.Sprintf("pkg%02d/f%04d.go", i%40, i)
+		r.Write(p, fmt.Sprintf("package p // %d\n", i))
+		paths = append(paths, p)
+	}
+	r.Commit("init")
+	ctx := context.Background()
+	ws := teststore.Workspace(b, r.Dir)
+	opt := Options{Cache: StoreCache{S: teststore.Open(b, "", store.Options{})}}
+	time.Sleep(RacyWindow + 100*time.Millisecond) // settled: the fingerprints decide
+	snap, err := NewSnapshot(ctx, ws, paths, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sts := make([]Stamp, n)
+	for i, p := range paths {
+		if sts[i], err = snap.Stamp(ctx, []string{p}, time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := snap.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(RacyWindow + 100*time.Millisecond)
+	for b.Loop() {
+		snap, err := NewSnapshot(ctx, ws, nil, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := snap.CheckMany(ctx, sts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range res {
+			if res[i].Label != Fresh {
+				b.Fatalf("%s: %s, want fresh", paths[i], res[i].Label)
+			}
+		}
+	}
+}

@@ -30,6 +30,7 @@ func (s *Snapshot) Check(ctx context.Context, st Stamp) (Result, error) {
 // small, as an artifact's slices are).
 func (s *Snapshot) CheckMany(ctx context.Context, sts []Stamp) ([]Result, error) {
 	out := make([]Result, len(sts))
+	s.prefetch(sts)
 	var rest []string
 	for i, st := range sts {
 		out[i], rest = s.prejudge(st, rest)
