@@ -1,16 +1,17 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/later"
 )
 
 // maxPathSetFiles bounds the entries of a work tree walked outside git; a
@@ -24,23 +25,14 @@ const unlistedPrefix = "unlisted:"
 
 // pathSet digests the sorted list of the work tree's files (tracked and
 // untracked, not ignored): it changes when a file is added, removed or moved.
-// git lists candidates from its index; only those present in the work tree
-// now count, so a file deleted but not staged is gone from the set. Outside
-// git the tree is walked, .git and the store's folder left out.
+// In git they are gitFiles; outside git the tree is walked, .git and the
+// store's folder left out.
 func (s *Service) pathSet(ctx context.Context) (string, error) {
 	var files []string
 	if s.WS.Git != nil {
-		listed, err := s.WS.Git.LsFiles(ctx)
-		if err != nil {
+		var err error
+		if files, err = s.gitFiles(ctx); err != nil {
 			return "", err
-		}
-		for i, f := range listed {
-			if i%1024 == 0 && ctx.Err() != nil {
-				return "", ctx.Err() // the get no longer needs it
-			}
-			if _, err := os.Lstat(s.WS.Abs(f)); err == nil {
-				files = append(files, f)
-			}
 		}
 	} else {
 		entries, err := freshness.ListTree(freshness.OSFS{}, s.WS, ".", maxPathSetFiles)
@@ -66,6 +58,32 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// gitFiles lists the files of the index present in the work tree (a file
+// deleted but not staged is gone) and the untracked files not ignored. The
+// walk for untracked files (git ls-files --others) runs beside the listing
+// of the index and the lstat of its files: in a repository of 13,000 files
+// the walk and the lstat take about as long as each other.
+func (s *Service) gitFiles(ctx context.Context) ([]string, error) {
+	untracked := later.Start(func() ([]string, error) { return s.WS.Git.Untracked(ctx) })
+	tracked, err := s.WS.Git.Tracked(ctx)
+	var files []string
+	if err == nil {
+		slices.Sort(tracked)
+		var present []bool
+		present, err = freshness.PresentPaths(ctx, s.WS.Root, tracked)
+		for i, f := range tracked {
+			if err == nil && present[i] {
+				files = append(files, f)
+			}
+		}
+	}
+	others, uerr := untracked() // waited for, whatever happened: it outlives nothing
+	if err := cmp.Or(err, uerr); err != nil {
+		return nil, err
+	}
+	return append(files, others...), nil
 }
 
 // unlisted says why a path set was not compared, if it was not.

@@ -13,13 +13,26 @@ import (
 // LsFiles lists the workspace's tracked files and its untracked files that
 // are not ignored, root-relative, in one `git ls-files`.
 func (g *Git) LsFiles(ctx context.Context) ([]string, error) {
-	args := []string{"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"}
+	return g.lsFiles(ctx, "--cached", "--others", "--exclude-standard", "--deduplicate")
+}
+
+// Tracked lists the files of the workspace's index, root-relative and each
+// once (an unmerged file has several stages), in one `git ls-files
+// --cached`: git reads its index and looks at no file of the work tree.
+func (g *Git) Tracked(ctx context.Context) ([]string, error) {
+	return g.lsFiles(ctx, "--cached", "--deduplicate")
+}
+
+// lsFiles runs `git ls-files -z` with flags over the workspace and reads the
+// paths it prints.
+func (g *Git) lsFiles(ctx context.Context, flags ...string) ([]string, error) {
+	args := append([]string{"ls-files", "-z"}, flags...)
 	if g.prefix != "" {
 		args = append(args, "--", g.prefix)
 	}
 	out, err := g.Run(ctx, g.Top, args...)
 	if err != nil {
-		return nil, fmt.Errorf("git ls-files: %w", err)
+		return nil, fmt.Errorf("git ls-files %s: %w", strings.Join(flags, " "), err)
 	}
 	return g.paths(out), nil
 }
@@ -153,15 +166,7 @@ func (g *Git) ReadHead(ctx context.Context) (Head, error) {
 // tracked files. An untracked directory git will not enter (a nested
 // repository) is listed with a trailing "/".
 func (g *Git) Untracked(ctx context.Context) ([]string, error) {
-	args := []string{"ls-files", "-z", "--others", "--exclude-standard"}
-	if g.prefix != "" {
-		args = append(args, "--", g.prefix)
-	}
-	out, err := g.Run(ctx, g.Top, args...)
-	if err != nil {
-		return nil, fmt.Errorf("git ls-files --others: %w", err)
-	}
-	return g.paths(out), nil
+	return g.lsFiles(ctx, "--others", "--exclude-standard")
 }
 
 // HeadBehind returns HEAD's commit ("" with none) and how many commits its

@@ -110,3 +110,25 @@ func TestReadHead(t *testing.T) {
 		t.Fatalf("detached: %+v", h)
 	}
 }
+
+func TestTrackedListsTheIndexOnly(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "a")
+	r.Write("gone.go", "g")
+	r.Write(".gitignore", "*.log\n")
+	r.Commit("init")
+	r.Write("staged.go", "s")
+	r.Git("add", "staged.go")
+	r.Remove("gone.go") // unstaged: still in the index
+	r.Write("new/b.go", "untracked")
+	r.Write("x.log", "ignored")
+	ws, _ := Discover(r.Dir)
+	got, err := ws.Git.Tracked(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{".gitignore", "a.go", "gone.go", "staged.go"}; !slices.Equal(got, want) {
+		t.Fatalf("Tracked = %v, want %v", got, want)
+	}
+}

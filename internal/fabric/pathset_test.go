@@ -1,0 +1,79 @@
+package fabric
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// TestGitFilesAsListedAndFound holds the path set's files to their
+// definition, after random adds, stages, commits, deletes, ignores and
+// links: what one `git ls-files --cached --others --exclude-standard`
+// lists and lstat finds in the work tree. gitFiles gets there with two git
+// processes side by side and batched lstat, and an artifact put before it
+// must keep its path set.
+func TestGitFilesAsListedAndFound(t *testing.T) {
+	names := []string{"a.go", "b.log", "d/c.go", "d/e/f.go", "g/h.go", "link"}
+	rapid.Check(t, func(rt *rapid.T) {
+		r := testgit.Init(rt, t.TempDir())
+		r.Write(".gitignore", "*.log\n")
+		r.Write("a.go", "a")
+		r.Commit("init")
+		ws, err := workspace.Discover(r.Dir)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		svc := &Service{WS: ws}
+		ctx := context.Background()
+		for range rapid.IntRange(1, 8).Draw(rt, "steps") {
+			name := rapid.SampledFrom(names).Draw(rt, "name")
+			abs := r.Path(name)
+			switch rapid.IntRange(0, 5).Draw(rt, "action") {
+			case 0:
+				os.MkdirAll(filepath.Dir(abs), 0o755)
+				os.WriteFile(abs, []byte("x"), 0o644)
+			case 1:
+				r.Git("add", "-A")
+			case 2:
+				r.Git("add", "-A")
+				r.Git("commit", "-q", "--allow-empty", "-m", "step")
+			case 3: // unstaged: the index still lists it
+				os.RemoveAll(abs)
+			case 4: // a dangling link is a file in the tree
+				os.RemoveAll(abs)
+				os.MkdirAll(filepath.Dir(abs), 0o755)
+				os.Symlink("nowhere", abs)
+			case 5: // its folder, unstaged
+				if dir := filepath.Dir(abs); dir != r.Dir {
+					os.RemoveAll(dir)
+				}
+			}
+			listed, err := ws.Git.LsFiles(ctx)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			var want []string
+			for _, f := range listed {
+				if _, err := os.Lstat(ws.Abs(f)); err == nil {
+					want = append(want, f)
+				}
+			}
+			got, err := svc.gitFiles(ctx)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				rt.Fatalf("gitFiles = %q, listed and found %q", got, want)
+			}
+		}
+	})
+}
