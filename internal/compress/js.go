@@ -16,8 +16,11 @@ var (
 	jsNoisePrefix = prefixes("✓ ", "√ ", "PASS ", "# Subtest: ", "duration_ms: ", "failureType: ", "TAP version",
 		"Start at ", "Duration ", "⎯", "npm notice ", "stack: |-", "potentially fixable with", "Watch Usage")
 	jsNoise = rx.MustCompile(`^(ok \d+ - |---$|\.\.\.$|RUN\s+v\d|\d+\.\.\d+$|# (suites|cancelled|skipped|todo|duration_ms) |> \S+@\S+ )`)
-	jsError = match(`^(\s*(✕|×) |\s*● |\s*FAIL |\s*not ok \d+ - |\s+\d+:\d+\s+error\s|\s*(\w+Error|Error): |\s*error: )`,
-		"error TS", `error TS\d+`)
+	// An exception's name can start with any letter: "TypeError: " is
+	// tried on lines holding "Error: " only, so that the anchored
+	// expression's first bytes turn most lines away.
+	jsError = match(`^(\s*(✕|×) |\s*● |\s*FAIL |\s*not ok \d+ - |\s+\d+:\d+\s+error\s|\s*error: )`,
+		"Error: ", `^\s*\w*Error: `, "error TS", `error TS\d+`)
 	jsWarning = rx.MustCompile(`^\s+\d+:\d+\s+warning\s`)
 	jsSummary = match(`^(Tests?:\s|Test Suites:|Snapshots:|Time:\s|\s*Test Files\s|\s*Tests\s+\d|`+
 		`# (tests|pass|fail) \d+|[✖✔] \d+ problems?|Found \d+ errors?|\s*ℹ (tests|pass|fail) \d+)`,
@@ -38,6 +41,12 @@ func jsRules(root string) Rules {
 	return Rules{
 		Before: 1,
 		Block: func(line string) (string, bool) {
+			// What jsBlock's \s* leaves must start "FAIL" or "● ": most
+			// lines are turned away here, not by a run of the expression.
+			t := rx.TrimLeftSpace(line)
+			if !strings.HasPrefix(t, "FAIL") && !strings.HasPrefix(t, "● ") {
+				return "", false
+			}
 			if m := jsBlock.FindStringSubmatch(line); m != nil {
 				return m[1] + m[2], true
 			}
