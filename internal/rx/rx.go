@@ -5,7 +5,11 @@
 // (pairs.go). A line whose first two bytes are not in the set is turned
 // away by two table loads instead of a run of the matcher; most lines of a
 // long log or of source code start with bytes none of a pattern's
-// alternatives can (`func` against an alternative `FAIL`).
+// alternatives can (`func` against an alternative `FAIL`). A line that
+// gets past them is read on by an automaton made from the expression's
+// program as lines need its states (prefix.go), up to the byte where no
+// thread of the expression can go on: an indented line against
+// `^\s*FAIL ` is turned away at its first letter.
 //
 // The prefilter only ever admits more than the expression matches, never
 // less: a pattern it cannot bound (not anchored, or able to match the empty
@@ -13,6 +17,7 @@
 package rx
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"sync"
@@ -29,7 +34,9 @@ type Regexp struct {
 	re    *regexp.Regexp
 	first [256]bool
 	pairs *pairSet // the first two bytes (pairs.go); nil: the first only
-	all   bool     // no bound: every line is tried
+	// prefix reads further into the line (prefix.go); nil: no further.
+	prefix *prefixMachine
+	all    bool // no bound: every line is tried
 }
 
 // made holds every expression MustCompile made, for CheckAll.
@@ -63,6 +70,23 @@ func CheckAll() error {
 	return nil
 }
 
+// CheckPrefilter runs every expression made so far over lines, with its
+// prefilter and without, and reports the first line the prefilter turned
+// away that the expression matches. Tests call it with real outputs.
+func CheckPrefilter(lines []string) error {
+	made.Lock()
+	all := append([]*Regexp(nil), made.all...)
+	made.Unlock()
+	for _, r := range all {
+		for _, l := range lines {
+			if !r.May(l) && r.Std().MatchString(l) {
+				return fmt.Errorf("rx: %q matches %q but the prefilter turned it away", r.expr, l)
+			}
+		}
+	}
+	return nil
+}
+
 // load compiles r once.
 func (r *Regexp) load() {
 	r.once.Do(func() {
@@ -70,7 +94,7 @@ func (r *Regexp) load() {
 		if err != nil {
 			panic("rx: " + err.Error())
 		}
-		r.re, r.first, r.pairs, r.all = c.re, c.first, c.pairs, c.all
+		r.re, r.first, r.pairs, r.prefix, r.all = c.re, c.first, c.pairs, c.prefix, c.all
 	})
 }
 
@@ -98,6 +122,7 @@ func compile(expr string) (*Regexp, error) {
 	if !r.all {
 		r.pairs, _ = pairsOf(re)
 	}
+	r.prefix = newPrefixMachine(re)
 	return r, nil
 }
 
@@ -119,7 +144,10 @@ func (r *Regexp) May(s string) bool {
 	case len(s) == 0 || !r.first[s[0]]:
 		return false
 	}
-	return len(s) == 1 || r.pairs == nil || r.pairs.has(s[0], s[1])
+	if len(s) > 1 && r.pairs != nil && !r.pairs.has(s[0], s[1]) {
+		return false
+	}
+	return r.prefix == nil || r.prefix.may(s)
 }
 
 // MatchString is regexp's, behind the prefilter.

@@ -65,7 +65,20 @@ func TestPrefilterBounds(t *testing.T) {
 		// The second byte.
 		{`^(FAIL|func)`, "for x", false},
 		{`^(FAIL|func)`, "func x", true},
-		{`^(FAIL|func)`, "f", true},
+		{`^(FAIL|func)`, "f", false}, // shorter than any match
+		{`^(FAIL|func)`, "fun", false},
+		{`^(FAIL|func)`, "funk", false},
+		// Past the second byte.
+		{`^\s*(FAIL |● )`, "        return lines.size;", false},
+		{`^\s*(FAIL |● )`, "        FAIL x", true},
+		{`^\s*(FAIL |● )`, "    ● x", true}, // a byte past ASCII is admitted
+		{`^\s*(FAIL |● )`, "        FAILED", false},
+		{`^(?i)panic: `, "PANIC: x", true},
+		{`^(?i)panic: `, "panics x", false},
+		{`^ok\s+\S+\s+\d`, "ok  \tpkg\t0.1s", true},
+		{`^ok\s+\S+\s+\d`, "ok step 1", true},
+		{`^ok\s+\S+\s+\d`, "ok step", false},
+		{`^x\b`, "x", true}, // \b taken as holding at the end
 		{`(?i)^fail`, "FAil", true},
 		{`(?i)^fail`, "fx", false},
 		{`^\d+ passed`, "12 passed", true},
