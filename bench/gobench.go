@@ -35,6 +35,7 @@ var goBenches = []goBench{
 	{"./internal/redact", "BenchmarkRedact$", "3x", "redaction of a real go test -v log against only splitting it into lines"},
 	{"./internal/redact", "BenchmarkRedactLongLine$", "2x", "redaction of minified JavaScript on one line, in 64 KiB pieces: rules on windows around their keywords, against on whole pieces"},
 	{"./internal/compress", "BenchmarkCompress50kLines$", "3x", "compression of 50,000 lines"},
+	{"./internal/compress", "BenchmarkCompressCorpus$", "3x", "compression of every real output of the corpus, each repeated to 5,000 lines, by the compressor run picks: all of them, and the slowest"},
 }
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)

@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/corpus"
 )
 
 // fiftyThousand repeats sample lines up to 50,000 lines.
@@ -68,4 +71,66 @@ func BenchmarkCompress50kLines(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCompressCorpus digests every real output of the corpus with the
+// compressor run would pick for it, each repeated to 5,000 lines (500 with
+// -short), and reports the throughput over all of them and that of the
+// slowest output: one expression that runs on every line of one kind of
+// output shows there, not in an average.
+func BenchmarkCompressCorpus(b *testing.B) {
+	entries, err := corpus.Load("testdata/corpus")
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	type output struct {
+		name    string
+		factory Factory
+		root    string
+		lines   []string
+		size    int
+	}
+	var outs []output
+	total := 0
+	for _, e := range entries {
+		lines := strings.Split(strings.TrimSuffix(e.Out, "\n"), "\n")
+		for len(lines) < n {
+			lines = append(lines, lines...)
+		}
+		head := e.Out[:min(len(e.Out), 4096)] // as compressEntry picks
+		o := output{name: e.Name, factory: Select([]string{"bash", "-c", e.Cmd}, []byte(head)), root: e.Root, lines: lines[:n]}
+		for _, l := range o.lines {
+			o.size += len(l) + 1
+		}
+		total += o.size
+		outs = append(outs, o)
+	}
+	took := make([]time.Duration, len(outs))
+	for b.Loop() {
+		for i, o := range outs {
+			start := time.Now()
+			c := o.factory.New(Options{Intent: Summary, Root: o.root})
+			for _, l := range o.lines {
+				c.Line(l)
+			}
+			c.Finish()
+			took[i] += time.Since(start)
+		}
+	}
+	var all time.Duration
+	slowest := 0
+	rate := func(i int) float64 { return float64(outs[i].size) * float64(b.N) / took[i].Seconds() / 1e6 }
+	for i := range outs {
+		all += took[i]
+		if rate(i) < rate(slowest) {
+			slowest = i
+		}
+	}
+	b.ReportMetric(float64(total)*float64(b.N)/all.Seconds()/1e6, "MB/s")
+	b.ReportMetric(rate(slowest), "slowest_MB/s")
+	b.Logf("slowest: %s (%s), %.1f MB/s", outs[slowest].name, outs[slowest].factory.Name, rate(slowest))
 }
