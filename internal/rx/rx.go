@@ -72,15 +72,20 @@ func CheckAll() error {
 
 // CheckPrefilter runs every expression made so far over lines, with its
 // prefilter and without, and reports the first line the prefilter turned
-// away that the expression matches. Tests call it with real outputs.
+// away that the expression matches, or where MatchString's answer is not
+// the expression's. Tests call it with real outputs.
 func CheckPrefilter(lines []string) error {
 	made.Lock()
 	all := append([]*Regexp(nil), made.all...)
 	made.Unlock()
 	for _, r := range all {
 		for _, l := range lines {
-			if !r.May(l) && r.Std().MatchString(l) {
+			want := r.Std().MatchString(l)
+			if !r.May(l) && want {
 				return fmt.Errorf("rx: %q matches %q but the prefilter turned it away", r.expr, l)
+			}
+			if r.MatchString(l) != want {
+				return fmt.Errorf("rx: %q: MatchString(%q) is not %v, as the expression's", r.expr, l, want)
 			}
 		}
 	}
@@ -137,22 +142,34 @@ func (r *Regexp) String() string { return r.expr }
 
 // May reports whether s can match: false means it cannot.
 func (r *Regexp) May(s string) bool {
+	matches, known := r.known(s)
+	return matches || !known
+}
+
+// known reports whether r matches s, and whether the prefilter knows it
+// (when not, the matcher must say).
+func (r *Regexp) known(s string) (matches, known bool) {
 	r.load()
 	switch {
 	case r.all:
-		return true
+		return false, false
 	case len(s) == 0 || !r.first[s[0]]:
-		return false
+		return false, true
+	case len(s) > 1 && r.pairs != nil && !r.pairs.has(s[0], s[1]):
+		return false, true
+	case r.prefix == nil:
+		return false, false
 	}
-	if len(s) > 1 && r.pairs != nil && !r.pairs.has(s[0], s[1]) {
-		return false
-	}
-	return r.prefix == nil || r.prefix.may(s)
+	return r.prefix.match(s)
 }
 
-// MatchString is regexp's, behind the prefilter.
+// MatchString is regexp's, behind the prefilter, which answers itself
+// where its automaton knows the answer (prefix.go).
 func (r *Regexp) MatchString(s string) bool {
-	return r.May(s) && r.re.MatchString(s)
+	if matches, known := r.known(s); known {
+		return matches
+	}
+	return r.re.MatchString(s)
 }
 
 // Match is regexp's, without the prefilter: b may hold many lines.
