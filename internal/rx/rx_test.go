@@ -1,6 +1,7 @@
 package rx
 
 import (
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -152,4 +153,30 @@ func TestCompiledOnFirstUseOnly(t *testing.T) {
 		}
 	}()
 	bad.MatchString("(")
+}
+
+// TestConcurrentUse matches from several goroutines at once while the
+// automaton's states are still being made (run it with -race): every
+// answer is the matcher's.
+func TestConcurrentUse(t *testing.T) {
+	re := MustCompile(`^\s*(--- (PASS|FAIL): \S+|=== RUN\s+\S+$|ok\s+\d+)`)
+	lines := []string{"--- PASS: TestX (0.00s)", "  --- FAIL: T", "=== RUN   TestY", "=== RUN   TestY x", "ok 12", "ok x", "    log line", ""}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				l := lines[(i+g)%len(lines)]
+				if got, want := re.MatchString(l), re.Std().MatchString(l); got != want {
+					errs <- l
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for l := range errs {
+		t.Errorf("MatchString(%q) is not the matcher's answer", l)
+	}
 }
