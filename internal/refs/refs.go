@@ -45,11 +45,29 @@ var (
 
 // Line returns the references in one line of output.
 func Line(line string) []Ref {
-	line = strings.ReplaceAll(line, "file://", "")
+	if hasFileURL(line) {
+		line = strings.ReplaceAll(line, "file://", "")
+	}
 	if !maybe(line) {
 		return nil
 	}
 	return find(line)
+}
+
+// hasFileURL reports whether line holds "file://", looking at its colons:
+// rarer in output and source than the 'f' strings.Contains would start at.
+func hasFileURL(line string) bool {
+	for from := 0; ; {
+		i := strings.IndexByte(line[from:], ':')
+		if i < 0 {
+			return false
+		}
+		i += from
+		if i >= len("file") && line[i-len("file"):i] == "file" && strings.HasPrefix(line[i:], "://") {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // find is Line without its pre-filter, for a line without "file://".

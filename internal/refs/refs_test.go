@@ -139,3 +139,15 @@ func TestMaybeLetsEveryReferenceThrough(t *testing.T) {
 		}
 	})
 }
+
+// TestHasFileURLIsContains holds the colon-led search for "file://" to
+// strings.Contains.
+func TestHasFileURLIsContains(t *testing.T) {
+	parts := []string{"file", "://", ":", "/", "fil", "e:", "x", " ", "file:/", "é"}
+	rapid.Check(t, func(rt *rapid.T) {
+		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(parts), 0, 10).Draw(rt, "parts"), "")
+		if got, want := hasFileURL(line), strings.Contains(line, "file://"); got != want {
+			rt.Fatalf("hasFileURL(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
