@@ -32,10 +32,11 @@ var patterns = []string{
 	`^a\Bb|^ab\b`,
 	`^\[INFO\]\s*(Building |-{3}|$)|^=+ .* =+$`,
 	`^(a$|b)c|^a$c`,
+	`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`, // redaction's dotted name
 }
 
 // alphabet holds the bytes the patterns turn on, and invalid UTF-8.
-var alphabet = []byte("=-+ \t\nRUNPASFILabcdkKxyz0123456789:.✗━/\x80\xff\xe2")
+var alphabet = []byte("=-+ \t\nRUNPASFILabcdkKxyz0123456789:._✗━/\x80\xff\xe2")
 
 func TestMayNeverTurnsAwayAMatch(t *testing.T) {
 	res := make([]*Regexp, len(patterns))
