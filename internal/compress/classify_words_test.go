@@ -80,3 +80,39 @@ func TestExceptionNameIsItsDefinition(t *testing.T) {
 		}
 	})
 }
+
+// TestEveryListedWordIsFound reads each word and phrase of the lists
+// alone, in a sentence and as part of a longer word: found as a whole
+// word only, whatever its length.
+func TestEveryListedWordIsFound(t *testing.T) {
+	for _, l := range []*wordList{errorWords, warningWords} {
+		for _, ws := range l.byLen {
+			for _, w := range ws {
+				text := w.word + w.then
+				for line, want := range map[string]bool{
+					text:                                 true,
+					"a " + text + " b":                   true,
+					"x" + text:                           false,
+					w.word + "x" + w.then:                false,
+					"(" + text + ")":                     true,
+					strings.ToUpper(text[:1]) + text[1:]: true,
+				} {
+					var scratch []byte
+					if got := scanWordsOf(l, toLower(line, &scratch)); got != want {
+						t.Errorf("%q in %q: found %v, want %v", text, line, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// scanWordsOf reports whether a word or phrase of l is in lower.
+func scanWordsOf(l *wordList, lower []byte) bool {
+	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
+		if l.at(lower, i, j) {
+			return true
+		}
+	}
+	return false
+}
