@@ -126,8 +126,8 @@ func compile(expr string) (*Regexp, error) {
 	r.first, r.all = f.bytes, f.all
 	if !r.all {
 		r.pairs, _ = pairsOf(re)
+		r.prefix = newPrefixMachine(re)
 	}
-	r.prefix = newPrefixMachine(re)
 	return r, nil
 }
 
