@@ -101,8 +101,7 @@ func BenchmarkCompressCorpus(b *testing.B) {
 		for len(lines) < n {
 			lines = append(lines, lines...)
 		}
-		head := e.Out[:min(len(e.Out), 4096)] // as compressEntry picks
-		o := output{name: e.Name, factory: Select([]string{"bash", "-c", e.Cmd}, []byte(head)), root: e.Root, lines: lines[:n]}
+		o := output{name: e.Name, factory: entryFactory(e), root: e.Root, lines: lines[:n]}
 		for _, l := range o.lines {
 			o.size += len(l) + 1
 		}

@@ -21,14 +21,17 @@ func loadCorpus(t *testing.T) []corpusEntry {
 	return entries
 }
 
+// entryFactory is the compressor run picks for an entry: from its command
+// line and the head of its output.
+func entryFactory(e corpusEntry) Factory {
+	head := e.Out[:min(len(e.Out), 4096)]
+	return Select([]string{"bash", "-c", e.Cmd}, []byte(head))
+}
+
 // compressEntry digests an entry as run does: compressor chosen from the
 // command line and the head of the output, summary intent, no cap.
 func compressEntry(e corpusEntry, intent Intent) (string, string) {
-	head := e.Out
-	if len(head) > 4096 {
-		head = head[:4096]
-	}
-	f := Select([]string{"bash", "-c", e.Cmd}, []byte(head))
+	f := entryFactory(e)
 	c := f.New(Options{Intent: intent, Root: e.Root})
 	for _, l := range strings.Split(strings.TrimSuffix(e.Out, "\n"), "\n") {
 		c.Line(l)
