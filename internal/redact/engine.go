@@ -307,7 +307,8 @@ func inWindow(g gate, re *regexp.Regexp, span [2]int) gate {
 // characters, `.`, `-`, white space and quotes, by one of seps and then,
 // after at most nine more separator, quote, backtick or white space bytes
 // (the rest of `:::=`, five of padding, the Terraform value's quote), a
-// value of at least least letters, digits or `_.=-+/`.
+// value of at least least letters, digits or `_.=-+/` that ends the line
+// or is followed by what ends the rules' values (valueFollows).
 func separatorWithin(n int, seps string, least int) gate {
 	return func(line []byte, _, e int) bool {
 		i := separatorAt(line, e, n, seps)
@@ -337,12 +338,28 @@ func separatorAt(line []byte, e, n int, seps string) int {
 	return -1
 }
 
+// valueFollows reports whether b starts with what may come between a
+// separator and a value, then a value of at least least bytes that ends
+// as both rules' expressions end a match, `(?:[\x60'"\s;]|\\[nr]|$)`. Every
+// byte of their values is a value byte (isValue) and no byte of that end
+// is, so a match's value runs to the end of the value bytes: wherever in
+// the padding its `=` it begins, it ends where the run does.
 func valueFollows(b []byte, least int) bool {
 	i := 0
 	for i < len(b) && i < 9 && (rx.IsSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {
 		i++
 	}
-	return run(b[i:], isValue) >= least
+	n := run(b[i:], isValue)
+	if n < least {
+		return false
+	}
+	return i+n == len(b) || endsValue(b[i+n])
+}
+
+// endsValue reports whether c may follow a generic rule's value: a quote,
+// a backtick, white space, `;`, or the `\` of an escaped newline.
+func endsValue(c byte) bool {
+	return rx.IsSpace(c) || strings.IndexByte("`'\";\\", c) >= 0
 }
 
 func isValue(c byte) bool {

@@ -221,3 +221,53 @@ func TestAdjacentAssignmentsBothFound(t *testing.T) {
 		t.Fatalf("the assignment rule found %d, want both: %v", n, r.kinds)
 	}
 }
+
+// TestGenericGateEndsTheValue: the generic rule's gate turns away a value
+// its expression cannot end (Go's `key := x.Key()`, most of what source
+// holds) and admits each way a value can end; on every line the gate must
+// admit what the rule's own expression matches.
+func TestGenericGateEndsTheValue(t *testing.T) {
+	e := rules()
+	var rule *leakRule
+	for i := range e.gitleaks {
+		if e.gitleaks[i].id == "generic-api-key" {
+			rule = &e.gitleaks[i]
+		}
+	}
+	if rule == nil {
+		t.Fatal("no generic-api-key rule")
+	}
+	gate := leakGates["generic-api-key"]
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`	tok := r.TokenizerName()`, false},
+		{`	key = strings.TrimSpace(value)`, false},
+		{`	apiKey := cfg.Section.Credentials[0]`, false},
+		{`api_key=Zx9qLm2Rt4Vw8Zy3`, true},
+		{`api_key="Zx9qLm2Rt4Vw8Zy3"`, true},
+		{"api_key=`Zx9qLm2Rt4Vw8Zy3`", true},
+		{`api_key: 'Zx9qLm2Rt4Vw8Zy3' # note`, true},
+		{`export API_KEY=Zx9qLm2Rt4Vw8Zy3;`, true},
+		{`"token": "Zx9qLm2Rt4Vw8Zy3\n"`, true},
+		{`token = ==Zx9qLm2Rt4Vw8Zy3+/==` + "\t", true},
+		{`token = Zx9qLm2Rt4Vw8Zy3)`, false},
+	} {
+		line := []byte(c.line)
+		admitted := false
+		for _, w := range []string{"key", "token", "api", "Key", "Token", "API"} {
+			for s := 0; s+len(w) <= len(line); s++ {
+				if string(line[s:s+len(w)]) == w && gate(line, s, s+len(w)) {
+					admitted = true
+				}
+			}
+		}
+		if admitted != c.want {
+			t.Errorf("gate(%q) = %v, want %v", c.line, admitted, c.want)
+		}
+		if rule.re.Match(line) && !admitted {
+			t.Errorf("the rule matches %q, which the gate turns away", c.line)
+		}
+	}
+}
