@@ -87,17 +87,26 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	// neither any more ends their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
 	here := later.Start(func() (place, error) { return s.here(bgCtx) })
-	pathSet := func() (string, error) { return "", nil }
+	listed := func() (listing, error) { return listing{}, nil }
 	if spec.PathSet {
-		pathSet = later.Start(func() (string, error) { return s.pathSet(bgCtx) })
+		listed = later.Start(func() (listing, error) { return s.list(bgCtx) })
 	}
 	defer func() {
 		// Nothing of the get's outlives it: its git processes are ended
 		// and their goroutines (which may write git's own caches) waited for.
 		stop()
 		here()
-		pathSet()
+		listed()
 	}()
+	// The index's files are looked for once the slices' files are checked:
+	// the snapshot answers for every file it fingerprinted then.
+	pathSet := func(snap *freshness.Snapshot) (string, error) {
+		l, err := listed()
+		if err != nil || !spec.PathSet {
+			return "", err
+		}
+		return l.digest(ctx, snap)
+	}
 	repo, found, ks, err := s.lookup(ctx, req)
 	if err != nil {
 		return nil, err
@@ -139,7 +148,7 @@ func (s *Service) lookup(ctx context.Context, req GetRequest) (string, []slice, 
 // answer picks the slices that answer for the current ref and judges them
 // against the work tree into res.
 func (s *Service) answer(ctx context.Context, spec Spec, req GetRequest, found []slice, here func() (place, error),
-	pathSet func() (string, error), res *GetResult) error {
+	pathSet func(*freshness.Snapshot) (string, error), res *GetResult) error {
 	snap, err := s.snapshot(ctx, depPaths(found), false)
 	if err != nil {
 		return err
@@ -237,7 +246,7 @@ func querySlices(ctx context.Context, tx *store.Tx, where string, args ...any) (
 // evaluate judges every slice against the snapshot and sets the outcome;
 // pathSet gives the tree's path set when the artifact's type needs it.
 func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at place, spec Spec, req GetRequest, sls []slice,
-	pathSet func() (string, error), res *GetResult) error {
+	pathSet func(*freshness.Snapshot) (string, error), res *GetResult) error {
 	stamps := make([]freshness.Stamp, len(sls))
 	for i, sl := range sls {
 		stamps[i] = freshness.Stamp{At: sl.stamped, Stamped: sl.stamped, Files: sl.deps}
@@ -246,7 +255,7 @@ func (s *Service) evaluate(ctx context.Context, snap *freshness.Snapshot, at pla
 	if err != nil {
 		return err
 	}
-	paths, err := pathSet() // listed while the files were checked
+	paths, err := pathSet(snap) // listed while the files were checked
 	if err != nil {
 		return err
 	}

@@ -23,31 +23,71 @@ var maxPathSetFiles = 200_000
 // depends on it is never a hit on its account.
 const unlistedPrefix = "unlisted:"
 
+// listing is the work tree's files as a path set lists them, before the
+// files of the index are looked for in the work tree.
+type listing struct {
+	tracked []string // the index's files, sorted: in the set where present
+	files   []string // the other files of the set (untracked, or walked)
+	// unlisted, when set, is the path set of a tree that could not be
+	// listed (see unlistedPrefix).
+	unlisted string
+}
+
 // pathSet digests the sorted list of the work tree's files (tracked and
-// untracked, not ignored): it changes when a file is added, removed or moved.
-// In git they are gitFiles; outside git the tree is walked, .git and the
+// untracked, not ignored): it changes when a file is added, removed or
+// moved. The index's files are looked for with snap (Snapshot.Present),
+// which answers for those it has fingerprinted.
+func (s *Service) pathSet(ctx context.Context, snap *freshness.Snapshot) (string, error) {
+	l, err := s.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	return l.digest(ctx, snap)
+}
+
+// list lists the work tree's files: in git, the index's and the untracked
+// ones not ignored (gitFiles); outside git the tree is walked, .git and the
 // store's folder left out.
-func (s *Service) pathSet(ctx context.Context) (string, error) {
-	var files []string
+func (s *Service) list(ctx context.Context) (listing, error) {
 	if s.WS.Git != nil {
-		var err error
-		if files, err = s.gitFiles(ctx); err != nil {
+		return s.gitFiles(ctx)
+	}
+	entries, err := freshness.ListTree(freshness.OSFS{}, s.WS, ".", maxPathSetFiles)
+	if err != nil {
+		// Unlisted, never equal to another path set: a folder the walk
+		// cannot read makes the artifact stale, not the get fail.
+		why := err.Error()
+		if errors.Is(err, freshness.ErrTooManyEntries) {
+			why = fmt.Sprintf("more than %d entries", maxPathSetFiles)
+		}
+		return listing{unlisted: fmt.Sprintf("%s%s at %d", unlistedPrefix, why, s.now().UnixNano())}, nil
+	}
+	var l listing
+	for _, e := range entries {
+		if !e.Kind.IsDir() {
+			l.files = append(l.files, e.Rel)
+		}
+	}
+	return l, nil
+}
+
+// digest is the path set of the listed files: the index's files that snap
+// finds in the work tree (a file deleted but not staged is gone) and the
+// others.
+func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, error) {
+	if l.unlisted != "" {
+		return l.unlisted, nil
+	}
+	files := l.files
+	if len(l.tracked) > 0 {
+		present, err := snap.Present(ctx, l.tracked)
+		if err != nil {
 			return "", err
 		}
-	} else {
-		entries, err := freshness.ListTree(freshness.OSFS{}, s.WS, ".", maxPathSetFiles)
-		if err != nil {
-			// Unlisted, never equal to another path set: a folder the walk
-			// cannot read makes the artifact stale, not the get fail.
-			why := err.Error()
-			if errors.Is(err, freshness.ErrTooManyEntries) {
-				why = fmt.Sprintf("more than %d entries", maxPathSetFiles)
-			}
-			return fmt.Sprintf("%s%s at %d", unlistedPrefix, why, s.now().UnixNano()), nil
-		}
-		for _, e := range entries {
-			if !e.Kind.IsDir() {
-				files = append(files, e.Rel)
+		files = slices.Clone(files)
+		for i, f := range l.tracked {
+			if present[i] {
+				files = append(files, f)
 			}
 		}
 	}
@@ -60,30 +100,19 @@ func (s *Service) pathSet(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// gitFiles lists the files of the index present in the work tree (a file
-// deleted but not staged is gone) and the untracked files not ignored. The
-// walk for untracked files (git ls-files --others) runs beside the listing
-// of the index and the lstat of its files: in a repository of 13,000 files
-// the walk and the lstat take about as long as each other.
-func (s *Service) gitFiles(ctx context.Context) ([]string, error) {
+// gitFiles lists the files of the index and the untracked files not
+// ignored, with two git processes side by side: the walk for untracked
+// files (git ls-files --others) takes, in a repository of 13,000 files,
+// about as long as the lstat of the index's files that follows the list.
+func (s *Service) gitFiles(ctx context.Context) (listing, error) {
 	untracked := later.Start(func() ([]string, error) { return s.WS.Git.Untracked(ctx) })
 	tracked, err := s.WS.Git.Tracked(ctx)
-	var files []string
-	if err == nil {
-		slices.Sort(tracked)
-		var present []bool
-		present, err = freshness.PresentPaths(ctx, s.WS.Root, tracked)
-		for i, f := range tracked {
-			if err == nil && present[i] {
-				files = append(files, f)
-			}
-		}
-	}
 	others, uerr := untracked() // waited for, whatever happened: it outlives nothing
 	if err := cmp.Or(err, uerr); err != nil {
-		return nil, err
+		return listing{}, err
 	}
-	return append(files, others...), nil
+	slices.Sort(tracked)
+	return listing{tracked: tracked, files: others}, nil
 }
 
 // unlisted says why a path set was not compared, if it was not.

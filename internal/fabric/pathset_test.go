@@ -4,21 +4,22 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
-// TestGitFilesAsListedAndFound holds the path set's files to their
-// definition, after random adds, stages, commits, deletes, ignores and
-// links: what one `git ls-files --cached --others --exclude-standard`
-// lists and lstat finds in the work tree. gitFiles gets there with two git
-// processes side by side and batched lstat, and an artifact put before it
-// must keep its path set.
+// TestGitFilesAsListedAndFound holds the path set to its definition,
+// after random adds, stages, commits, deletes, ignores and links: the
+// files one `git ls-files --cached --others --exclude-standard` lists and
+// lstat finds in the work tree. gitFiles gets there with two git processes
+// side by side, and the snapshot that looks for the index's files answers
+// for those a check fingerprinted first (a random few) and lstats the
+// rest; an artifact put before it must keep its path set.
 func TestGitFilesAsListedAndFound(t *testing.T) {
 	names := []string{"a.go", "b.log", "d/c.go", "d/e/f.go", "g/h.go", "link"}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -65,14 +66,28 @@ func TestGitFilesAsListedAndFound(t *testing.T) {
 					want = append(want, f)
 				}
 			}
-			got, err := svc.gitFiles(ctx)
+			l, err := svc.gitFiles(ctx)
 			if err != nil {
 				rt.Fatal(err)
 			}
-			slices.Sort(want)
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				rt.Fatalf("gitFiles = %q, listed and found %q", got, want)
+			snap, err := freshness.NewSnapshot(ctx, ws, nil, freshness.Options{})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			checked := rapid.SliceOfDistinct(rapid.SampledFrom(names), rapid.ID).Draw(rt, "checked")
+			st := freshness.Stamp{}
+			for _, name := range checked {
+				st.Files = append(st.Files, freshness.FileStamp{Path: name})
+			}
+			if _, err := snap.CheckMany(ctx, []freshness.Stamp{st}); err != nil {
+				rt.Fatal(err)
+			}
+			got, err := l.digest(ctx, snap)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if wantSet, _ := (listing{files: want}).digest(ctx, nil); got != wantSet {
+				rt.Fatalf("path set of %q and %q, want that of %q, listed and found", l.tracked, l.files, want)
 			}
 		}
 	})

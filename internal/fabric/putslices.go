@@ -151,7 +151,7 @@ func (s *Service) settle(ctx context.Context, snap *freshness.Snapshot, spec Spe
 		return "", 0, false, err
 	}
 	if spec.PathSet {
-		if pathSet, err = s.pathSet(ctx); err != nil {
+		if pathSet, err = s.pathSet(ctx, snap); err != nil {
 			return "", 0, false, err
 		}
 	}

@@ -1,5 +1,7 @@
 package freshness
 
+import "context"
+
 // prefetchMin is the fewest unseen paths worth fingerprinting as a batch
 // before a check.
 const prefetchMin = 16
@@ -28,4 +30,31 @@ func (s *Snapshot) prefetch(sts []Stamp) {
 	for i, rel := range rels {
 		s.seen[rel] = &observation{fp: fps[i], statErr: errs[i]}
 	}
+}
+
+// Present says which of the clean, root-relative paths rels (sorted) are
+// in the work tree, as PresentPaths does: a path the snapshot has
+// fingerprinted is there when its fingerprint was taken, and the rest
+// (and those whose fingerprint failed: a dangling symlink is there) are
+// lstat'ed. A path set lists the same files an artifact's slices depend
+// on; this way each is looked at once.
+func (s *Snapshot) Present(ctx context.Context, rels []string) ([]bool, error) {
+	out := make([]bool, len(rels))
+	var rest []string
+	var at []int
+	for i, rel := range rels {
+		if o, ok := s.seen[rel]; ok && o.statErr == nil {
+			out[i] = true
+			continue
+		}
+		rest, at = append(rest, rel), append(at, i)
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	found, err := PresentPaths(ctx, s.ws.Root, rest)
+	for j, i := range at {
+		out[i] = found[j]
+	}
+	return out, err
 }
