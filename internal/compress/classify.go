@@ -124,12 +124,27 @@ type lineWords struct{ err, warn, none bool }
 // for).
 func scanWords(lower []byte) (w lineWords) {
 	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
+		if !listedFirst[lower[i]] {
+			continue // most words of a line: no list has a word starting so
+		}
 		w.err = w.err || errorWords.at(lower, i, j)
 		w.warn = w.warn || warningWords.at(lower, i, j)
 		w.none = w.none || noErrorAt(lower, i, j)
 	}
 	return w
 }
+
+// listedFirst holds the first bytes of the words of both lists and of the
+// phrases noErrorAt looks for (noErrorFirst).
+var listedFirst = func() (t [256]bool) {
+	for c := range t {
+		t[c] = errorWords.first[c] || warningWords.first[c] || strings.IndexByte(noErrorFirst, byte(c)) >= 0
+	}
+	return t
+}()
+
+// noErrorFirst are the first bytes of the words noErrorAt starts from.
+const noErrorFirst = "0enw"
 
 // noErrorAt reports whether a phrase saying there were no errors starts at
 // the word lower[i:j]: "0 errors", "no error", "0 failed", "0 failures",

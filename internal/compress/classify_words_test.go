@@ -2,6 +2,7 @@ package compress
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,38 +82,43 @@ func TestExceptionNameIsItsDefinition(t *testing.T) {
 	})
 }
 
-// TestEveryListedWordIsFound reads each word and phrase of the lists
-// alone, in a sentence and as part of a longer word: found as a whole
-// word only, whatever its length.
+// TestEveryListedWordIsFound reads each word and phrase of the lists, and
+// each phrase saying there were no errors, alone, in a sentence and as
+// part of a longer word: found by scanWords as a whole word only, whatever
+// its length and first byte.
 func TestEveryListedWordIsFound(t *testing.T) {
+	var phrases []string
 	for _, l := range []*wordList{errorWords, warningWords} {
 		for _, ws := range l.byLen {
 			for _, w := range ws {
-				text := w.word + w.then
-				for line, want := range map[string]bool{
-					text:                                 true,
-					"a " + text + " b":                   true,
-					"x" + text:                           false,
-					w.word + "x" + w.then:                false,
-					"(" + text + ")":                     true,
-					strings.ToUpper(text[:1]) + text[1:]: true,
-				} {
-					var scratch []byte
-					if got := scanWordsOf(l, toLower(line, &scratch)); got != want {
-						t.Errorf("%q in %q: found %v, want %v", text, line, got, want)
-					}
-				}
+				phrases = append(phrases, w.word+w.then)
 			}
 		}
 	}
-}
-
-// scanWordsOf reports whether a word or phrase of l is in lower.
-func scanWordsOf(l *wordList, lower []byte) bool {
-	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if l.at(lower, i, j) {
-			return true
+	none := []string{"0 error", "0 errors", "0 failed", "0 failure", "0 failures", "no error", "no errors",
+		"without error", "without errors", "error-free", "error free", "errorfree", "error_free"}
+	for _, text := range append(phrases, none...) {
+		word, rest, _ := strings.Cut(text, " ")
+		if rest != "" {
+			rest = " " + rest
+		}
+		for line, want := range map[string]bool{
+			text:                                 true,
+			"a " + text + " b":                   true,
+			"x" + text:                           false,
+			word + "x" + rest:                    false,
+			"(" + text + ")":                     true,
+			strings.ToUpper(text[:1]) + text[1:]: true,
+		} {
+			var scratch []byte
+			w := scanWords(toLower(line, &scratch))
+			got := w.none
+			if !slices.Contains(none, text) {
+				got = w.err || w.warn
+			}
+			if got != want {
+				t.Errorf("%q in %q: found %v, want %v", text, line, got, want)
+			}
 		}
 	}
-	return false
 }
