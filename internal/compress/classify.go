@@ -124,8 +124,8 @@ type lineWords struct{ err, warn, none bool }
 // for).
 func scanWords(lower []byte) (w lineWords) {
 	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if !listedFirst[lower[i]] {
-			continue // most words of a line: no list has a word starting so
+		if n := j - i; n >= len(listedAt) || !listedAt[n][lower[i]] {
+			continue // most words of a line: no list has a word of its length starting so
 		}
 		w.err = w.err || errorWords.at(lower, i, j)
 		w.warn = w.warn || warningWords.at(lower, i, j)
@@ -134,17 +134,24 @@ func scanWords(lower []byte) (w lineWords) {
 	return w
 }
 
-// listedFirst holds the first bytes of the words of both lists and of the
-// phrases noErrorAt looks for (noErrorFirst).
-var listedFirst = func() (t [256]bool) {
-	for c := range t {
-		t[c] = errorWords.first[c] || warningWords.first[c] || strings.IndexByte(noErrorFirst, byte(c)) >= 0
+// listedAt[n][c] says a word of the lists, or one noErrorAt starts from
+// (noErrorWords), is n bytes long and starts with c.
+var listedAt = func() (t [16][256]bool) {
+	for _, l := range []*wordList{errorWords, warningWords} {
+		for n, ws := range l.byLen {
+			for _, w := range ws {
+				t[n][w.word[0]] = true
+			}
+		}
+	}
+	for _, w := range noErrorWords {
+		t[len(w)][w[0]] = true
 	}
 	return t
 }()
 
-// noErrorFirst are the first bytes of the words noErrorAt starts from.
-const noErrorFirst = "0enw"
+// noErrorWords are the words noErrorAt starts from.
+var noErrorWords = []string{"errorfree", "error_free", "0", "no", "without", "error"}
 
 // noErrorAt reports whether a phrase saying there were no errors starts at
 // the word lower[i:j]: "0 errors", "no error", "0 failed", "0 failures",
