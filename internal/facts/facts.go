@@ -65,10 +65,10 @@ var patterns = []pattern{
 	{Symbol, "undefined", rx.MustCompile(`undefined: (\w+)`), nil},
 	{Symbol, "cannot find", rx.MustCompile("cannot find (?:value|function|type|struct|trait|macro|module|crate|symbol) `(\\w+)`"), nil},
 	{Symbol, "symbol:", rx.MustCompile(`symbol:\s+(?:variable|method|class|function) (\w+)`), nil},
-	{Symbol, "'", rx.MustCompile(`'(\w+)' (?:is not defined|is defined but never used|was not declared|is declared but its value is never read|has no attribute)`), nil},
+	{Symbol, "'", rx.MustCompile(`'(\w+)' (?:is not defined|is defined but never used|was not declared|is declared but its value is never read|has no attribute)`), verdictAfterQuote},
 	{Symbol, "undefined reference", rx.MustCompile("undefined reference to [`'](\\w+)'"), nil},
-	{Symbol, "Error", rx.MustCompile(`\b([A-Z]\w*(?:Error|Exception))\b`), nil}, // Exception: the next one's
-	{Symbol, "xception", rx.MustCompile(`\b([A-Z]\w*Exception)\b`), nil},
+	{Symbol, "Error", rx.MustCompile(`\b([A-Z]\w*(?:Error|Exception))\b`), errorName}, // Exception: the next one's
+	{Symbol, "xception", rx.MustCompile(`\b([A-Z]\w*Exception)\b`), exceptionName},
 }
 
 // digitAfterIndent admits a line that starts with white space and then a
@@ -76,6 +76,46 @@ var patterns = []pattern{
 func digitAfterIndent(line string) bool {
 	t := rx.TrimLeftSpace(line)
 	return len(t) < len(line) && t != "" && '0' <= t[0] && t[0] <= '9'
+}
+
+// verdictAfterQuote admits a line where a quote is followed by " is ",
+// " was " or " has ", as the verdicts on a quoted name begin.
+func verdictAfterQuote(line string) bool {
+	return strings.Contains(line, "' is ") || strings.Contains(line, "' was ") || strings.Contains(line, "' has ")
+}
+
+// errorName admits a line with a word (ASCII letters, digits and '_', as
+// \b sees them) that starts with a capital and ends in, but is not only,
+// "Error" or "Exception": most lines of Go source that hold "Error" hold
+// it in `Errorf(` or `.Error()`.
+func errorName(line string) bool { return nameEndingIn(line, "Error") || exceptionName(line) }
+
+// exceptionName is errorName for "Exception" alone.
+func exceptionName(line string) bool { return nameEndingIn(line, "Exception") }
+
+func nameEndingIn(line, suffix string) bool {
+	for from := 0; ; {
+		i := strings.Index(line[from:], suffix)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(suffix)
+		if end == len(line) || !isWordByte(line[end]) {
+			start := i
+			for start > 0 && isWordByte(line[start-1]) {
+				start--
+			}
+			if start < i && 'A' <= line[start] && line[start] <= 'Z' {
+				return true
+			}
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // lineColInFirstWord admits a line whose first word holds ':' and a digit.

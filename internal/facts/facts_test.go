@@ -72,7 +72,8 @@ func FuzzLine(f *testing.F) {
 // expression run.
 func TestGatesNeverTurnAwayAMatch(t *testing.T) {
 	pieces := []string{"a.go", ":", "1", "12", " ", "  ", "\t", "E101", "C:\\x", "error", "warning", "no-unused", "x", "'", "Error",
-		"Exception", "●", "FAIL", "--- ", "not ok", "TS", "undefined: ", "is not defined", "a.go:1:12: E101 ", "  3:4  error  Bad thing  no-unused"}
+		"Exception", "●", "FAIL", "--- ", "not ok", "TS", "undefined: ", "is not defined", "a.go:1:12: E101 ", "  3:4  error  Bad thing  no-unused",
+		"was not declared", "has no attribute", "is declared but its value is never read", "A", "z", "_", "9", "(", ".", "Errorf"}
 	rapid.Check(t, func(t *rapid.T) {
 		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 10).Draw(t, "parts"), "")
 		got := Line(line)
@@ -97,4 +98,42 @@ func compareFacts(a, b Fact) int {
 		return strings.Compare(string(a.Kind), string(b.Kind))
 	}
 	return strings.Compare(a.Value, b.Value)
+}
+
+// TestNameGates: the gates of the quoted-name and error-name expressions
+// admit each form their expressions match, and turn away the lines of Go
+// source that hold their hints most often.
+func TestNameGates(t *testing.T) {
+	for _, c := range []struct {
+		gate func(string) bool
+		line string
+		want bool
+	}{
+		{verdictAfterQuote, "'foo' is not defined", true},
+		{verdictAfterQuote, "'foo' is defined but never used", true},
+		{verdictAfterQuote, "src/a.ts:3:7 - 'x' was not declared", true},
+		{verdictAfterQuote, "'y' is declared but its value is never read.", true},
+		{verdictAfterQuote, "AttributeError: 'module' object has no attribute 'z'", false},
+		{verdictAfterQuote, "AttributeError: 'z' has no attribute 'q'", true},
+		{verdictAfterQuote, "	case '\\n', ' ':", false},
+		{errorName, "ValueError: bad", true},
+		{errorName, "raise ZeroDivisionError('x')", true},
+		{errorName, "at java.lang.NullPointerException", true},
+		{errorName, "(IOError)", true},
+		{errorName, "E_Error", true},
+		{errorName, "	return fmt.Errorf(\"x: %w\", err)", false},
+		{errorName, "	msg := err.Error()", false},
+		{errorName, "Error: x", false},
+		{errorName, "type ErrorCode int", false},
+		{errorName, "my_Error", false},
+		{exceptionName, "java.lang.IllegalStateException: x", true},
+		{exceptionName, "Exception in thread", false},
+	} {
+		if got := c.gate(c.line); got != c.want {
+			t.Errorf("gate(%q) = %v, want %v", c.line, got, c.want)
+		}
+		if all, ok := gatedAsAll(c.line, Line(c.line)); !ok {
+			t.Errorf("%q: %v with the gates, %v with every expression run", c.line, Line(c.line), all)
+		}
+	}
 }
