@@ -238,30 +238,7 @@ func errorMark(t string) bool {
 // "java.lang.NullPointerException"), which the word lists miss since the
 // word is not "error" alone. A method name ("handleError") is not one.
 func exceptionName(t string) bool {
-	return classNameEnding(t, "Error") || classNameEnding(t, "Exception")
-}
-
-// classNameEnding reports a word of t that ends in suffix, is longer than
-// it and starts with a capital letter. It looks only where suffix occurs:
-// most lines hold neither.
-func classNameEnding(t, suffix string) bool {
-	for from := 0; ; {
-		i := strings.Index(t[from:], suffix)
-		if i < 0 {
-			return false
-		}
-		i += from
-		if end := i + len(suffix); end == len(t) || !wordByte[t[end]] {
-			start := i
-			for start > 0 && wordByte[t[start-1]] {
-				start--
-			}
-			if start < i && t[start] >= 'A' && t[start] <= 'Z' {
-				return true
-			}
-		}
-		from = i + 1
-	}
+	return rx.ClassName(t, "Error") || rx.ClassName(t, "Exception")
 }
 
 // isSpace is regexp's \s.

@@ -84,39 +84,13 @@ func verdictAfterQuote(line string) bool {
 	return strings.Contains(line, "' is ") || strings.Contains(line, "' was ") || strings.Contains(line, "' has ")
 }
 
-// errorName admits a line with a word (ASCII letters, digits and '_', as
-// \b sees them) that starts with a capital and ends in, but is not only,
+// errorName admits a line with a class name (rx.ClassName) ending in
 // "Error" or "Exception": most lines of Go source that hold "Error" hold
 // it in `Errorf(` or `.Error()`.
-func errorName(line string) bool { return nameEndingIn(line, "Error") || exceptionName(line) }
+func errorName(line string) bool { return rx.ClassName(line, "Error") || exceptionName(line) }
 
 // exceptionName is errorName for "Exception" alone.
-func exceptionName(line string) bool { return nameEndingIn(line, "Exception") }
-
-func nameEndingIn(line, suffix string) bool {
-	for from := 0; ; {
-		i := strings.Index(line[from:], suffix)
-		if i < 0 {
-			return false
-		}
-		i += from
-		end := i + len(suffix)
-		if end == len(line) || !isWordByte(line[end]) {
-			start := i
-			for start > 0 && isWordByte(line[start-1]) {
-				start--
-			}
-			if start < i && 'A' <= line[start] && line[start] <= 'Z' {
-				return true
-			}
-		}
-		from = i + 1
-	}
-}
-
-func isWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
+func exceptionName(line string) bool { return rx.ClassName(line, "Exception") }
 
 // lineColInFirstWord admits a line whose first word holds ':' and a digit.
 func lineColInFirstWord(line string) bool {
