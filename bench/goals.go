@@ -63,11 +63,20 @@ func (b *bench) benchGoals() {
 	if put, ok := b.metricValue("BenchmarkSlices2000", "put_ms"); ok && !b.short {
 		b.report.goal("a 2,000-slice repo map stored by one call in at most 2 s", put <= 2000, "%.0f ms", put)
 	}
-	if x, ok := b.metricValue("BenchmarkSlices2000", "get_x_status"); ok {
-		get, _ := b.metricValue("BenchmarkSlices2000", "get_ms")
-		cold, _ := b.metricValue("BenchmarkSlices2000", "cold_ms")
-		b.report.goal("the repo map's get with 10 changed dependencies: at most 1.2x one `git status`", x <= 1.2,
-			"%.1f ms: %s (a get of an artifact never put: %.1f ms)", get, times(x), cold)
+	if x, ok := b.metricValue("BenchmarkSlices2000", "large_get_x_status"); ok {
+		// The goal was set in a repository of 13,000 files; the map's own
+		// 2,000 files alone are shown beside it.
+		files := "13,000"
+		if b.short {
+			files = "1,300"
+		}
+		get, _ := b.metricValue("BenchmarkSlices2000", "large_get_ms")
+		cold, _ := b.metricValue("BenchmarkSlices2000", "large_cold_ms")
+		small, _ := b.metricValue("BenchmarkSlices2000", "get_x_status")
+		smallGet, _ := b.metricValue("BenchmarkSlices2000", "get_ms")
+		b.report.goal("the repo map's get with 10 changed dependencies, in a repository of "+files+" files: at most 1.2x one `git status`",
+			x <= 1.2, "%.1f ms: %s (a get of an artifact never put: %.1f ms); with the map's files alone, %.1f ms: %s",
+			get, times(x), cold, smallGet, times(small))
 	}
 	if wrong, ok := b.metricValue("BenchmarkTrace2000", "wrong_answers"); ok {
 		checked, _ := b.metricValue("BenchmarkTrace2000", "checked_answers")

@@ -115,8 +115,9 @@ func BenchmarkGetHit100k(b *testing.B) {
 }
 
 // sliceRepo is a committed repository of 2,000 Go files (200 with -short)
-// and a repo map's slices over it, one per file, each depending on it.
-func sliceRepo(b *testing.B) (*testgit.Repo, []SliceInput) {
+// and a repo map's slices over it, one per file, each depending on it, and
+// others more files in no slice.
+func sliceRepo(b *testing.B, others int) (*testgit.Repo, []SliceInput) {
 	n := 2000
 	if testing.Short() {
 		n = 200
@@ -128,6 +129,9 @@ func sliceRepo(b *testing.B) (*testgit.Repo, []SliceInput) {
 		r.Write(p, fmt.Sprintf("package p // %d\n", i))
 		in = append(in, SliceInput{Name: p, Deps: []string{p}, Content: "entry for " + p + ": the declarations of the file, a few lines each"})
 	}
+	for i := range others {
+		r.Write(fmt.Sprintf("lib%03d/g%05d.go", i%200, i), fmt.Sprintf("package lib // %d\n", i))
+	}
 	r.Commit("init")
 	return r, in
 }
@@ -136,83 +140,131 @@ func sliceRepo(b *testing.B) (*testgit.Repo, []SliceInput) {
 // slice, 200 with -short) with one `artifact put --slices-from` (goal: 2 s),
 // then gets it after 10 of the files changed (goal: 1.2x one `git status`
 // of the repository, measured in the same run). Both through the CLI, as
-// an agent's tool would call them. The tree is written more than the racy
-// window before the put, as a repository's files mostly are: a file written
-// within it is hashed at every get until a get finds it settled. cold_ms is
-// a get of an artifact never put, the floor of any get: the process, the
-// store and the repository's identity. inprocess_get_ms is the same get in
-// a process that stays up, as the MCP server answers it.
+// an agent's tool would call them, in a repository of the map's files alone
+// and in one of 13,000 files (1,300 with -short; the metrics prefixed
+// large_), the size of the repository the goal was set in. The trees are
+// written more than the racy window before the put, as a repository's
+// files mostly are: a file written within it is hashed at every get until
+// a get finds it settled. cold_ms is a get of an artifact never put, the
+// floor of any get: the process, the store and the repository's identity.
+// inprocess_get_ms is the get in a process that stays up, as the MCP
+// server answers it.
 func BenchmarkSlices2000(b *testing.B) {
-	r, in := sliceRepo(b)
-	n := len(in)
-	var files []string
-	var jsonl strings.Builder
-	for _, sl := range in {
-		files = append(files, sl.Name)
-		fmt.Fprintf(&jsonl, `{"slice":%q,"deps":[%q],"content":%q}`+"\n", sl.Name, sl.Deps[0], sl.Content)
-	}
-	svc := benchService(b, r) // the store, excluded from git; the in-process gets' service
 	bin := testbin.Build(b)
+	large := 13000
+	if testing.Short() {
+		large = 1300
+	}
+	cases := []*sliceCase{newSliceCase(b, bin, "", 0), nil}
+	cases[1] = newSliceCase(b, bin, "large_", large-len(cases[0].in))
 	time.Sleep(freshness.RacyWindow + 100*time.Millisecond)
-	mapFile := filepath.Join(b.TempDir(), "map.jsonl")
-	if err := os.WriteFile(mapFile, []byte(jsonl.String()), 0o644); err != nil {
-		b.Fatal(err)
+	for _, c := range cases {
+		c.put(b)
 	}
-	cli := func(args ...string) (time.Duration, []byte) {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = r.Dir
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		took := time.Since(start)
-		code := cmd.ProcessState.ExitCode()
-		answered := args[1] == "get" && (code == 3 || code == 4) // get's exit statuses for stale and cold
-		if err != nil && !answered {
-			b.Fatalf("%v: %v\n%s", args, err, out)
-		}
-		return took, out
-	}
-	put, _ := cli("artifact", "put", "repo_map", "root", "--slices-from", mapFile)
-	for i := range 10 {
-		r.Write(files[i*(n/10)], "package p // changed\n")
-	}
-	var gets, statuses, colds, inproc []time.Duration
+	svc := benchService(b, cases[0].r) // the in-process gets' service, on the store the CLI put to
+	var inproc []time.Duration
 	for b.Loop() {
-		took, _ := cli("artifact", "get", "repo_map", "never-put", "--json")
-		colds = append(colds, took)
-		took, out := cli("artifact", "get", "repo_map", "root", "--json")
-		gets = append(gets, took)
-		var res GetResult
-		if err := json.Unmarshal(out, &res); err != nil {
-			b.Fatalf("get: %v\n%s", err, out)
-		}
-		stale := 0
-		for _, s := range res.Slices {
-			if !s.Fresh {
-				stale++
-			}
-		}
-		if res.Outcome != Stale || stale != 10 || len(res.Slices) != n {
-			b.Fatalf("%s with %d stale of %d slices, want stale with 10 of %d", res.Outcome, stale, len(res.Slices), n)
+		for _, c := range cases {
+			c.round(b)
 		}
 		start := time.Now()
-		r.Git("status", "--porcelain")
-		statuses = append(statuses, time.Since(start))
-		start = time.Now()
-		inRes, err := svc.Get(context.Background(), GetRequest{Type: "repo_map", Key: "root"})
+		res, err := svc.Get(context.Background(), GetRequest{Type: "repo_map", Key: "root"})
 		if err != nil {
 			b.Fatalf("in-process get: %v", err)
 		}
-		if len(inRes.Slices) != n {
-			b.Fatalf("in-process get gave %d slices of %d", len(inRes.Slices), n)
+		if len(res.Slices) != len(cases[0].in) {
+			b.Fatalf("in-process get gave %d slices of %d", len(res.Slices), len(cases[0].in))
 		}
 		inproc = append(inproc, time.Since(start))
 	}
 	b.ReportMetric(float64(medianOf(inproc).Microseconds())/1000, "inprocess_get_ms")
-	b.ReportMetric(float64(put.Microseconds())/1000, "put_ms")
-	b.ReportMetric(float64(medianOf(gets).Microseconds())/1000, "get_ms")
-	b.ReportMetric(float64(medianOf(statuses).Microseconds())/1000, "status_ms")
-	b.ReportMetric(float64(medianOf(colds).Microseconds())/1000, "cold_ms")
-	b.ReportMetric(float64(medianOf(gets))/float64(medianOf(statuses)), "get_x_status")
+	for _, c := range cases {
+		c.report(b)
+	}
+}
+
+// sliceCase is BenchmarkSlices2000 in one repository.
+type sliceCase struct {
+	bin, prefix           string
+	r                     *testgit.Repo
+	in                    []SliceInput
+	mapFile               string
+	putTook               time.Duration
+	gets, statuses, colds []time.Duration
+}
+
+func newSliceCase(b *testing.B, bin, prefix string, others int) *sliceCase {
+	r, in := sliceRepo(b, others)
+	if err := teststore.Workspace(b, r.Dir).ExcludeFromGit(store.DirName); err != nil {
+		b.Fatal(err)
+	}
+	var jsonl strings.Builder
+	for _, sl := range in {
+		fmt.Fprintf(&jsonl, `{"slice":%q,"deps":[%q],"content":%q}`+"\n", sl.Name, sl.Deps[0], sl.Content)
+	}
+	mapFile := filepath.Join(b.TempDir(), "map.jsonl")
+	if err := os.WriteFile(mapFile, []byte(jsonl.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return &sliceCase{bin: bin, prefix: prefix, r: r, in: in, mapFile: mapFile}
+}
+
+// cli runs freshctx in the case's repository and says how long it took.
+func (c *sliceCase) cli(b *testing.B, args ...string) (time.Duration, []byte) {
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = c.r.Dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	code := cmd.ProcessState.ExitCode()
+	answered := args[1] == "get" && (code == 3 || code == 4) // get's exit statuses for stale and cold
+	if err != nil && !answered {
+		b.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return took, out
+}
+
+// put stores the map and then changes 10 of its files.
+func (c *sliceCase) put(b *testing.B) {
+	c.putTook, _ = c.cli(b, "artifact", "put", "repo_map", "root", "--slices-from", c.mapFile)
+	n := len(c.in)
+	for i := range 10 {
+		c.r.Write(c.in[i*(n/10)].Name, "package p // changed\n")
+	}
+}
+
+// round times a get of an artifact never put, the map's get (which must
+// find the 10 changed slices stale) and one git status.
+func (c *sliceCase) round(b *testing.B) {
+	took, _ := c.cli(b, "artifact", "get", "repo_map", "never-put", "--json")
+	c.colds = append(c.colds, took)
+	took, out := c.cli(b, "artifact", "get", "repo_map", "root", "--json")
+	c.gets = append(c.gets, took)
+	var res GetResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		b.Fatalf("get: %v\n%s", err, out)
+	}
+	stale := 0
+	for _, s := range res.Slices {
+		if !s.Fresh {
+			stale++
+		}
+	}
+	if res.Outcome != Stale || stale != 10 || len(res.Slices) != len(c.in) {
+		b.Fatalf("%s with %d stale of %d slices, want stale with 10 of %d", res.Outcome, stale, len(res.Slices), len(c.in))
+	}
+	start := time.Now()
+	c.r.Git("status", "--porcelain")
+	c.statuses = append(c.statuses, time.Since(start))
+}
+
+func (c *sliceCase) report(b *testing.B) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(c.putTook), c.prefix+"put_ms")
+	b.ReportMetric(ms(medianOf(c.gets)), c.prefix+"get_ms")
+	b.ReportMetric(ms(medianOf(c.statuses)), c.prefix+"status_ms")
+	b.ReportMetric(ms(medianOf(c.colds)), c.prefix+"cold_ms")
+	b.ReportMetric(float64(medianOf(c.gets))/float64(medianOf(c.statuses)), c.prefix+"get_x_status")
 }
 
 // BenchmarkReadSlices2000 reads a 2,000-slice artifact's rows and the
@@ -220,7 +272,7 @@ func BenchmarkSlices2000(b *testing.B) {
 // of a get that grows with the number of slices: from the pack a get keeps
 // of them, against the rows themselves, in turn. It reports the medians.
 func BenchmarkReadSlices2000(b *testing.B) {
-	r, in := sliceRepo(b)
+	r, in := sliceRepo(b, 0)
 	n := len(in)
 	svc := benchService(b, r)
 	ctx := context.Background()
