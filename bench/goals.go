@@ -60,8 +60,10 @@ func (b *bench) benchGoals() {
 	if p99, ok := b.metricValue("BenchmarkConcurrentRuns", "p99_ms"); ok {
 		b.report.goal("8 processes at a time: p99 of a run at most 250 ms on 2 cores", p99 <= 250, "%.0f ms", p99)
 	}
-	if put, ok := b.metricValue("BenchmarkSlices2000", "put_ms"); ok && !b.short {
-		b.report.goal("a 2,000-slice repo map stored by one call in at most 2 s", put <= 2000, "%.0f ms", put)
+	if put, ok := b.metricValue("BenchmarkSlices2000", "large_put_ms"); ok && !b.short {
+		small, _ := b.metricValue("BenchmarkSlices2000", "put_ms")
+		b.report.goal("a 2,000-slice repo map stored by one call in at most 2 s, in a repository of 13,000 files", put <= 2000,
+			"%.0f ms; with the map's files alone, %.0f ms", put, small)
 	}
 	if x, ok := b.metricValue("BenchmarkSlices2000", "large_get_x_status"); ok {
 		// The goal was set in a repository of 13,000 files; the map's own
