@@ -82,9 +82,9 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		}
 	}
 	// Where HEAD is (a git process) is read beside the slices and their
-	// files too, and so is the path set, which lists and stats every file
-	// in the tree: a git process and a few milliseconds. A get that needs
-	// neither any more ends their git on return.
+	// files too, and so is the path set's listing (two git processes); its
+	// files are looked for once the slices' files are checked. A get that
+	// needs neither any more ends their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
 	here := later.Start(func() (place, error) { return s.here(bgCtx) })
 	listed := func() (listing, error) { return listing{}, nil }

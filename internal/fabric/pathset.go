@@ -71,27 +71,16 @@ func (s *Service) list(ctx context.Context) (listing, error) {
 	return l, nil
 }
 
-// digest is the path set of the listed files: the index's files that snap
-// finds in the work tree (a file deleted but not staged is gone) and the
-// others.
+// digest is the path set of the listed files (found), or the unlisted
+// mark of a tree that could not be listed.
 func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, error) {
 	if l.unlisted != "" {
 		return l.unlisted, nil
 	}
-	files := l.files
-	if len(l.tracked) > 0 {
-		present, err := snap.Present(ctx, l.tracked)
-		if err != nil {
-			return "", err
-		}
-		files = slices.Clone(files)
-		for i, f := range l.tracked {
-			if present[i] {
-				files = append(files, f)
-			}
-		}
+	files, err := l.found(ctx, snap)
+	if err != nil {
+		return "", err
 	}
-	slices.Sort(files)
 	h := sha256.New()
 	for _, f := range files {
 		h.Write([]byte(f))
@@ -100,10 +89,29 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// found is the set's files, sorted: the index's files that snap finds in
+// the work tree (a file deleted but not staged is gone) and the others.
+func (l listing) found(ctx context.Context, snap *freshness.Snapshot) ([]string, error) {
+	files := slices.Clone(l.files)
+	if len(l.tracked) > 0 {
+		present, err := snap.Present(ctx, l.tracked)
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range l.tracked {
+			if present[i] {
+				files = append(files, f)
+			}
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
 // gitFiles lists the files of the index and the untracked files not
 // ignored, with two git processes side by side: the walk for untracked
-// files (git ls-files --others) takes, in a repository of 13,000 files,
-// about as long as the lstat of the index's files that follows the list.
+// files (git ls-files --others) is most of the time, and the index is read
+// meanwhile.
 func (s *Service) gitFiles(ctx context.Context) (listing, error) {
 	untracked := later.Start(func() ([]string, error) { return s.WS.Git.Untracked(ctx) })
 	tracked, err := s.WS.Git.Tracked(ctx)
