@@ -342,8 +342,8 @@ func separatorAt(line []byte, e, n int, seps string) int {
 // separator and a value, then a value of at least least bytes that ends
 // as both rules' expressions end a match, `(?:[\x60'"\s;]|\\[nr]|$)`. Every
 // byte of their values is a value byte (isValue) and no byte of that end
-// is, so a match's value runs to the end of the value bytes: wherever in
-// the padding its `=` it begins, it ends where the run does.
+// is, so a match's value runs to the end of the value bytes: whether it
+// begins at the padding's last `=` or after it, it ends where the run does.
 func valueFollows(b []byte, least int) bool {
 	i := 0
 	for i < len(b) && i < 9 && (rx.IsSpace(b[i]) || strings.IndexByte("=>:|?`'\"", b[i]) >= 0) {

@@ -181,3 +181,30 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("MatchString(%q) is not the matcher's answer", l)
 	}
 }
+
+// TestClassName: a word ending in the suffix, longer than it and starting
+// with a capital, with word boundaries as \b sees them.
+func TestClassName(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"TypeError: x", true},
+		{"raise ValueError('x')", true},
+		{"json.decoder.JSONDecodeError", true},
+		{"at java.lang.NullPointerException", true},
+		{"E_Error", true},
+		{"Error: x", false},           // the suffix alone
+		{"err.Error()", false},        // the suffix alone, after a dot
+		{"fmt.Errorf(", false},        // the word goes on
+		{"handleError()", false},      // no capital
+		{"my_Error", false},           // the word starts with 'm'
+		{"ErrorError", true},          // a second occurrence ends the word
+		{"TypeErrorX and Bad", false}, // ends in neither
+		{"", false},
+	} {
+		if got := ClassName(c.s, "Error") || ClassName(c.s, "Exception"); got != c.want {
+			t.Errorf("ClassName(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
