@@ -86,3 +86,19 @@ type pathErr struct {
 
 func (e *pathErr) Error() string { return "lstat " + e.rel + ": " + e.err.Error() }
 func (e *pathErr) Unwrap() error { return e.err }
+
+// FingerprintAt fingerprints root-relative paths under root as Fingerprint
+// would one by one, batched as a check's are (paths sorted by folder go
+// fastest). The results are in the order of rels.
+func FingerprintAt(root string, rels []string) ([]Fingerprint, []error) {
+	return fingerprintPaths(root, rels)
+}
+
+// FingerprintFile fingerprints one absolute path, inside the root or not.
+func FingerprintFile(abs string) (Fingerprint, error) { return fingerprint(OSFS{}, abs) }
+
+// PresentAt says which of the clean, root-relative paths rels (sorted, for
+// speed) lstat finds under root now (a dangling symlink is there).
+func PresentAt(ctx context.Context, root string, rels []string) ([]bool, error) {
+	return presentPaths(ctx, root, rels)
+}
