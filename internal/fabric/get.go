@@ -82,14 +82,23 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		}
 	}
 	// Where HEAD is (a git process) is read beside the slices and their
-	// files too, and so is the path set's listing (two git processes); its
-	// files are looked for once the slices' files are checked. A get that
+	// files too, and so is the path set: from its proof (proof.go) or else
+	// listed (two git processes), the listed files looked for once the
+	// slices' files are checked. A get that
 	// needs neither any more ends their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
 	here := later.Start(func() (place, error) { return s.here(bgCtx) })
 	listed := func() (listing, error) { return listing{}, nil }
 	if spec.PathSet {
-		listed = later.Start(func() (listing, error) { return s.list(bgCtx) })
+		listed = later.Start(func() (listing, error) {
+			if digest, ok := s.proven(bgCtx); ok {
+				return listing{proven: digest}, nil
+			}
+			proof := s.beginProof(bgCtx) // before the tree is listed
+			l, err := s.list(bgCtx)
+			l.proof = proof
+			return l, err
+		})
 	}
 	defer func() {
 		// Nothing of the get's outlives it: its git processes are ended
@@ -100,12 +109,18 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	}()
 	// The index's files are looked for once the slices' files are checked:
 	// the snapshot answers for every file it fingerprinted then.
+	var proof *pathProof // a proof to keep with the path set it proves
+	var proved string
 	pathSet := func(snap *freshness.Snapshot) (string, error) {
 		l, err := listed()
 		if err != nil || !spec.PathSet {
 			return "", err
 		}
-		return l.digest(ctx, snap)
+		d, err := l.digest(ctx, snap)
+		if err == nil {
+			proof, proved = l.proof, d
+		}
+		return d, err
 	}
 	repo, found, ks, err := s.lookup(ctx, req)
 	if err != nil {
@@ -120,6 +135,9 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	stop() // a cold get waits for neither
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
+			return err
+		}
+		if err := s.keepProof(tx, proof, proved); err != nil {
 			return err
 		}
 		return event(ctx, tx, res.Outcome, repo, req.Type, req.Key)

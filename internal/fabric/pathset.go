@@ -26,11 +26,19 @@ const unlistedPrefix = "unlisted:"
 // listing is the work tree's files as a path set lists them, before the
 // files of the index are looked for in the work tree.
 type listing struct {
+	root    string   // the workspace root
 	tracked []string // the index's files, sorted: in the set where present
 	files   []string // the other files of the set (untracked, or walked)
 	// unlisted, when set, is the path set of a tree that could not be
 	// listed (see unlistedPrefix).
 	unlisted string
+	// proven, when set, is the path set a proof vouched for (proof.go):
+	// the tree was not listed.
+	proven string
+	// proof, when set, was begun before the tree was listed, to be kept
+	// with the path set: the index's files are then looked for anew, not
+	// answered from a snapshot that may have looked before the proof did.
+	proof *pathProof
 }
 
 // pathSet digests the sorted list of the work tree's files (tracked and
@@ -77,6 +85,9 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 	if l.unlisted != "" {
 		return l.unlisted, nil
 	}
+	if l.proven != "" {
+		return l.proven, nil
+	}
 	files, err := l.found(ctx, snap)
 	if err != nil {
 		return "", err
@@ -94,7 +105,7 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 func (l listing) found(ctx context.Context, snap *freshness.Snapshot) ([]string, error) {
 	files := slices.Clone(l.files)
 	if len(l.tracked) > 0 {
-		present, err := snap.Present(ctx, l.tracked)
+		present, err := l.present(ctx, snap)
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +117,15 @@ func (l listing) found(ctx context.Context, snap *freshness.Snapshot) ([]string,
 	}
 	slices.Sort(files)
 	return files, nil
+}
+
+// present says which of the index's files are in the work tree; without
+// a snapshot (or with a proof begun) each is lstat'ed now.
+func (l listing) present(ctx context.Context, snap *freshness.Snapshot) ([]bool, error) {
+	if l.proof != nil || snap == nil {
+		return freshness.PresentAt(ctx, l.root, l.tracked)
+	}
+	return snap.Present(ctx, l.tracked)
 }
 
 // gitFiles lists the files of the index and the untracked files not
@@ -120,7 +140,7 @@ func (s *Service) gitFiles(ctx context.Context) (listing, error) {
 		return listing{}, err
 	}
 	slices.Sort(tracked)
-	return listing{tracked: tracked, files: others}, nil
+	return listing{root: s.WS.Root, tracked: tracked, files: others}, nil
 }
 
 // unlisted says why a path set was not compared, if it was not.

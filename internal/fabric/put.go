@@ -62,7 +62,9 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, err
 	}
 	deps = withKey(spec, req.Key, deps)
+	proof := s.startProof(ctx, spec)
 	at, err := s.here(ctx)
+	p := proof() // waited for before the tree is looked at: its stamps come first
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +95,9 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		res.Bytes, res.CreatedAt = c.size, tx.Now
 		if err := storeSlice(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c); err != nil {
+			return err
+		}
+		if err := s.keepProof(tx, p, pathSet); err != nil {
 			return err
 		}
 		return afterPut(ctx, tx, at, req)

@@ -54,7 +54,9 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if err != nil {
 		return nil, err
 	}
+	proof := s.startProof(ctx, spec)
 	at, err := s.here(ctx)
+	p := proof() // waited for before the tree is looked at: its stamps come first
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +105,9 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 			if err := storeSlice(ctx, tx, s.WS.Root, at, one, pathSet, ttl, clean, stamps[i], contents[i]); err != nil {
 				return err
 			}
+		}
+		if err := s.keepProof(tx, p, pathSet); err != nil {
+			return err
 		}
 		return afterPut(ctx, tx, at, req)
 	})

@@ -1,0 +1,352 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/later"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// A path set proof lets a get know the work tree's path set without
+// listing it: git's listing is two processes and an lstat of every file of
+// the index, more than one `git status` of the whole tree.
+//
+// The listing depends on the tree's folders (a file is added, removed or
+// renamed only by changing its folder, which moves the folder's mtime and
+// ctime), on the index and the exclude rules (the .gitignore files, which
+// the folders hold, info/exclude, the global excludes file, and the
+// configuration that names it) and on nothing else. A put walks every
+// folder of the work tree and takes freshctx's own fingerprint of each
+// (before it is read, so that no entry made while it is read is missed),
+// and of every one of those files, present or not, and reads the
+// configuration, all before git lists the tree. If a later get finds every
+// fingerprint equal and the configuration the same, nothing the listing
+// depends on changed since, so the path set is the one the put listed.
+// A fingerprint is evidence only when settled (freshness.Fingerprint
+// Settled): a proof with a folder written within the racy window of its
+// walk is not kept. Anything the proof cannot name (a store folder git
+// does not ignore, too many folders, an unreadable one) means no proof:
+// the get lists the tree as before.
+
+// proofKey prefixes the meta key of a root's path set proof.
+const proofKey = "fabric.path_set_proof:"
+
+// maxProofDirs bounds the folders a proof stamps: a get lstats each, and
+// past this many listing the tree is no dearer. maxProofEntries bounds
+// the entries a walk reads (folders full of ignored files: node_modules).
+var (
+	maxProofDirs    = 20_000
+	maxProofEntries = 500_000
+)
+
+// pathProof is the evidence of one path set.
+type pathProof struct {
+	digest string // the path set it proves
+	at     int64  // file clock (unix ns) before the first fingerprint
+	env    string // workspace.PathSetEnv when it was taken
+	config string // workspace.PathSetInputs.Config
+	rels   []string
+	fps    []string // of rels (root-relative folders and .gitignore files)
+	files  []string // absolute inputs outside the walk
+	ffps   []string // of files
+}
+
+// absentFP is the fingerprint of a path that is not there.
+const absentFP = "-"
+
+// beginProof stamps what the listing of the tree depends on, before the
+// tree is listed; nil when no proof can be made (then nothing is kept).
+func (s *Service) beginProof(ctx context.Context) *pathProof {
+	if s.WS.Git == nil {
+		return nil
+	}
+	p := &pathProof{at: freshness.FileClock().UnixNano(), env: workspace.PathSetEnv()}
+	// A tree changed within the racy window most often changed at its
+	// root, which then cannot vouch: no git process is started for it.
+	if root, err := freshness.FingerprintFile(s.WS.Root); err != nil || !root.Settled(p.at, s.window()) {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	storeIgnored := later.Start(func() (bool, error) { return s.storeIgnored(ctx) })
+	defer func() { // a walk that gives up ends the git processes, and waits for them
+		cancel()
+		inputs()
+		storeIgnored()
+	}()
+	var ok bool
+	p.rels, p.fps, ok = p.walk(ctx, s.WS.Root, s.window(), func() bool {
+		ignored, err := storeIgnored()
+		return err == nil && ignored
+	})
+	in, err := inputs()
+	if !ok || err != nil {
+		return nil
+	}
+	p.config, p.files, p.ffps = in.Config, in.Files, make([]string, len(in.Files))
+	for i, f := range in.Files {
+		if p.ffps[i], ok = fpString(freshness.FingerprintFile(f)); !ok {
+			return nil
+		}
+	}
+	return p
+}
+
+// storeIgnored reports whether the default store's folder is in the root
+// and ignored by git as a whole: its files change at every command, so a
+// proof can leave it out only then.
+func (s *Service) storeIgnored(ctx context.Context) (bool, error) {
+	if _, err := os.Lstat(s.WS.Abs(store.DirName)); err != nil {
+		return false, nil // not there: walked like any folder if it comes
+	}
+	return s.WS.Git.Ignored(ctx, store.DirName)
+}
+
+// fpString encodes a fingerprint for a proof; ok is false where the path
+// could not be looked at (only an absent path has a fingerprint then).
+func fpString(fp freshness.Fingerprint, err error) (string, bool) {
+	switch {
+	case err == nil:
+		return fp.String(), true
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return absentFP, true
+	}
+	return "", false
+}
+
+// walk fingerprints every folder under root (root first, as ".") and
+// every .gitignore file in them, in the order it reads them, leaving out
+// git's folders, the insides of nested repositories (git lists such a
+// folder as one entry) and, when skipStore says git ignores it, the
+// store's folder. A folder is fingerprinted before it is read: an entry
+// made while the walk goes on moves a fingerprint it took. ok is false at
+// the first fingerprint not settled at p.at (the proof could not be
+// kept), past maxProofDirs or maxProofEntries, where a folder cannot be
+// read, or once ctx is done.
+func (p *pathProof) walk(ctx context.Context, root string, window time.Duration, skipStore func() bool) (rels, fps []string, ok bool) {
+	entries, dirs := 0, 0
+	take := func(rel string) bool {
+		fp, err := freshness.FingerprintFile(path.Join(root, rel))
+		if err != nil || !fp.Settled(p.at, window) {
+			return false
+		}
+		rels, fps = append(rels, rel), append(fps, fp.String())
+		return true
+	}
+	queue := []string{"."}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		if dirs++; dirs > maxProofDirs || ctx.Err() != nil || !take(dir) {
+			return nil, nil, false
+		}
+		names, err := readNames(path.Join(root, dir))
+		if err != nil {
+			return nil, nil, false
+		}
+		if entries += len(names); entries > maxProofEntries {
+			return nil, nil, false
+		}
+		if dir != "." && hasGit(names) {
+			continue // a nested repository: listed as one entry
+		}
+		for _, e := range names {
+			child := path.Join(dir, e.Name())
+			switch {
+			case e.Name() == ".git":
+			case e.IsDir() && dir == "." && e.Name() == store.DirName && skipStore():
+			case e.IsDir():
+				queue = append(queue, child)
+			case e.Name() == ".gitignore" && !take(child):
+				return nil, nil, false
+			}
+		}
+	}
+	return rels, fps, true
+}
+
+func readNames(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func hasGit(names []fs.DirEntry) bool {
+	for _, e := range names {
+		if e.Name() == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// proves reports whether the proof can vouch for a path set: it was
+// listed, and every fingerprint was settled when taken (the walk took
+// only settled ones; the files outside it are looked at here).
+func (p *pathProof) proves(digest string, window time.Duration) bool {
+	if p == nil || digest == "" {
+		return false
+	}
+	if _, unl := unlisted(digest); unl {
+		return false
+	}
+	for _, s := range p.ffps {
+		if s == absentFP {
+			continue
+		}
+		fp, err := freshness.ParseFingerprint(s)
+		if err != nil || !fp.Settled(p.at, window) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepProof keeps p as the proof of digest, the path set listed after it
+// was begun, when it can vouch for it.
+func (s *Service) keepProof(tx *store.Tx, p *pathProof, digest string) error {
+	if !p.proves(digest, s.window()) {
+		return nil
+	}
+	p.digest = digest
+	return tx.SetMeta(proofKey+s.WS.Root, p.encode())
+}
+
+func (s *Service) window() time.Duration {
+	if s.RacyWindow > 0 {
+		return s.RacyWindow
+	}
+	return freshness.RacyWindow
+}
+
+// proven is the path set the root's proof vouches for now, if it does:
+// the environment and git's exclude settings are as they were and every
+// fingerprint is equal.
+func (s *Service) proven(ctx context.Context) (string, bool) {
+	if s.WS.Git == nil {
+		return "", false
+	}
+	var enc string
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		enc, _, err = tx.Meta(proofKey + s.WS.Root)
+		return err
+	})
+	if err != nil || enc == "" {
+		return "", false
+	}
+	p, err := decodeProof(enc)
+	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
+		return "", false
+	}
+	// The root first, alone: most changes to a tree move it, and then no
+	// git process is started.
+	if now, ok := fpString(freshness.FingerprintFile(s.WS.Root)); !ok || now != p.fps[0] {
+		return "", false
+	}
+	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	same := ctx.Err() == nil && p.sameFolders(s.WS.Root)
+	in, err := inputs()
+	if !same || err != nil || in.Config != p.config || !slices.Equal(in.Files, p.files) {
+		return "", false
+	}
+	for i, f := range p.files {
+		if now, ok := fpString(freshness.FingerprintFile(f)); !ok || now != p.ffps[i] {
+			return "", false
+		}
+	}
+	return p.digest, true
+}
+
+// sameFolders reports whether every folder and .gitignore file has the
+// fingerprint the proof recorded.
+func (p *pathProof) sameFolders(root string) bool {
+	fps, errs := freshness.FingerprintAt(root, p.rels)
+	for i := range p.rels {
+		if now, ok := fpString(fps[i], errs[i]); !ok || now != p.fps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// encode writes the proof as lines: a version, the digest, the time, the
+// environment and the configuration (quoted), then one line per path,
+// "r" (in the root) or "f" (outside), its fingerprint and its quoted path.
+func (p *pathProof) encode() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "proof1\n%s\n%d\n%s\n%s\n", p.digest, p.at, strconv.Quote(p.env), strconv.Quote(p.config))
+	for i, r := range p.rels {
+		b.WriteString("r " + p.fps[i] + " " + strconv.Quote(r) + "\n")
+	}
+	for i, f := range p.files {
+		b.WriteString("f " + p.ffps[i] + " " + strconv.Quote(f) + "\n")
+	}
+	return b.String()
+}
+
+func decodeProof(s string) (*pathProof, error) {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(lines) < 5 || lines[0] != "proof1" {
+		return nil, errors.New("path set proof: unknown encoding")
+	}
+	p := &pathProof{digest: lines[1]}
+	var err error
+	if p.at, err = strconv.ParseInt(lines[2], 10, 64); err != nil {
+		return nil, fmt.Errorf("path set proof: time: %w", err)
+	}
+	if p.env, err = strconv.Unquote(lines[3]); err != nil {
+		return nil, fmt.Errorf("path set proof: environment: %w", err)
+	}
+	if p.config, err = strconv.Unquote(lines[4]); err != nil {
+		return nil, fmt.Errorf("path set proof: configuration: %w", err)
+	}
+	for _, l := range lines[5:] {
+		kind, rest, _ := strings.Cut(l, " ")
+		fp, quoted, ok := strings.Cut(rest, " ")
+		if !ok {
+			return nil, fmt.Errorf("path set proof: malformed line %q", l)
+		}
+		name, err := strconv.Unquote(quoted)
+		if err != nil {
+			return nil, fmt.Errorf("path set proof: path %s: %w", quoted, err)
+		}
+		switch kind {
+		case "r":
+			p.rels, p.fps = append(p.rels, name), append(p.fps, fp)
+		case "f":
+			p.files, p.ffps = append(p.files, name), append(p.ffps, fp)
+		default:
+			return nil, fmt.Errorf("path set proof: malformed line %q", l)
+		}
+	}
+	return p, nil
+}
+
+// startProof begins a path set proof on a goroutine when the type depends
+// on the path set; the function it returns waits for it (nil: none).
+func (s *Service) startProof(ctx context.Context, spec Spec) func() *pathProof {
+	if !spec.PathSet {
+		return func() *pathProof { return nil }
+	}
+	p := later.Start(func() (*pathProof, error) { return s.beginProof(ctx), nil })
+	return func() *pathProof {
+		proof, _ := p()
+		return proof
+	}
+}

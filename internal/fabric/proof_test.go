@@ -1,0 +1,344 @@
+package fabric
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/workspace"
+)
+
+// isolateGitConfig gives the test's git processes a global configuration
+// and excludes file of their own, returned for the test to write.
+func isolateGitConfig(t *testing.T) (globalConfig, excludes string) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
+	if err := os.MkdirAll(filepath.Join(home, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(home, "gitconfig"), filepath.Join(home, "git", "ignore")
+}
+
+// proofService is a service on a store in the tree's own store folder
+// (ignored by git, as freshctx sets it up), every fingerprint settled past
+// 1 ns: the file clock's tick, not a window, then stands between a change
+// and the proof that must see it.
+func proofService(tb testing.TB, dir string) (*Service, error) {
+	ws, err := workspace.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.ExcludeFromGit(store.DirName); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(context.Background(), store.DefaultPath(ws.Root), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	tb.Cleanup(func() { st.Close() })
+	return &Service{WS: ws, Store: st, Cwd: dir, RacyWindow: time.Nanosecond}, nil
+}
+
+// prove begins a proof, lists the tree after it and keeps the proof with
+// the path set listed, as a put does; it reports whether it kept one.
+func prove(ctx context.Context, s *Service) (bool, error) {
+	p := s.beginProof(ctx)
+	l, err := s.list(ctx)
+	if err != nil {
+		return false, err
+	}
+	l.proof = p
+	d, err := l.digest(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	err = s.Store.Update(ctx, func(tx *store.Tx) error { return s.keepProof(tx, p, d) })
+	return p.proves(d, s.window()), err
+}
+
+// provenService is proofService with a proof kept, past the file clock's
+// tick.
+func provenService(t *testing.T, dir string) *Service {
+	t.Helper()
+	s, err := proofService(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if kept, err := prove(context.Background(), s); err != nil || !kept {
+		t.Fatalf("no proof kept (%v)", err)
+	}
+	return s
+}
+
+// wantNoProof fails the test if a proof still vouches after a change.
+func wantNoProof(t *testing.T, s *Service, after string) {
+	t.Helper()
+	if got, ok := s.proven(context.Background()); ok {
+		t.Fatalf("proof still vouches for %q after %s", got, after)
+	}
+}
+
+// listedPathSet is the path set as a get without a proof finds it.
+func listedPathSet(ctx context.Context, s *Service) (string, error) {
+	l, err := s.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	return l.digest(ctx, nil)
+}
+
+// TestProofSeesWhatMovesTheListing changes, after a proof was kept, each
+// thing the listing depends on. A proof that still vouches must vouch for
+// the path set git lists; every change here that moves the path set must
+// break it, and a change of a file's bytes alone must not.
+func TestProofSeesWhatMovesTheListing(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		change   func(r *testgit.Repo, excludes string)
+		holds    bool // the proof still vouches
+		sameTree bool // the path set is unchanged
+	}{
+		{"a file's bytes", func(r *testgit.Repo, _ string) { r.Write("a/x.go", "package changed\n") }, true, true},
+		{"a file added", func(r *testgit.Repo, _ string) { r.Write("a/b/new.go", "") }, false, false},
+		{"a file added to an empty folder", func(r *testgit.Repo, _ string) { r.Write("empty/new.go", "") }, false, false},
+		{"a file added to a folder of ignored files", func(r *testgit.Repo, _ string) { r.Write("logs/new.go", "") }, false, false},
+		{"a tracked file deleted", func(r *testgit.Repo, _ string) { os.Remove(r.Path("a/b/y.go")) }, false, false},
+		{"a .gitignore edited in place", func(r *testgit.Repo, _ string) { r.Write(".gitignore", "*.tmp\nbuild/\n") }, false, false},
+		{"a nested .gitignore edited in place", func(r *testgit.Repo, _ string) { r.Write("a/.gitignore", "x.go\n") }, false, false},
+		{"info/exclude edited", func(r *testgit.Repo, _ string) {
+			f, _ := os.OpenFile(filepath.Join(r.Dir, ".git", "info", "exclude"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("u/\n")
+			f.Close()
+		}, false, false},
+		{"the global excludes file edited", func(_ *testgit.Repo, excludes string) {
+			os.WriteFile(excludes, []byte("*.txt\n"), 0o644)
+		}, false, false},
+		{"core.excludesFile set", func(r *testgit.Repo, _ string) {
+			other := filepath.Join(r.Dir, ".git", "more-excludes")
+			os.WriteFile(other, []byte("u/\n"), 0o644)
+			r.Git("config", "core.excludesFile", other)
+		}, false, false},
+		{"core.ignoreCase set", func(r *testgit.Repo, _ string) { r.Git("config", "core.ignoreCase", "true") }, false, false},
+		{"an ignored file added to the index", func(r *testgit.Repo, _ string) { r.Git("add", "-f", "logs/run.log") }, false, false},
+		{"a file added in an ignored folder", func(r *testgit.Repo, _ string) { r.Write("build/out.go", "") }, false, true},
+		{"a file added in a nested repository", func(r *testgit.Repo, _ string) { r.Write("nested/inner2.go", "") }, false, true},
+		{"the store written", func(r *testgit.Repo, _ string) { r.Write(".freshctx/scratch", "") }, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, excludes := isolateGitConfig(t)
+			if err := os.WriteFile(excludes, []byte("*.tmp\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := testgit.New(t)
+			r.Write(".gitignore", "*.log\nbuild/\n")
+			r.Write("a/x.go", "package a\n")
+			r.Write("a/b/y.go", "package b\n")
+			r.Write("logs/run.log", "")
+			r.Write("build/out.o", "")
+			r.Write("empty/.keep", "")
+			os.Remove(r.Path("empty/.keep"))
+			os.MkdirAll(r.Path("nested"), 0o755)
+			sub := testgit.Init(t, r.Path("nested"))
+			sub.Write("inner.go", "")
+			sub.Commit("nested")
+			r.Commit("init")
+			r.Write("u/notes.txt", "") // untracked
+			r.Write("u/READ.LOG", "")  // untracked, ignored only where case is ignored
+			s := provenService(t, r.Dir)
+			ctx := context.Background()
+			before, err := listedPathSet(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := s.proven(ctx); !ok || got != before {
+				t.Fatalf("proven = %q, %v before any change, want %q", got, ok, before)
+			}
+			c.change(r, excludes)
+			now, err := listedPathSet(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (now == before) != c.sameTree {
+				t.Fatalf("path set unchanged: %v, want %v: the case does not test what it says", now == before, c.sameTree)
+			}
+			got, ok := s.proven(ctx)
+			if ok != c.holds {
+				t.Errorf("proof holds: %v, want %v", ok, c.holds)
+			}
+			if ok && got != now {
+				t.Fatalf("proof vouches for %q, git lists %q", got, now)
+			}
+		})
+	}
+}
+
+// TestProofWhereGitListsTheStore: a store folder git does not ignore is
+// in the path set, and walked like any other: a file added to it breaks
+// the proof.
+func TestProofWhereGitListsTheStore(t *testing.T) {
+	isolateGitConfig(t)
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Write(".gitignore", "!/.freshctx/\n")
+	r.Commit("init")
+	s := provenService(t, r.Dir)
+	r.Write(".freshctx/scratch", "")
+	wantNoProof(t, s, "a file was added to the listed store folder")
+}
+
+// TestNoProofOfAnUnsettledTree: a folder or input written within the
+// racy window of the walk could change again with the same fingerprint,
+// so no proof is kept, and none vouches: the root, a folder below it, or
+// only the index.
+func TestNoProofOfAnUnsettledTree(t *testing.T) {
+	isolateGitConfig(t)
+	const window = 300 * time.Millisecond
+	for _, c := range []struct {
+		name   string
+		change func(r *testgit.Repo)
+	}{
+		{"the root", func(r *testgit.Repo) { r.Write("new.go", "") }},
+		{"a folder below it", func(r *testgit.Repo) { r.Write("a/b/new.go", "") }},
+		{"the index", func(r *testgit.Repo) {
+			r.Write("a/x.go", "package changed\n")
+			r.Git("add", "a/x.go")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := testgit.New(t)
+			r.Write("a/x.go", "package a\n")
+			r.Write("a/b/y.go", "package b\n")
+			r.Commit("init")
+			s, err := proofService(t, r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.RacyWindow = window
+			time.Sleep(window + 50*time.Millisecond)
+			c.change(r)
+			ctx := context.Background()
+			if kept, err := prove(ctx, s); err != nil || kept {
+				t.Fatalf("kept = %v (%v), want no proof", kept, err)
+			}
+			if got, ok := s.proven(ctx); ok {
+				t.Fatalf("proof vouches for %q", got)
+			}
+		})
+	}
+}
+
+// TestProofInASubfolderRoot: a workspace below the top also depends on
+// the .gitignore files above it.
+func TestProofInASubfolderRoot(t *testing.T) {
+	isolateGitConfig(t)
+	r := testgit.New(t)
+	r.Write("svc/a.go", "package a\n")
+	r.Write("svc/b.log", "")
+	r.Write(".gitignore", "*.log\n")
+	r.Commit("init")
+	s := provenService(t, r.Path("svc"))
+	r.Write(".gitignore", "*.tmp\n")
+	wantNoProof(t, s, "the top's .gitignore changed")
+}
+
+// TestProofNeverWrong is the model-based check of the proof: after random
+// writes, removals, folders, renames, ignore rules (in .gitignore files,
+// info/exclude, the global excludes file and core.excludesFile), index
+// changes, commits, nested repositories and proofs kept at random moments,
+// a proof that vouches for a path set vouches for the one git lists.
+func TestProofNeverWrong(t *testing.T) {
+	_, excludes := isolateGitConfig(t)
+	dirs := []string{".", "a", "a/b", "e", "build", "n"}
+	names := []string{"x.go", "y.log", ".gitignore"}
+	rules := []string{"", "*.log\n", "build/\n", "!y.log\n", "x.go\n", "*\n", "a/\n"}
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		r := testgit.Init(rt, t.TempDir())
+		r.Write(".gitignore", "*.log\nbuild/\n")
+		r.Write("a/x.go", "a")
+		r.Commit("init")
+		os.WriteFile(excludes, nil, 0o644)
+		s, err := proofService(t, r.Dir)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		steps := 12
+		if testing.Short() {
+			steps = 6
+		}
+		for range rapid.IntRange(1, steps).Draw(rt, "steps") {
+			dir := rapid.SampledFrom(dirs).Draw(rt, "dir")
+			name := rapid.SampledFrom(names).Draw(rt, "name")
+			rel := filepath.Join(dir, name)
+			rule := rapid.SampledFrom(rules).Draw(rt, "rule")
+			switch rapid.IntRange(0, 12).Draw(rt, "action") {
+			case 0:
+				content := "x"
+				if name == ".gitignore" {
+					content = rule
+				}
+				os.MkdirAll(r.Path(dir), 0o755)
+				os.WriteFile(r.Path(rel), []byte(content), 0o644)
+			case 1:
+				os.Remove(r.Path(rel))
+			case 2:
+				os.MkdirAll(r.Path(dir), 0o755)
+			case 3:
+				if dir != "." {
+					os.RemoveAll(r.Path(dir))
+				}
+			case 4:
+				os.Rename(r.Path(rel), r.Path(filepath.Join(dir, "z.go")))
+			case 5:
+				os.WriteFile(filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/.freshctx/\n"+rule), 0o644)
+			case 6:
+				os.WriteFile(excludes, []byte(rule), 0o644)
+			case 7:
+				other := filepath.Join(r.Dir, ".git", "other-excludes")
+				os.WriteFile(other, []byte(rule), 0o644)
+				r.Git("config", "core.excludesFile", other)
+			case 8:
+				if _, err := os.Lstat(r.Path(rel)); err == nil {
+					r.Git("add", "-f", "--", rel)
+				}
+			case 9:
+				r.Git("rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", rel)
+			case 10:
+				os.MkdirAll(r.Path("n/sub"), 0o755)
+				if _, err := os.Stat(r.Path("n/sub/.git")); err != nil {
+					sub := testgit.Init(rt, r.Path("n/sub"))
+					sub.Write("first.go", "")
+					sub.Commit("nested")
+				}
+				os.WriteFile(r.Path("n/sub/"+name), []byte("x"), 0o644)
+			case 11:
+				r.Git("add", "-A")
+				r.Git("commit", "-q", "--allow-empty", "-m", "step")
+			case 12:
+				if _, err := prove(ctx, s); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			got, ok := s.proven(ctx)
+			if !ok {
+				continue
+			}
+			want, err := listedPathSet(ctx, s)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if got != want {
+				rt.Fatalf("the proof vouches for path set %s, git lists %s", got, want)
+			}
+		}
+	})
+}
