@@ -128,9 +128,10 @@ func fpString(fp freshness.Fingerprint, err error) (string, bool) {
 
 // walk fingerprints every folder under root (root first, as ".") and
 // every .gitignore file in them, in the order it reads them, leaving out
-// git's folders, the insides of nested repositories (git lists such a
-// folder as one entry) and, when skipStore says git ignores it, the
-// store's folder. A folder is fingerprinted before it is read: an entry
+// git's folders and, when skipStore says git ignores it, the store's
+// folder. It goes into nested repositories too: git lists one as a
+// single entry only when it takes it for a repository, which is git's
+// call, so a change in one breaks a proof. A folder is fingerprinted before it is read: an entry
 // made while the walk goes on moves a fingerprint it took. ok is false at
 // the first fingerprint not settled at p.at (the proof could not be
 // kept), past maxProofDirs or maxProofEntries, where a folder cannot be
@@ -159,9 +160,6 @@ func (p *pathProof) walk(ctx context.Context, root string, window time.Duration,
 		if entries += len(names); entries > maxProofEntries {
 			return nil, nil, false
 		}
-		if dir != "." && hasGit(names) {
-			continue // a nested repository: listed as one entry
-		}
 		for _, e := range names {
 			child := path.Join(dir, e.Name())
 			switch {
@@ -184,15 +182,6 @@ func readNames(dir string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	return f.ReadDir(-1)
-}
-
-func hasGit(names []fs.DirEntry) bool {
-	for _, e := range names {
-		if e.Name() == ".git" {
-			return true
-		}
-	}
-	return false
 }
 
 // proves reports whether the proof can vouch for a path set: it was

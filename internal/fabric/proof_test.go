@@ -131,6 +131,7 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 		{"an ignored file added to the index", func(r *testgit.Repo, _ string) { r.Git("add", "-f", "logs/run.log") }, false, false},
 		{"a file added in an ignored folder", func(r *testgit.Repo, _ string) { r.Write("build/out.go", "") }, false, true},
 		{"a file added in a nested repository", func(r *testgit.Repo, _ string) { r.Write("nested/inner2.go", "") }, false, true},
+		{"a file added below a folder whose .git is no repository", func(r *testgit.Repo, _ string) { r.Write("fake/sub/b.go", "") }, false, false},
 		{"the store written", func(r *testgit.Repo, _ string) { r.Write(".freshctx/scratch", "") }, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -153,6 +154,8 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 			r.Commit("init")
 			r.Write("u/notes.txt", "") // untracked
 			r.Write("u/READ.LOG", "")  // untracked, ignored only where case is ignored
+			r.Write("fake/.git", "not a repository\n")
+			r.Write("fake/sub/a.go", "") // listed by git: fake is no repository
 			s := provenService(t, r.Dir)
 			ctx := context.Background()
 			before, err := listedPathSet(ctx, s)
