@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,9 +86,16 @@ func (s *Service) beginProof(ctx context.Context) *pathProof {
 		storeIgnored()
 	}()
 	var ok bool
-	p.rels, p.fps, ok = p.walk(ctx, s.WS.Root, s.window(), func() bool {
-		ignored, err := storeIgnored()
-		return err == nil && ignored
+	p.rels, p.fps, ok = freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
+		At: p.at, Window: s.window(), Files: []string{".gitignore"},
+		Skip: func(rel string) bool {
+			if rel != store.DirName {
+				return false
+			}
+			ignored, err := storeIgnored()
+			return err == nil && ignored
+		},
+		MaxDirs: maxProofDirs, MaxEntries: maxProofEntries,
 	})
 	in, err := inputs()
 	if !ok || err != nil {
@@ -124,64 +130,6 @@ func fpString(fp freshness.Fingerprint, err error) (string, bool) {
 		return absentFP, true
 	}
 	return "", false
-}
-
-// walk fingerprints every folder under root (root first, as ".") and
-// every .gitignore file in them, in the order it reads them, leaving out
-// git's folders and, when skipStore says git ignores it, the store's
-// folder. It goes into nested repositories too: git lists one as a
-// single entry only when it takes it for a repository, which is git's
-// call, so a change in one breaks a proof. A folder is fingerprinted before it is read: an entry
-// made while the walk goes on moves a fingerprint it took. ok is false at
-// the first fingerprint not settled at p.at (the proof could not be
-// kept), past maxProofDirs or maxProofEntries, where a folder cannot be
-// read, or once ctx is done.
-func (p *pathProof) walk(ctx context.Context, root string, window time.Duration, skipStore func() bool) (rels, fps []string, ok bool) {
-	entries, dirs := 0, 0
-	take := func(rel string) bool {
-		fp, err := freshness.FingerprintFile(path.Join(root, rel))
-		if err != nil || !fp.Settled(p.at, window) {
-			return false
-		}
-		rels, fps = append(rels, rel), append(fps, fp.String())
-		return true
-	}
-	queue := []string{"."}
-	for len(queue) > 0 {
-		dir := queue[0]
-		queue = queue[1:]
-		if dirs++; dirs > maxProofDirs || ctx.Err() != nil || !take(dir) {
-			return nil, nil, false
-		}
-		names, err := readNames(path.Join(root, dir))
-		if err != nil {
-			return nil, nil, false
-		}
-		if entries += len(names); entries > maxProofEntries {
-			return nil, nil, false
-		}
-		for _, e := range names {
-			child := path.Join(dir, e.Name())
-			switch {
-			case e.Name() == ".git":
-			case e.IsDir() && dir == "." && e.Name() == store.DirName && skipStore():
-			case e.IsDir():
-				queue = append(queue, child)
-			case e.Name() == ".gitignore" && !take(child):
-				return nil, nil, false
-			}
-		}
-	}
-	return rels, fps, true
-}
-
-func readNames(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 // proves reports whether the proof can vouch for a path set: it was

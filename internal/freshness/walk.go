@@ -1,0 +1,82 @@
+package freshness
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"time"
+)
+
+// FolderWalk says how WalkFolders walks a tree.
+type FolderWalk struct {
+	// At is the file clock (unix ns) the walk's fingerprints must be
+	// settled at (Fingerprint.Settled with Window).
+	At     int64
+	Window time.Duration
+	// Files are the names of the files taken in every folder besides the
+	// folders themselves (".gitignore").
+	Files []string
+	// Skip says whether to leave out a folder (root-relative), and all
+	// below it; git's folders are always left out.
+	Skip func(rel string) bool
+	// MaxDirs and MaxEntries bound the folders taken and the entries read.
+	MaxDirs, MaxEntries int
+}
+
+// WalkFolders fingerprints every folder under root (root first, as ".")
+// and the files of w.Files in them, in the order it reads them. A folder
+// is fingerprinted before it is read: an entry made while the walk goes on
+// moves a fingerprint it took, so a caller that finds every fingerprint
+// equal later knows no folder gained, lost or renamed an entry since the
+// walk began. ok is false at the first fingerprint not settled at w.At,
+// past w.MaxDirs or w.MaxEntries, where a folder cannot be read, and once
+// ctx is done.
+func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []string, ok bool) {
+	entries, dirs := 0, 0
+	take := func(rel string) bool {
+		fp, err := FingerprintFile(path.Join(root, rel))
+		if err != nil || !fp.Settled(w.At, w.Window) {
+			return false
+		}
+		rels, fps = append(rels, rel), append(fps, fp.String())
+		return true
+	}
+	queue := []string{"."}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		if dirs++; dirs > w.MaxDirs || ctx.Err() != nil || !take(dir) {
+			return nil, nil, false
+		}
+		names, err := readNames(path.Join(root, dir))
+		if err != nil {
+			return nil, nil, false
+		}
+		if entries += len(names); entries > w.MaxEntries {
+			return nil, nil, false
+		}
+		for _, e := range names {
+			child := path.Join(dir, e.Name())
+			switch {
+			case e.Name() == ".git":
+			case e.IsDir() && w.Skip != nil && w.Skip(child):
+			case e.IsDir():
+				queue = append(queue, child)
+			case slices.Contains(w.Files, e.Name()) && !take(child):
+				return nil, nil, false
+			}
+		}
+	}
+	return rels, fps, true
+}
+
+func readNames(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
