@@ -91,10 +91,14 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	listed := func() (listing, error) { return listing{}, nil }
 	if spec.PathSet {
 		listed = later.Start(func() (listing, error) {
-			if digest, ok := s.proven(bgCtx); ok {
+			digest, state := s.proven(bgCtx)
+			if state == proofHolds {
 				return listing{proven: digest}, nil
 			}
-			proof := s.beginProof(bgCtx) // before the tree is listed
+			var proof *pathProof
+			if state != proofTooLarge {
+				proof = s.beginProof(bgCtx) // before the tree is listed
+			}
 			l, err := s.list(bgCtx)
 			l.proof = proof
 			return l, err

@@ -122,7 +122,7 @@ func (l listing) found(ctx context.Context, snap *freshness.Snapshot) ([]string,
 // present says which of the index's files are in the work tree; without
 // a snapshot (or with a proof begun) each is lstat'ed now.
 func (l listing) present(ctx context.Context, snap *freshness.Snapshot) ([]bool, error) {
-	if l.proof != nil || snap == nil {
+	if (l.proof != nil && !l.proof.tooLarge) || snap == nil {
 		return freshness.PresentAt(ctx, l.root, l.tracked)
 	}
 	return snap.Present(ctx, l.tracked)

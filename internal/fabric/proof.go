@@ -47,7 +47,7 @@ const proofKey = "fabric.path_set_proof:"
 // the entries a walk reads (folders full of ignored files: node_modules).
 var (
 	maxProofDirs    = 20_000
-	maxProofEntries = 500_000
+	maxProofEntries = 200_000
 )
 
 // pathProof is the evidence of one path set.
@@ -60,7 +60,14 @@ type pathProof struct {
 	fps    []string // of rels (root-relative folders and .gitignore files)
 	files  []string // absolute inputs outside the walk
 	ffps   []string // of files
+	// tooLarge marks a tree with more folders or entries than a proof
+	// stamps: kept, it spares later gets a walk that would give up again
+	// (a put tries anew).
+	tooLarge bool
 }
+
+// tooLargeMark is the kept form of a tooLarge proof.
+const tooLargeMark = "too large\n"
 
 // absentFP is the fingerprint of a path that is not there.
 const absentFP = "-"
@@ -85,8 +92,8 @@ func (s *Service) beginProof(ctx context.Context) *pathProof {
 		inputs()
 		storeIgnored()
 	}()
-	var ok bool
-	p.rels, p.fps, ok = freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
+	var err error
+	p.rels, p.fps, err = freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
 		At: p.at, Window: s.window(), Files: []string{".gitignore"},
 		Skip: func(rel string) bool {
 			if rel != store.DirName {
@@ -97,12 +104,16 @@ func (s *Service) beginProof(ctx context.Context) *pathProof {
 		},
 		MaxDirs: maxProofDirs, MaxEntries: maxProofEntries,
 	})
-	in, err := inputs()
-	if !ok || err != nil {
+	if errors.Is(err, freshness.ErrTooManyEntries) {
+		return &pathProof{tooLarge: true}
+	}
+	in, ierr := inputs()
+	if err != nil || ierr != nil {
 		return nil
 	}
 	p.config, p.files, p.ffps = in.Config, in.Files, make([]string, len(in.Files))
 	for i, f := range in.Files {
+		var ok bool
 		if p.ffps[i], ok = fpString(freshness.FingerprintFile(f)); !ok {
 			return nil
 		}
@@ -136,7 +147,7 @@ func fpString(fp freshness.Fingerprint, err error) (string, bool) {
 // listed, and every fingerprint was settled when taken (the walk took
 // only settled ones; the files outside it are looked at here).
 func (p *pathProof) proves(digest string, window time.Duration) bool {
-	if p == nil || digest == "" {
+	if p == nil || p.tooLarge || digest == "" {
 		return false
 	}
 	if _, unl := unlisted(digest); unl {
@@ -157,6 +168,9 @@ func (p *pathProof) proves(digest string, window time.Duration) bool {
 // keepProof keeps p as the proof of digest, the path set listed after it
 // was begun, when it can vouch for it.
 func (s *Service) keepProof(tx *store.Tx, p *pathProof, digest string) error {
+	if p != nil && p.tooLarge {
+		return tx.SetMeta(proofKey+s.WS.Root, tooLargeMark)
+	}
 	if !p.proves(digest, s.window()) {
 		return nil
 	}
@@ -171,12 +185,21 @@ func (s *Service) window() time.Duration {
 	return freshness.RacyWindow
 }
 
+// proofState is what a get found of the root's proof.
+type proofState int
+
+const (
+	proofBroken   proofState = iota // none, or it no longer holds
+	proofHolds                      // it vouches for the path set
+	proofTooLarge                   // the tree is too large for one
+)
+
 // proven is the path set the root's proof vouches for now, if it does:
 // the environment and git's exclude settings are as they were and every
 // fingerprint is equal.
-func (s *Service) proven(ctx context.Context) (string, bool) {
+func (s *Service) proven(ctx context.Context) (string, proofState) {
 	if s.WS.Git == nil {
-		return "", false
+		return "", proofBroken
 	}
 	var enc string
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
@@ -184,9 +207,21 @@ func (s *Service) proven(ctx context.Context) (string, bool) {
 		enc, _, err = tx.Meta(proofKey + s.WS.Root)
 		return err
 	})
-	if err != nil || enc == "" {
-		return "", false
+	switch {
+	case err != nil || enc == "":
+		return "", proofBroken
+	case enc == tooLargeMark:
+		return "", proofTooLarge
 	}
+	if d, ok := s.holds(ctx, enc); ok {
+		return d, proofHolds
+	}
+	return "", proofBroken
+}
+
+// holds reports whether the encoded proof holds, and the path set it
+// vouches for.
+func (s *Service) holds(ctx context.Context, enc string) (string, bool) {
 	p, err := decodeProof(enc)
 	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
 		return "", false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,20 @@ func prove(ctx context.Context, s *Service) (bool, error) {
 	return p.proves(d, s.window()), err
 }
 
+// twoFiles commits two Go files and opens a proofService on them.
+func twoFiles(t *testing.T, a, b string) (*testgit.Repo, *Service) {
+	t.Helper()
+	r := testgit.New(t)
+	r.Write(a, "package a\n")
+	r.Write(b, "package b\n")
+	r.Commit("init")
+	s, err := proofService(t, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s
+}
+
 // provenService is proofService with a proof kept, past the file clock's
 // tick.
 func provenService(t *testing.T, dir string) *Service {
@@ -82,9 +97,15 @@ func provenService(t *testing.T, dir string) *Service {
 // wantNoProof fails the test if a proof still vouches after a change.
 func wantNoProof(t *testing.T, s *Service, after string) {
 	t.Helper()
-	if got, ok := s.proven(context.Background()); ok {
+	if got, ok := vouches(context.Background(), s); ok {
 		t.Fatalf("proof still vouches for %q after %s", got, after)
 	}
+}
+
+// vouches is the path set the root's proof vouches for, if it does.
+func vouches(ctx context.Context, s *Service) (string, bool) {
+	d, state := s.proven(ctx)
+	return d, state == proofHolds
 }
 
 // listedPathSet is the path set as a get without a proof finds it.
@@ -162,7 +183,7 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, ok := s.proven(ctx); !ok || got != before {
+			if got, ok := vouches(ctx, s); !ok || got != before {
 				t.Fatalf("proven = %q, %v before any change, want %q", got, ok, before)
 			}
 			c.change(r, excludes)
@@ -173,7 +194,7 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 			if (now == before) != c.sameTree {
 				t.Fatalf("path set unchanged: %v, want %v: the case does not test what it says", now == before, c.sameTree)
 			}
-			got, ok := s.proven(ctx)
+			got, ok := vouches(ctx, s)
 			if ok != c.holds {
 				t.Errorf("proof holds: %v, want %v", ok, c.holds)
 			}
@@ -217,14 +238,7 @@ func TestNoProofOfAnUnsettledTree(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := testgit.New(t)
-			r.Write("a/x.go", "package a\n")
-			r.Write("a/b/y.go", "package b\n")
-			r.Commit("init")
-			s, err := proofService(t, r.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, s := twoFiles(t, "a/x.go", "a/b/y.go")
 			s.RacyWindow = window
 			time.Sleep(window + 50*time.Millisecond)
 			c.change(r)
@@ -232,7 +246,7 @@ func TestNoProofOfAnUnsettledTree(t *testing.T) {
 			if kept, err := prove(ctx, s); err != nil || kept {
 				t.Fatalf("kept = %v (%v), want no proof", kept, err)
 			}
-			if got, ok := s.proven(ctx); ok {
+			if got, ok := vouches(ctx, s); ok {
 				t.Fatalf("proof vouches for %q", got)
 			}
 		})
@@ -331,7 +345,7 @@ func TestProofNeverWrong(t *testing.T) {
 					rt.Fatal(err)
 				}
 			}
-			got, ok := s.proven(ctx)
+			got, ok := vouches(ctx, s)
 			if !ok {
 				continue
 			}
@@ -367,4 +381,49 @@ func FuzzDecodeProof(f *testing.F) {
 			t.Fatalf("round trip changed the proof:\n%q\n%q", p.encode(), again.encode())
 		}
 	})
+}
+
+// TestTooLargeForAProof: a tree with more folders than a proof stamps is
+// marked so, gets list it without walking it again (and answer right),
+// and a put tries anew.
+func TestTooLargeForAProof(t *testing.T) {
+	isolateGitConfig(t)
+	defer func(n int) { maxProofDirs = n }(maxProofDirs)
+	maxProofDirs = 2
+	r, s := twoFiles(t, "a/x.go", "b/y.go")
+	ctx := context.Background()
+	time.Sleep(20 * time.Millisecond)
+	req := PutRequest{Type: "repo_map", Key: "root", Content: strings.NewReader("the map")}
+	if _, err := s.Put(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, state := s.proven(ctx); state != proofTooLarge {
+		t.Fatalf("state %v after a put in a tree of 3 folders with room for 2, want too large", state)
+	}
+	maxProofDirs = 100 // a get that walked the tree now would keep a proof
+	get := func() string {
+		res, err := s.Get(ctx, GetRequest{Type: "repo_map", Key: "root"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Outcome
+	}
+	if got := get(); got != Hit {
+		t.Fatalf("get = %s, want hit", got)
+	}
+	r.Write("c/new.go", "package c\n")
+	if got := get(); got != Stale {
+		t.Fatalf("get = %s after a file was added, want stale", got)
+	}
+	if _, state := s.proven(ctx); state != proofTooLarge {
+		t.Fatalf("state %v after gets, want still too large: a get does not walk the tree again", state)
+	}
+	time.Sleep(20 * time.Millisecond)
+	req.Content = strings.NewReader("the map again")
+	if _, err := s.Put(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, state := s.proven(ctx); state != proofHolds {
+		t.Fatalf("state %v after a put with room, want a proof that holds", state)
+	}
 }

@@ -2,6 +2,8 @@ package freshness
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -25,37 +27,49 @@ type FolderWalk struct {
 	MaxDirs, MaxEntries int
 }
 
+// ErrUnsettled is a walk that met a fingerprint not settled at its time.
+var ErrUnsettled = errors.New("a path changed within the racy window")
+
 // WalkFolders fingerprints every folder under root (root first, as ".")
 // and the files of w.Files in them, in the order it reads them. A folder
 // is fingerprinted before it is read: an entry made while the walk goes on
 // moves a fingerprint it took, so a caller that finds every fingerprint
 // equal later knows no folder gained, lost or renamed an entry since the
-// walk began. ok is false at the first fingerprint not settled at w.At,
-// past w.MaxDirs or w.MaxEntries, where a folder cannot be read, and once
-// ctx is done.
-func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []string, ok bool) {
+// walk began. It gives up with ErrUnsettled at the first fingerprint not
+// settled at w.At, with ErrTooManyEntries past w.MaxDirs or w.MaxEntries,
+// where a path cannot be looked at, and once ctx is done.
+func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []string, err error) {
 	entries, dirs := 0, 0
-	take := func(rel string) bool {
+	take := func(rel string) error {
 		fp, err := FingerprintFile(path.Join(root, rel))
-		if err != nil || !fp.Settled(w.At, w.Window) {
-			return false
+		switch {
+		case err != nil:
+			return err
+		case !fp.Settled(w.At, w.Window):
+			return fmt.Errorf("%s: %w", rel, ErrUnsettled)
 		}
 		rels, fps = append(rels, rel), append(fps, fp.String())
-		return true
+		return nil
 	}
 	queue := []string{"."}
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
-		if dirs++; dirs > w.MaxDirs || ctx.Err() != nil || !take(dir) {
-			return nil, nil, false
+		if dirs++; dirs > w.MaxDirs {
+			return nil, nil, fmt.Errorf("more than %d folders: %w", w.MaxDirs, ErrTooManyEntries)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		if err := take(dir); err != nil {
+			return nil, nil, err
 		}
 		names, err := readNames(path.Join(root, dir))
 		if err != nil {
-			return nil, nil, false
+			return nil, nil, err
 		}
 		if entries += len(names); entries > w.MaxEntries {
-			return nil, nil, false
+			return nil, nil, fmt.Errorf("more than %d entries: %w", w.MaxEntries, ErrTooManyEntries)
 		}
 		for _, e := range names {
 			child := path.Join(dir, e.Name())
@@ -64,12 +78,14 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []st
 			case e.IsDir() && w.Skip != nil && w.Skip(child):
 			case e.IsDir():
 				queue = append(queue, child)
-			case slices.Contains(w.Files, e.Name()) && !take(child):
-				return nil, nil, false
+			case slices.Contains(w.Files, e.Name()):
+				if err := take(child); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 	}
-	return rels, fps, true
+	return rels, fps, nil
 }
 
 func readNames(dir string) ([]fs.DirEntry, error) {
