@@ -18,8 +18,9 @@
 //
 // A repo map depends on the work tree's path set. A get knows it without
 // listing the tree while a path set proof holds (proof.go): freshctx's
-// own fingerprints of every folder and of every input of git's listing,
-// taken before the tree was last listed, all still equal.
+// own fingerprints of every folder git does not ignore as a whole and of
+// every input of git's listing, each settled before the tree was last
+// listed, all still equal.
 //
 // An artifact of one repository never answers for another. An artifact put
 // on another ref answers when its tree is the current tree (except in

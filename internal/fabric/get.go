@@ -95,13 +95,10 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			if state == proofHolds {
 				return listing{proven: digest}, nil
 			}
-			var proof *pathProof
-			if state != proofTooLarge {
-				proof = s.beginProof(bgCtx) // before the tree is listed
+			if state == proofTooLarge {
+				return s.list(bgCtx)
 			}
-			l, err := s.list(bgCtx)
-			l.proof = proof
-			return l, err
+			return s.listWithProof(bgCtx)
 		})
 	}
 	defer func() {

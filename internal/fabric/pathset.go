@@ -41,18 +41,6 @@ type listing struct {
 	proof *pathProof
 }
 
-// pathSet digests the sorted list of the work tree's files (tracked and
-// untracked, not ignored): it changes when a file is added, removed or
-// moved. The index's files are looked for with snap (Snapshot.Present),
-// which answers for those it has fingerprinted.
-func (s *Service) pathSet(ctx context.Context, snap *freshness.Snapshot) (string, error) {
-	l, err := s.list(ctx)
-	if err != nil {
-		return "", err
-	}
-	return l.digest(ctx, snap)
-}
-
 // list lists the work tree's files: in git, the index's and the untracked
 // ones not ignored (gitFiles); outside git the tree is walked, .git and the
 // store's folder left out.
@@ -79,8 +67,10 @@ func (s *Service) list(ctx context.Context) (listing, error) {
 	return l, nil
 }
 
-// digest is the path set of the listed files (found), or the unlisted
-// mark of a tree that could not be listed.
+// digest is the path set: the sorted list of the work tree's files
+// (tracked and untracked, not ignored) that found gives, which changes when
+// a file is added, removed or moved; or the unlisted mark of a tree that
+// could not be listed, or the path set a proof vouched for.
 func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, error) {
 	if l.unlisted != "" {
 		return l.unlisted, nil

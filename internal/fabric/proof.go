@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,18 +25,22 @@ import (
 // renamed only by changing its folder, which moves the folder's mtime and
 // ctime), on the index and the exclude rules (the .gitignore files, which
 // the folders hold, info/exclude, the global excludes file, and the
-// configuration that names it) and on nothing else. A put walks every
-// folder of the work tree and takes freshctx's own fingerprint of each
-// (before it is read, so that no entry made while it is read is missed),
-// and of every one of those files, present or not, and reads the
-// configuration, all before git lists the tree. If a later get finds every
-// fingerprint equal and the configuration the same, nothing the listing
-// depends on changed since, so the path set is the one the put listed.
-// A fingerprint is evidence only when settled (freshness.Fingerprint
-// Settled): a proof with a folder written within the racy window of its
-// walk is not kept. Anything the proof cannot name (a store folder git
-// does not ignore, too many folders, an unreadable one) means no proof:
-// the get lists the tree as before.
+// configuration that names it) and on nothing else. When a put (or a get
+// that had to) lists the tree, it reads the time T and git's exclude
+// settings first; after the listing it walks every folder of the work
+// tree, taking freshctx's own fingerprint of each (before it is read, so
+// that no entry made while it is read is missed) and of every one of those
+// files, present or not, and reads the settings again. Every fingerprint
+// must be settled at T (freshness.Fingerprint Settled): its path changed
+// more than the racy window before T, so any change during the listing or
+// after it moves it. If a later get finds every fingerprint equal and the
+// settings the same, nothing the listing depends on changed since T, so
+// the path set is the one listed. Folders git ignores as a whole (build
+// output, node_modules, the store) are left out: nothing below them is
+// listed while the rules stay as they are, unless the index holds a file
+// there, which keeps the proof from being made. Anything the proof cannot
+// name (too many folders, an unreadable one, a setting git resolves on
+// its own) means no proof: the get lists the tree as before.
 
 // proofKey prefixes the meta key of a root's path set proof.
 const proofKey = "fabric.path_set_proof:"
@@ -72,63 +75,78 @@ const tooLargeMark = "too large\n"
 // absentFP is the fingerprint of a path that is not there.
 const absentFP = "-"
 
-// beginProof stamps what the listing of the tree depends on, before the
-// tree is listed; nil when no proof can be made (then nothing is kept).
-func (s *Service) beginProof(ctx context.Context) *pathProof {
-	if s.WS.Git == nil {
-		return nil
+// listWithProof lists the work tree as list does and, in git, gathers the
+// proof of what it listed (listing.proof; nil when none can be made).
+func (s *Service) listWithProof(ctx context.Context) (listing, error) {
+	g := s.WS.Git
+	if g == nil {
+		return s.list(ctx)
 	}
-	p := &pathProof{at: freshness.FileClock().UnixNano(), env: workspace.PathSetEnv()}
+	at := freshness.FileClock().UnixNano()
 	// A tree changed within the racy window most often changed at its
-	// root, which then cannot vouch: no git process is started for it.
-	if root, err := freshness.FingerprintFile(s.WS.Root); err != nil || !root.Settled(p.at, s.window()) {
-		return nil
+	// root, which then cannot vouch: nothing more is asked for it.
+	if root, err := freshness.FingerprintFile(s.WS.Root); err != nil || !root.Settled(at, s.window()) {
+		return s.list(ctx)
 	}
+	before, err := g.PathSetInputs(ctx) // the settings the listing will use
+	if err != nil {
+		return s.list(ctx)
+	}
+	ignored := later.Start(func() ([]string, error) { return g.IgnoredFolders(ctx) })
+	l, err := s.gitFiles(ctx)
+	folders, ierr := ignored()
+	if err != nil || ierr != nil {
+		return l, err
+	}
+	l.proof = s.walkProof(ctx, at, before, skippable(folders, l.tracked))
+	return l, nil
+}
+
+// skippable is the ignored folders no file of the index lies in: for
+// those, git lists nothing below them.
+func skippable(folders, tracked []string) map[string]bool {
+	skip := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		i, _ := slices.BinarySearch(tracked, f+"/")
+		if i == len(tracked) || !strings.HasPrefix(tracked[i], f+"/") {
+			skip[f] = true
+		}
+	}
+	return skip
+}
+
+// walkProof fingerprints the tree's folders, leaving out skip, and the
+// inputs named by before, for a listing begun at at. nil when a proof
+// cannot be made; a tooLarge one for a tree with too many folders.
+func (s *Service) walkProof(ctx context.Context, at int64, before workspace.PathSetInputs, skip map[string]bool) *pathProof {
 	ctx, cancel := context.WithCancel(ctx)
-	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
-	storeIgnored := later.Start(func() (bool, error) { return s.storeIgnored(ctx) })
-	defer func() { // a walk that gives up ends the git processes, and waits for them
+	after := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	defer func() { // a walk that gives up ends git's process, and waits for it
 		cancel()
-		inputs()
-		storeIgnored()
+		after()
 	}()
+	p := &pathProof{at: at, env: workspace.PathSetEnv()}
 	var err error
 	p.rels, p.fps, err = freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
-		At: p.at, Window: s.window(), Files: []string{".gitignore"},
-		Skip: func(rel string) bool {
-			if rel != store.DirName {
-				return false
-			}
-			ignored, err := storeIgnored()
-			return err == nil && ignored
-		},
+		At: at, Window: s.window(), Files: []string{".gitignore"},
+		Skip:    func(rel string) bool { return skip[rel] },
 		MaxDirs: maxProofDirs, MaxEntries: maxProofEntries,
 	})
 	if errors.Is(err, freshness.ErrTooManyEntries) {
 		return &pathProof{tooLarge: true}
 	}
-	in, ierr := inputs()
-	if err != nil || ierr != nil {
-		return nil
+	now, aerr := after()
+	if err != nil || aerr != nil || now.Config != before.Config || !slices.Equal(now.Files, before.Files) {
+		return nil // the settings moved while the tree was listed
 	}
-	p.config, p.files, p.ffps = in.Config, in.Files, make([]string, len(in.Files))
-	for i, f := range in.Files {
+	p.config, p.files, p.ffps = before.Config, before.Files, make([]string, len(before.Files))
+	for i, f := range before.Files {
 		var ok bool
 		if p.ffps[i], ok = fpString(freshness.FingerprintFile(f)); !ok {
 			return nil
 		}
 	}
 	return p
-}
-
-// storeIgnored reports whether the default store's folder is in the root
-// and ignored by git as a whole: its files change at every command, so a
-// proof can leave it out only then.
-func (s *Service) storeIgnored(ctx context.Context) (bool, error) {
-	if _, err := os.Lstat(s.WS.Abs(store.DirName)); err != nil {
-		return false, nil // not there: walked like any folder if it comes
-	}
-	return s.WS.Git.Ignored(ctx, store.DirName)
 }
 
 // fpString encodes a fingerprint for a proof; ok is false where the path
@@ -308,17 +326,4 @@ func decodeProof(s string) (*pathProof, error) {
 		}
 	}
 	return p, nil
-}
-
-// startProof begins a path set proof on a goroutine when the type depends
-// on the path set; the function it returns waits for it (nil: none).
-func (s *Service) startProof(ctx context.Context, spec Spec) func() *pathProof {
-	if !spec.PathSet {
-		return func() *pathProof { return nil }
-	}
-	p := later.Start(func() (*pathProof, error) { return s.beginProof(ctx), nil })
-	return func() *pathProof {
-		proof, _ := p()
-		return proof
-	}
 }

@@ -33,7 +33,7 @@ func isolateGitConfig(t *testing.T) (globalConfig, excludes string) {
 // 1 ns: the file clock's tick, not a window, then stands between a change
 // and the proof that must see it.
 func proofService(tb testing.TB, dir string) (*Service, error) {
-	ws, err := workspace.Discover(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -48,21 +48,19 @@ func proofService(tb testing.TB, dir string) (*Service, error) {
 	return &Service{WS: ws, Store: st, Cwd: dir, RacyWindow: time.Nanosecond}, nil
 }
 
-// prove begins a proof, lists the tree after it and keeps the proof with
-// the path set listed, as a put does; it reports whether it kept one.
+// prove lists the tree and keeps the proof with the path set listed, as
+// a put does; it reports whether it kept one.
 func prove(ctx context.Context, s *Service) (bool, error) {
-	p := s.beginProof(ctx)
-	l, err := s.list(ctx)
+	l, err := s.listWithProof(ctx)
 	if err != nil {
 		return false, err
 	}
-	l.proof = p
 	d, err := l.digest(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	err = s.Store.Update(ctx, func(tx *store.Tx) error { return s.keepProof(tx, p, d) })
-	return p.proves(d, s.window()), err
+	err = s.Store.Update(ctx, func(tx *store.Tx) error { return s.keepProof(tx, l.proof, d) })
+	return l.proof.proves(d, s.window()), err
 }
 
 // twoFiles commits two Go files and opens a proofService on them.
@@ -150,7 +148,11 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 		}, false, false},
 		{"core.ignoreCase set", func(r *testgit.Repo, _ string) { r.Git("config", "core.ignoreCase", "true") }, false, false},
 		{"an ignored file added to the index", func(r *testgit.Repo, _ string) { r.Git("add", "-f", "logs/run.log") }, false, false},
-		{"a file added in an ignored folder", func(r *testgit.Repo, _ string) { r.Write("build/out.go", "") }, false, true},
+		{"a file added in an ignored folder", func(r *testgit.Repo, _ string) { r.Write("build/out.go", "") }, true, true},
+		{"a folder added in an ignored folder", func(r *testgit.Repo, _ string) { r.Write("build/x/y/out.go", "") }, true, true},
+		{"an ignored folder un-ignored", func(r *testgit.Repo, _ string) { r.Write(".gitignore", "*.log\n#uild/\n") }, false, false},
+		{"a file added in an ignored folder with a tracked file", func(r *testgit.Repo, _ string) { r.Write("vendor/new.go", "") }, false, true},
+		{"a tracked file deleted in an ignored folder", func(r *testgit.Repo, _ string) { os.Remove(r.Path("vendor/kept.go")) }, false, false},
 		{"a file added in a nested repository", func(r *testgit.Repo, _ string) { r.Write("nested/inner2.go", "") }, false, true},
 		{"a file added below a folder whose .git is no repository", func(r *testgit.Repo, _ string) { r.Write("fake/sub/b.go", "") }, false, false},
 		{"the store written", func(r *testgit.Repo, _ string) { r.Write(".freshctx/scratch", "") }, true, true},
@@ -161,7 +163,8 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := testgit.New(t)
-			r.Write(".gitignore", "*.log\nbuild/\n")
+			r.Write(".gitignore", "*.log\nbuild/\nvendor/\n")
+			r.Write("vendor/kept.go", "package vendor\n") // added below despite the rule
 			r.Write("a/x.go", "package a\n")
 			r.Write("a/b/y.go", "package b\n")
 			r.Write("logs/run.log", "")
@@ -172,6 +175,7 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 			sub := testgit.Init(t, r.Path("nested"))
 			sub.Write("inner.go", "")
 			sub.Commit("nested")
+			r.Git("add", "-f", "vendor/kept.go")
 			r.Commit("init")
 			r.Write("u/notes.txt", "") // untracked
 			r.Write("u/READ.LOG", "")  // untracked, ignored only where case is ignored

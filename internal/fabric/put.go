@@ -62,9 +62,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, err
 	}
 	deps = withKey(spec, req.Key, deps)
-	proof := s.startProof(ctx, spec)
 	at, err := s.here(ctx)
-	p := proof() // waited for before the tree is looked at: its stamps come first
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +79,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 			return nil, fmt.Errorf("--dep %s: no such file", f.Path)
 		}
 	}
-	pathSet, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	pathSet, proof, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +95,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		if err := storeSlice(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c); err != nil {
 			return err
 		}
-		if err := s.keepProof(tx, p, pathSet); err != nil {
+		if err := s.keepProof(tx, proof, pathSet); err != nil {
 			return err
 		}
 		return afterPut(ctx, tx, at, req)

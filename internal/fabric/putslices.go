@@ -54,9 +54,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if err != nil {
 		return nil, err
 	}
-	proof := s.startProof(ctx, spec)
 	at, err := s.here(ctx)
-	p := proof() // waited for before the tree is looked at: its stamps come first
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +75,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		}
 		warnings = append(warnings, unprovable(stamps[i], fmt.Sprintf("slice %q: ", in[i].Name))...)
 	}
-	pathSet, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	pathSet, proof, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +104,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 				return err
 			}
 		}
-		if err := s.keepProof(tx, p, pathSet); err != nil {
+		if err := s.keepProof(tx, proof, pathSet); err != nil {
 			return err
 		}
 		return afterPut(ctx, tx, at, req)
@@ -149,18 +147,24 @@ func (s *Service) sliceDeps(in []SliceInput, spec Spec, key string) (deps [][]st
 }
 
 // settle keeps the snapshot's hashes and works out what every put records
-// besides its stamps: the path set (for types that depend on it), the TTL
-// and whether the tree was clean.
-func (s *Service) settle(ctx context.Context, snap *freshness.Snapshot, spec Spec, reqTTL time.Duration) (pathSet string, ttl time.Duration, clean bool, err error) {
+// besides its stamps: the path set (for types that depend on it) with its
+// proof, the TTL and whether the tree was clean.
+func (s *Service) settle(ctx context.Context, snap *freshness.Snapshot, spec Spec, reqTTL time.Duration) (
+	pathSet string, proof *pathProof, ttl time.Duration, clean bool, err error) {
 	if err := snap.Flush(ctx); err != nil {
-		return "", 0, false, err
+		return "", nil, 0, false, err
 	}
 	if spec.PathSet {
-		if pathSet, err = s.pathSet(ctx, snap); err != nil {
-			return "", 0, false, err
+		l, err := s.listWithProof(ctx)
+		if err != nil {
+			return "", nil, 0, false, err
 		}
+		if pathSet, err = l.digest(ctx, snap); err != nil {
+			return "", nil, 0, false, err
+		}
+		proof = l.proof
 	}
-	return pathSet, putTTL(spec, reqTTL), snap.Status() == nil || !snap.Status().Dirty(), nil
+	return pathSet, proof, putTTL(spec, reqTTL), snap.Status() == nil || !snap.Status().Dirty(), nil
 }
 
 // putTTL is the TTL a put records: the request's, none when negative, else

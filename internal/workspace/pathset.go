@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -107,17 +108,50 @@ func excludesFile(config string) (string, error) {
 	return "", fmt.Errorf("core.excludesFile %q: %w", value, ErrUnprovable)
 }
 
-// Ignored reports whether git ignores the folder rel (root-relative) as a
-// whole, by its own rules: nothing under it is listed however it changes,
-// while the exclude rules stay as they are.
-func (g *Git) Ignored(ctx context.Context, rel string) (bool, error) {
-	_, err := g.Run(ctx, g.Top, "check-ignore", "-q", "--", g.toGit(rel)+"/")
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.As(err, &ee) && ee.ExitCode() == 1:
-		return false, nil
+// maxIgnoredFolders bounds the candidates IgnoredFolders passes to git
+// check-ignore on its command line.
+const maxIgnoredFolders = 2000
+
+// IgnoredFolders lists the folders git ignores as a whole, root-relative:
+// nothing below one is listed however it changes, while the exclude rules
+// stay as they are. `git ls-files --others --ignored --directory` names
+// the candidates and `git check-ignore` keeps those its rules exclude
+// themselves (a folder whose files are all ignored is a candidate, and
+// not one of them).
+func (g *Git) IgnoredFolders(ctx context.Context) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"}
+	if g.prefix != "" {
+		args = append(args, "--", g.prefix)
 	}
-	return false, fmt.Errorf("git check-ignore: %w", err)
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files --ignored: %w", err)
+	}
+	candidates := []string{"check-ignore", "--"} // -z needs --stdin, which Run has not
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if bytes.HasSuffix(f, []byte{'/'}) {
+			candidates = append(candidates, string(f))
+		}
+	}
+	switch n := len(candidates) - 2; {
+	case n == 0:
+		return nil, nil
+	case n > maxIgnoredFolders:
+		return nil, fmt.Errorf("%d ignored folders: %w", n, ErrUnprovable)
+	}
+	excluded, err := g.Run(ctx, g.Top, candidates...)
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: none of them
+		return nil, fmt.Errorf("git check-ignore: %w", err)
+	}
+	var folders []string
+	for _, f := range lines(excluded) {
+		if f == "" || strings.HasPrefix(f, `"`) {
+			continue // quoted by git (an unusual name): walked, not left out
+		}
+		if rel, ok := g.fromGit(strings.TrimSuffix(f, "/")); ok && rel != "." {
+			folders = append(folders, rel)
+		}
+	}
+	return folders, nil
 }

@@ -1,8 +1,12 @@
 package workspace
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"testing"
+
+	"github.com/freshctx/freshctx/internal/testgit"
 )
 
 func TestExcludesFile(t *testing.T) {
@@ -34,5 +38,38 @@ func TestExcludesFile(t *testing.T) {
 				t.Fatalf("excludesFile = %q, %v, want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestIgnoredFolders: only folders git's rules exclude themselves are
+// ignored as a whole; a folder of ignored files is not, nor one a later
+// rule takes back, and a workspace below the top sees its own.
+func TestIgnoredFolders(t *testing.T) {
+	r := testgit.New(t)
+	r.Write(".gitignore", "build/\n*.log\nnode_modules\ndist/\n!dist/\n")
+	r.Write("src/a.go", "package a\n")
+	r.Commit("init")
+	for _, f := range []string{"build/x/o", "logs/a.log", "src/node_modules/m/i.js", "dist/d.js", "src/build/b.o"} {
+		r.Write(f, "")
+	}
+	for _, c := range []struct {
+		root string
+		want []string
+	}{
+		{r.Dir, []string{"build", "src/build", "src/node_modules"}},
+		{r.Path("src"), []string{"build", "node_modules"}},
+	} {
+		ws, err := Open(c.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ws.Git.IgnoredFolders(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("IgnoredFolders under %s = %q, want %q", c.root, got, c.want)
+		}
 	}
 }
