@@ -95,7 +95,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			if state == proofHolds {
 				return listing{proven: digest}, nil
 			}
-			if state == proofTooLarge {
+			if state == proofTooLarge || state == proofRecent {
 				return s.list(bgCtx)
 			}
 			return s.listWithProof(bgCtx)

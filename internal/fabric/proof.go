@@ -210,6 +210,7 @@ const (
 	proofBroken   proofState = iota // none, or it no longer holds
 	proofHolds                      // it vouches for the path set
 	proofTooLarge                   // the tree is too large for one
+	proofRecent                     // it broke within the racy window: none could be kept yet
 )
 
 // proven is the path set the root's proof vouches for now, if it does:
@@ -231,48 +232,72 @@ func (s *Service) proven(ctx context.Context) (string, proofState) {
 	case enc == tooLargeMark:
 		return "", proofTooLarge
 	}
-	if d, ok := s.holds(ctx, enc); ok {
-		return d, proofHolds
-	}
-	return "", proofBroken
+	return s.holds(ctx, enc)
 }
 
-// holds reports whether the encoded proof holds, and the path set it
-// vouches for.
-func (s *Service) holds(ctx context.Context, enc string) (string, bool) {
+// holds says whether the encoded proof holds, with the path set it
+// vouches for; proofRecent where a path it stamped changed within the
+// racy window (a new proof would not be kept: the get only lists).
+func (s *Service) holds(ctx context.Context, enc string) (string, proofState) {
 	p, err := decodeProof(enc)
 	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
-		return "", false
+		return "", proofBroken
 	}
+	now := freshness.FileClock().UnixNano()
 	// The root first, alone: most changes to a tree move it, and then no
 	// git process is started.
-	if now, ok := fpString(freshness.FingerprintFile(s.WS.Root)); !ok || now != p.fps[0] {
-		return "", false
+	root, err := freshness.FingerprintFile(s.WS.Root)
+	if state := p.compare(0, root, err, now, s.window()); state != proofHolds {
+		return "", state
 	}
 	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
-	same := ctx.Err() == nil && p.sameFolders(s.WS.Root)
+	state := proofBroken
+	if ctx.Err() == nil {
+		state = p.sameFolders(s.WS.Root, now, s.window())
+	}
 	in, err := inputs()
-	if !same || err != nil || in.Config != p.config || !slices.Equal(in.Files, p.files) {
-		return "", false
+	if state != proofHolds {
+		return "", state
+	}
+	if err != nil || in.Config != p.config || !slices.Equal(in.Files, p.files) {
+		return "", proofBroken
 	}
 	for i, f := range p.files {
-		if now, ok := fpString(freshness.FingerprintFile(f)); !ok || now != p.ffps[i] {
-			return "", false
+		if got, ok := fpString(freshness.FingerprintFile(f)); !ok || got != p.ffps[i] {
+			return "", proofBroken
 		}
 	}
-	return p.digest, true
+	return p.digest, proofHolds
 }
 
-// sameFolders reports whether every folder and .gitignore file has the
-// fingerprint the proof recorded.
-func (p *pathProof) sameFolders(root string) bool {
+// compare compares rels[i]'s fingerprint now (taken at the file clock's
+// now) with the proof's: proofHolds when equal, proofRecent when it
+// changed within the racy window of now.
+func (p *pathProof) compare(i int, fp freshness.Fingerprint, err error, now int64, window time.Duration) proofState {
+	got, ok := fpString(fp, err)
+	switch {
+	case ok && got == p.fps[i]:
+		return proofHolds
+	case err == nil && !fp.Settled(now, window):
+		return proofRecent
+	}
+	return proofBroken
+}
+
+// sameFolders compares every folder and .gitignore file with the
+// fingerprint the proof recorded (see compare).
+func (p *pathProof) sameFolders(root string, now int64, window time.Duration) proofState {
 	fps, errs := freshness.FingerprintAt(root, p.rels)
+	state := proofHolds
 	for i := range p.rels {
-		if now, ok := fpString(fps[i], errs[i]); !ok || now != p.fps[i] {
-			return false
+		switch p.compare(i, fps[i], errs[i], now, window) {
+		case proofRecent:
+			return proofRecent
+		case proofBroken:
+			state = proofBroken
 		}
 	}
-	return true
+	return state
 }
 
 // encode writes the proof as lines: a version, the digest, the time, the

@@ -431,3 +431,42 @@ func TestTooLargeForAProof(t *testing.T) {
 		t.Fatalf("state %v after a put with room, want a proof that holds", state)
 	}
 }
+
+// TestProofAfterARecentChange: a proof broken within the racy window of
+// now says so, and a get then only lists the tree (no new proof could be
+// kept); once the change has settled, a get lists it and keeps a new one.
+func TestProofAfterARecentChange(t *testing.T) {
+	isolateGitConfig(t)
+	const window = 300 * time.Millisecond
+	r, s := twoFiles(t, "a/x.go", "a/b/y.go")
+	s.RacyWindow = window
+	ctx := context.Background()
+	time.Sleep(window + 50*time.Millisecond)
+	req := PutRequest{Type: "repo_map", Key: "root", Content: strings.NewReader("the map")}
+	if _, err := s.Put(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, state := s.proven(ctx); state != proofHolds {
+		t.Fatalf("state %v after the put, want a proof that holds", state)
+	}
+	r.Write("a/b/new.go", "package b\n")
+	if _, state := s.proven(ctx); state != proofRecent {
+		t.Fatalf("state %v right after a file was added, want recent", state)
+	}
+	get := func(want string) {
+		t.Helper()
+		res, err := s.Get(ctx, GetRequest{Type: "repo_map", Key: "root"})
+		if err != nil || res.Outcome != want {
+			t.Fatalf("get = %+v, %v, want %s", res, err, want)
+		}
+	}
+	get(Stale)
+	time.Sleep(window + 50*time.Millisecond)
+	if _, state := s.proven(ctx); state != proofBroken {
+		t.Fatalf("state %v once the change settled, want broken", state)
+	}
+	get(Stale) // lists the tree, and keeps a proof of what it listed
+	if _, state := s.proven(ctx); state != proofHolds {
+		t.Fatalf("state %v after a get listed the settled tree, want a proof that holds", state)
+	}
+}
