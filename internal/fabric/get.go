@@ -84,8 +84,8 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	// Where HEAD is (a git process) is read beside the slices and their
 	// files too, and so is the path set: from its proof (proof.go) or else
 	// listed (two git processes), the listed files looked for once the
-	// slices' files are checked. A get that
-	// needs neither any more ends their git on return.
+	// slices' files are checked. A get that needs neither any more ends
+	// their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
 	here := later.Start(func() (place, error) { return s.here(bgCtx) })
 	listed := func() (listing, error) { return listing{}, nil }

@@ -35,9 +35,10 @@ type listing struct {
 	// proven, when set, is the path set a proof vouched for (proof.go):
 	// the tree was not listed.
 	proven string
-	// proof, when set, was begun before the tree was listed, to be kept
-	// with the path set: the index's files are then looked for anew, not
-	// answered from a snapshot that may have looked before the proof did.
+	// proof, when set, is the evidence gathered with the listing, to be
+	// kept with the path set: the index's files are then looked for anew,
+	// not answered from a snapshot that may have looked before the
+	// listing's time, which the proof's fingerprints are settled at.
 	proof *pathProof
 }
 
@@ -110,10 +111,10 @@ func (l listing) found(ctx context.Context, snap *freshness.Snapshot) ([]string,
 }
 
 // present says which of the index's files are in the work tree; without
-// a snapshot (or with a proof begun) each is lstat'ed now.
+// a snapshot (or with a proof to keep) each is lstat'ed now.
 func (l listing) present(ctx context.Context, snap *freshness.Snapshot) ([]bool, error) {
 	if (l.proof != nil && !l.proof.tooLarge) || snap == nil {
-		return freshness.PresentAt(ctx, l.root, l.tracked)
+		return freshness.PresentPaths(ctx, l.root, l.tracked)
 	}
 	return snap.Present(ctx, l.tracked)
 }

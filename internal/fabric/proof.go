@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -56,7 +54,7 @@ var (
 // pathProof is the evidence of one path set.
 type pathProof struct {
 	digest string // the path set it proves
-	at     int64  // file clock (unix ns) before the first fingerprint
+	at     int64  // file clock (unix ns) as the listing began: every fingerprint is settled at it
 	env    string // workspace.PathSetEnv when it was taken
 	config string // workspace.PathSetInputs.Config
 	rels   []string
@@ -155,7 +153,7 @@ func fpString(fp freshness.Fingerprint, err error) (string, bool) {
 	switch {
 	case err == nil:
 		return fp.String(), true
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case freshness.Absent(err):
 		return absentFP, true
 	}
 	return "", false
@@ -287,7 +285,7 @@ func (p *pathProof) compare(i int, fp freshness.Fingerprint, err error, now int6
 // sameFolders compares every folder and .gitignore file with the
 // fingerprint the proof recorded (see compare).
 func (p *pathProof) sameFolders(root string, now int64, window time.Duration) proofState {
-	fps, errs := freshness.FingerprintAt(root, p.rels)
+	fps, errs := freshness.FingerprintPaths(root, p.rels)
 	state := proofHolds
 	for i := range p.rels {
 		switch p.compare(i, fps[i], errs[i], now, window) {

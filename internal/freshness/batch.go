@@ -25,22 +25,22 @@ func (s *Snapshot) fingerprintEach(rels []string, out []Fingerprint, errs []erro
 	}
 }
 
-// fingerprintPaths fingerprints the clean, root-relative paths rels (sorted,
+// FingerprintPaths fingerprints the clean, root-relative paths rels (sorted,
 // for speed) as a snapshot of root would one by one, but each directory's
 // files relative to it and a long list split between the CPUs. The results
 // are in the order of rels.
-func fingerprintPaths(root string, rels []string) ([]Fingerprint, []error) {
+func FingerprintPaths(root string, rels []string) ([]Fingerprint, []error) {
 	out, errs := make([]Fingerprint, len(rels)), make([]error, len(rels))
 	rootSlash := strings.TrimSuffix(root, "/") + "/"
 	inParts(len(rels), func(lo, hi int) { fingerprintBatch(rootSlash, rels[lo:hi], out[lo:hi], errs[lo:hi]) })
 	return out, errs
 }
 
-// presentPaths says which of the clean, root-relative paths rels (sorted,
+// PresentPaths says which of the clean, root-relative paths rels (sorted,
 // for speed) are in the work tree under root, as lstat finds them (a
-// dangling symlink is there), going about it as fingerprintPaths does. It
+// dangling symlink is there), going about it as FingerprintPaths does. It
 // stops early, with ctx's error, once ctx is done.
-func presentPaths(ctx context.Context, root string, rels []string) ([]bool, error) {
+func PresentPaths(ctx context.Context, root string, rels []string) ([]bool, error) {
 	out := make([]bool, len(rels))
 	rootSlash := strings.TrimSuffix(root, "/") + "/"
 	inParts(len(rels), func(lo, hi int) {
@@ -52,7 +52,7 @@ func presentPaths(ctx context.Context, root string, rels []string) ([]bool, erro
 	return out, ctx.Err()
 }
 
-// presentChunk is how many paths presentPaths looks at between two looks
+// presentChunk is how many paths PresentPaths looks at between two looks
 // at its context.
 const presentChunk = 1024
 
@@ -87,18 +87,5 @@ type pathErr struct {
 func (e *pathErr) Error() string { return "lstat " + e.rel + ": " + e.err.Error() }
 func (e *pathErr) Unwrap() error { return e.err }
 
-// FingerprintAt fingerprints root-relative paths under root as Fingerprint
-// would one by one, batched as a check's are (paths sorted by folder go
-// fastest). The results are in the order of rels.
-func FingerprintAt(root string, rels []string) ([]Fingerprint, []error) {
-	return fingerprintPaths(root, rels)
-}
-
 // FingerprintFile fingerprints one absolute path, inside the root or not.
 func FingerprintFile(abs string) (Fingerprint, error) { return fingerprint(OSFS{}, abs) }
-
-// PresentAt says which of the clean, root-relative paths rels (sorted, for
-// speed) lstat finds under root now (a dangling symlink is there).
-func PresentAt(ctx context.Context, root string, rels []string) ([]bool, error) {
-	return presentPaths(ctx, root, rels)
-}

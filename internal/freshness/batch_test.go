@@ -123,7 +123,7 @@ func TestBatchedCheckAgreesWithOneByOne(t *testing.T) {
 	})
 }
 
-// TestPresentPathsAsLstatFinds holds presentPaths to lstat, path by path:
+// TestPresentPathsAsLstatFinds holds PresentPaths to lstat, path by path:
 // a dangling link is there, a path through a file or a missing folder is
 // not; and to stopping when its context is done.
 func TestPresentPathsAsLstatFinds(t *testing.T) {
@@ -140,7 +140,7 @@ func TestPresentPathsAsLstatFinds(t *testing.T) {
 	os.Symlink("d1", r.Path("dirlink"))
 	rels = append(rels, "file", "file/under", "dangling", "dirlink/f001", "dirlink", "missing/f", ".")
 	slices.Sort(rels)
-	got, err := presentPaths(context.Background(), r.Dir, rels)
+	got, err := PresentPaths(context.Background(), r.Dir, rels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestPresentPathsAsLstatFinds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := presentPaths(ctx, r.Dir, rels); err == nil {
+	if _, err := PresentPaths(ctx, r.Dir, rels); err == nil {
 		t.Error("a done context: no error")
 	}
 }

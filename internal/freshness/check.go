@@ -192,7 +192,7 @@ func (s *Snapshot) mtimeTier(st Stamp, f FileStamp, o *observation) (Label, stri
 }
 
 func (s *Snapshot) statFailed(f FileStamp, err error) (Label, string) {
-	if isNotExist(err) || isNotDir(err) {
+	if Absent(err) {
 		switch {
 		case f.Existed:
 			return StaleDeleted, "deleted"
@@ -203,6 +203,10 @@ func (s *Snapshot) statFailed(f FileStamp, err error) (Label, string) {
 	}
 	return Unknown, "cannot stat: " + err.Error()
 }
+
+// Absent reports whether err says a path is not there: it does not exist,
+// or a folder on its way is a file.
+func Absent(err error) bool { return isNotExist(err) || isNotDir(err) }
 
 func isNotDir(err error) bool {
 	var errno syscall.Errno

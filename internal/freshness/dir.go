@@ -113,7 +113,7 @@ func (s *Snapshot) linkReach(rel, dir, real string) (linkReach, error) {
 	abs := s.ws.Abs(rel)
 	fi, err := s.opt.FS.Stat(abs)
 	switch {
-	case isNotExist(err) || isNotDir(err) || errors.Is(err, syscall.ELOOP):
+	case Absent(err) || errors.Is(err, syscall.ELOOP):
 		return reachesNothing, nil // no file there: nothing to read
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", rel, err) // something there, unread

@@ -7,7 +7,7 @@ import "context"
 const prefetchMin = 16
 
 // prefetch fingerprints the files of sts that the snapshot has not seen
-// yet, as observe would one by one, with fingerprintPaths: a check of
+// yet, as observe would one by one, with FingerprintPaths: a check of
 // 2,000 files spent most of its time in lstat, one whole path after
 // another.
 func (s *Snapshot) prefetch(sts []Stamp) {
@@ -26,14 +26,14 @@ func (s *Snapshot) prefetch(sts []Stamp) {
 		return
 	}
 	rels = sortedUnique(rels)
-	fps, errs := fingerprintPaths(s.rootSlash, rels)
+	fps, errs := FingerprintPaths(s.rootSlash, rels)
 	for i, rel := range rels {
 		s.seen[rel] = &observation{fp: fps[i], statErr: errs[i]}
 	}
 }
 
 // Present says which of the clean, root-relative paths rels (sorted) are
-// in the work tree, as presentPaths does: a path the snapshot has
+// in the work tree, as PresentPaths does: a path the snapshot has
 // fingerprinted is there when its fingerprint was taken, and the rest
 // (and those whose fingerprint failed: a dangling symlink is there) are
 // lstat'ed. A path set lists the same files an artifact's slices depend
@@ -52,7 +52,7 @@ func (s *Snapshot) Present(ctx context.Context, rels []string) ([]bool, error) {
 	if len(rest) == 0 {
 		return out, nil
 	}
-	found, err := presentPaths(ctx, s.ws.Root, rest)
+	found, err := PresentPaths(ctx, s.ws.Root, rest)
 	for j, i := range at {
 		out[i] = found[j]
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"time"
@@ -64,7 +62,7 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []st
 		if err := take(dir); err != nil {
 			return nil, nil, err
 		}
-		names, err := readNames(path.Join(root, dir))
+		names, err := (OSFS{}).ReadDir(path.Join(root, dir))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -86,13 +84,4 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []st
 		}
 	}
 	return rels, fps, nil
-}
-
-func readNames(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }

@@ -1,15 +1,14 @@
 package records
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -143,7 +142,7 @@ func (l *listings) list(dir string) map[string]fs.FileMode {
 		dir = "."
 	}
 	entries, err := os.ReadDir(l.ws.Abs(dir))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if freshness.Absent(err) {
 		return map[string]fs.FileMode{} // no such folder: nothing in it
 	}
 	if err != nil {

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,8 +57,7 @@ func (g *Git) PathSetInputs(ctx context.Context) (PathSetInputs, error) {
 		return PathSetInputs{}, fmt.Errorf("find the git folder: %w", err)
 	}
 	out, err := g.Run(ctx, g.Top, "config", "-z", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: none set
+	if err != nil && !answeredNo(err) { // none set
 		return PathSetInputs{}, fmt.Errorf("git config: %w", err)
 	}
 	in := PathSetInputs{Config: string(out)}
@@ -119,29 +117,24 @@ const maxIgnoredFolders = 2000
 // themselves (a folder whose files are all ignored is a candidate, and
 // not one of them).
 func (g *Git) IgnoredFolders(ctx context.Context) ([]string, error) {
-	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"}
-	if g.prefix != "" {
-		args = append(args, "--", g.prefix)
-	}
-	out, err := g.Run(ctx, g.Top, args...)
+	listed, err := g.lsFiles(ctx, "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
-		return nil, fmt.Errorf("git ls-files --ignored: %w", err)
+		return nil, err
 	}
-	candidates := []string{"check-ignore", "--"} // -z needs --stdin, which Run has not
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if bytes.HasSuffix(f, []byte{'/'}) {
-			candidates = append(candidates, string(f))
+	args := []string{"check-ignore", "--"} // -z needs --stdin, which Run has not
+	for _, f := range listed {
+		if strings.HasSuffix(f, "/") {
+			args = append(args, g.toGit(strings.TrimSuffix(f, "/"))+"/")
 		}
 	}
-	switch n := len(candidates) - 2; {
+	switch n := len(args) - 2; {
 	case n == 0:
 		return nil, nil
 	case n > maxIgnoredFolders:
 		return nil, fmt.Errorf("%d ignored folders: %w", n, ErrUnprovable)
 	}
-	excluded, err := g.Run(ctx, g.Top, candidates...)
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: none of them
+	excluded, err := g.Run(ctx, g.Top, args...)
+	if err != nil && !answeredNo(err) { // none of them
 		return nil, fmt.Errorf("git check-ignore: %w", err)
 	}
 	var folders []string
@@ -154,4 +147,12 @@ func (g *Git) IgnoredFolders(ctx context.Context) ([]string, error) {
 		}
 	}
 	return folders, nil
+}
+
+// answeredNo reports whether git exited with status 1 and nothing else
+// went wrong: how `git config --get-regexp` says nothing is set and `git
+// check-ignore` that nothing is ignored.
+func answeredNo(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 1
 }
