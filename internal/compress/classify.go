@@ -199,7 +199,7 @@ func nextWord(b []byte, from int) (start, end int) {
 // wordByte is isWordByte as a table.
 var wordByte = func() (t [256]bool) {
 	for c := range t {
-		t[c] = isWordByte(byte(c))
+		t[c] = rx.IsWordByte(byte(c))
 	}
 	return t
 }()
@@ -207,11 +207,7 @@ var wordByte = func() (t [256]bool) {
 // followedBy reports whether b[at:] starts with s and a word ends there.
 func followedBy(b []byte, at int, s string) bool {
 	k := at + len(s)
-	return k <= len(b) && string(b[at:k]) == s && (k == len(b) || !isWordByte(b[k]))
-}
-
-func isWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || 'A' <= c && c <= 'Z'
+	return k <= len(b) && string(b[at:k]) == s && (k == len(b) || !rx.IsWordByte(b[k]))
 }
 
 // errorMark reports the marks that make a trimmed line an error besides

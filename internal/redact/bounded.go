@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // boundedReach derives a reach for a gitleaks rule from its expression: if
@@ -32,7 +34,7 @@ func boundedReach(expr string, keywords []string) reach {
 	}
 	return func(line []byte, s, e int) span {
 		start := max(0, s-before)
-		for start > 0 && isWord(line[start-1]) {
+		for start > 0 && rx.IsWordByte(line[start-1]) {
 			start--
 		}
 		return span{start, endBeforeTerminator(line, e+after)}

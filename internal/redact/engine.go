@@ -331,7 +331,7 @@ func separatorAt(line []byte, e, n int, seps string) int {
 		if strings.IndexByte(seps, c) >= 0 {
 			return i
 		}
-		if !(rx.IsSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || isWord(c)) {
+		if !(rx.IsSpace(c) || c == '.' || c == '-' || c == '"' || c == '\'' || rx.IsWordByte(c)) {
 			return -1
 		}
 	}
@@ -363,7 +363,7 @@ func endsValue(c byte) bool {
 }
 
 func isValue(c byte) bool {
-	return isWord(c) || c == '.' || c == '=' || c == '-' || c == '+' || c == '/'
+	return rx.IsWordByte(c) || c == '.' || c == '=' || c == '-' || c == '+' || c == '/'
 }
 
 func twilioGate(line []byte, s, _ int) bool {
@@ -374,7 +374,7 @@ func vaultGate(line []byte, s, _ int) bool {
 	if fold[line[s]] == 'h' {
 		return true // "hvs."
 	}
-	return (s == 0 || !isWord(line[s-1])) && run(line[s+2:], isAlnum) >= 24
+	return (s == 0 || !rx.IsWordByte(line[s-1])) && run(line[s+2:], isAlnum) >= 24
 }
 
 // run counts the leading bytes of b that are in class.
@@ -388,7 +388,6 @@ func run(b []byte, class func(byte) bool) int {
 }
 
 func isAlnum(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' }
-func isWord(c byte) bool  { return isAlnum(c) || c == '_' }
 func isHex(c byte) bool   { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
 
 // containsFold reports whether b holds lower (lower case), ignoring case.

@@ -86,5 +86,5 @@ func refCovers(line []byte, s, e int) bool {
 }
 
 func isRefByte(c byte) bool {
-	return isWord(c) || c == '.' || c == '~' || c == '/' || c == '@' || c == '-' || c == ':'
+	return rx.IsWordByte(c) || c == '.' || c == '~' || c == '/' || c == '@' || c == '-' || c == ':'
 }

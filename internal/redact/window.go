@@ -168,7 +168,7 @@ func assignedValue(line []byte, e int) (start, end int) {
 }
 
 // isNameByte is a byte of the assignment rule's key name.
-func isNameByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+func isNameByte(c byte) bool { return rx.IsWordByte(c) || c == '.' || c == '-' }
 
 func skipSpace(line []byte, i int) int {
 	for i < len(line) && rx.IsSpace(line[i]) {
@@ -197,7 +197,7 @@ func urlReach(line []byte, s, e int) span {
 	for start > 0 && (isAlnum(line[start-1]) || strings.IndexByte("+.-", line[start-1]) >= 0) {
 		start--
 	}
-	for start > 0 && isWord(line[start-1]) {
+	for start > 0 && rx.IsWordByte(line[start-1]) {
 		start--
 	}
 	i := e
@@ -223,7 +223,7 @@ func urlReach(line []byte, s, e int) span {
 // its closing quote or up to white space or a quote.
 func flagReach(line []byte, s, e int) span {
 	i := e
-	for i < len(line) && (isWord(line[i]) || line[i] == '-') {
+	for i < len(line) && (rx.IsWordByte(line[i]) || line[i] == '-') {
 		i++
 	}
 	if i < len(line) && line[i] == '=' {
@@ -251,7 +251,7 @@ func flagReach(line []byte, s, e int) span {
 // `"',;`.
 func headerReach(line []byte, s, e int) span {
 	start := max(0, s-len("proxy-"))
-	for start > 0 && isWord(line[start-1]) {
+	for start > 0 && rx.IsWordByte(line[start-1]) {
 		start--
 	}
 	i := e

@@ -244,7 +244,7 @@ func lineKeyword(line string) bool {
 func onlyPath(line string) bool {
 	t := strings.TrimSpace(line)
 	ext := len(t) // the extension first: most lines fail there, at their end
-	for ext > 0 && isWordChar(t[ext-1]) {
+	for ext > 0 && rx.IsWordByte(t[ext-1]) {
 		ext--
 	}
 	if ext <= 1 || ext == len(t) || t[ext-1] != '.' {
@@ -262,7 +262,6 @@ func onlyPath(line string) bool {
 }
 
 // isWordChar is regexp's \w: ASCII letters, digits and '_'.
-func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 
 func isURL(line string, start, end int) bool {
 	return strings.Contains(line[start:end], "://") || strings.HasPrefix(line[start:], "//")

@@ -15,9 +15,9 @@ func ClassName(s, suffix string) bool {
 			return false
 		}
 		i += from
-		if end := i + len(suffix); end == len(s) || !isWordByte(s[end]) {
+		if end := i + len(suffix); end == len(s) || !IsWordByte(s[end]) {
 			start := i
-			for start > 0 && isWordByte(s[start-1]) {
+			for start > 0 && IsWordByte(s[start-1]) {
 				start--
 			}
 			if start < i && 'A' <= s[start] && s[start] <= 'Z' {
@@ -28,6 +28,8 @@ func ClassName(s, suffix string) bool {
 	}
 }
 
-func isWordByte(c byte) bool {
+// IsWordByte reports whether c is in regexp's \w: an ASCII letter, a digit
+// or '_', the bytes \b tells words by.
+func IsWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
