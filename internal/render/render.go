@@ -334,18 +334,85 @@ func SortStrings(s []string) []string {
 }
 
 // ArtifactOutcome says why a looked-up artifact is stale, or that there is
-// none; nothing for a hit.
+// none; nothing for a hit. Slices stale for the same reason are named in
+// one line: a file added under a repo map makes each of its slices stale
+// by its path set, and 2,000 lines saying so told an agent nothing the
+// first did not.
 func ArtifactOutcome(w io.Writer, r *fabric.GetResult) error {
 	if r.Outcome == fabric.Cold {
 		_, err := fmt.Fprintln(w, "freshctx: cold: no such artifact")
 		return err
 	}
-	for _, x := range r.Reasons {
+	for _, x := range unsliced(r) {
 		if _, err := fmt.Fprintf(w, "freshctx: stale: %s: %s\n", x.Dimension, x.Detail); err != nil {
 			return err
 		}
 	}
+	type group struct {
+		reason fabric.Reason
+		slices []string
+	}
+	var groups []*group
+	byReason := map[fabric.Reason]*group{}
+	for _, s := range r.Slices {
+		for _, x := range s.Reasons {
+			g := byReason[x]
+			if g == nil {
+				g = &group{reason: x}
+				byReason[x] = g
+				groups = append(groups, g)
+			}
+			g.slices = append(g.slices, s.Name)
+		}
+	}
+	for _, g := range groups {
+		var err error
+		if n := len(g.slices); n == 1 {
+			_, err = fmt.Fprintf(w, "freshctx: stale: %s: slice %s: %s\n", g.reason.Dimension, g.slices[0], g.reason.Detail)
+		} else {
+			_, err = fmt.Fprintf(w, "freshctx: stale: %s: %d slices (%s): %s\n", g.reason.Dimension, n, firstNames(g.slices, 3), g.reason.Detail)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// unsliced is the reasons of an artifact's unnamed slice: those of its
+// list that are not, in order, the named slices' own (which the list
+// carries as "slice NAME: DETAIL").
+func unsliced(r *fabric.GetResult) []fabric.Reason {
+	type named struct{ slice, reason int }
+	next := named{}
+	advance := func() { // to the next named slice's reason, if any
+		for next.slice < len(r.Slices) && next.reason >= len(r.Slices[next.slice].Reasons) {
+			next = named{next.slice + 1, 0}
+		}
+	}
+	advance()
+	var out []fabric.Reason
+	for _, x := range r.Reasons {
+		if next.slice < len(r.Slices) {
+			s := r.Slices[next.slice]
+			own := s.Reasons[next.reason]
+			if x.Dimension == own.Dimension && x.Detail == "slice "+s.Name+": "+own.Detail {
+				next.reason++
+				advance()
+				continue
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// firstNames lists the first n names, and says how many more there are.
+func firstNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // ArtifactContent writes an artifact's content (a stale one's previous
