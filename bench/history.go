@@ -86,6 +86,9 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	sec.note("The machine's speed drifts over the minutes between the rows above; measured in turn, one run in each "+
 		"repository per round over %d rounds, `run -- true` took %s at %d commits and %s at %d: %s.",
 		len(short), spread(short), lengths[0], spread(long), lengths[len(lengths)-1], times(growth))
+	if err := b.untrackedCache(ctx, sec, dirs[len(dirs)-1], lengths[len(lengths)-1]); err != nil {
+		return err
+	}
 	sec.table([]string{"commits", "run -- true, same HEAD", "run -- true, new commit", "git status", "true",
 		"overhead / git status, same HEAD", "overhead / git status, new commit"}, rows)
 	return b.report.chart(sec, "history.svg", "run -- true against history length", "commits", true,
@@ -111,4 +114,36 @@ func (b *bench) interleaved(ctx context.Context, dirs []string) ([]sample, error
 		}
 	}
 	return out, nil
+}
+
+// untrackedCache measures run -- true against git status where the
+// repository keeps git's untracked cache (core.untrackedCache, which
+// feature.manyFiles turns on for large repositories): git's status skips
+// the walk of the tree for untracked files, and so must freshctx's. The
+// setting is taken away again after.
+func (b *bench) untrackedCache(ctx context.Context, sec *section, dir string, commits int) error {
+	if _, err := b.must(ctx, dir, "git", "config", "core.untrackedCache", "true"); err != nil {
+		return err
+	}
+	defer b.must(ctx, dir, "git", "config", "--unset", "core.untrackedCache")
+	if _, err := b.must(ctx, dir, "git", "status"); err != nil { // writes the cache into the index
+		return err
+	}
+	status, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") })
+	if err != nil {
+		return err
+	}
+	truth, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "true") })
+	if err != nil {
+		return err
+	}
+	run, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") })
+	if err != nil {
+		return err
+	}
+	sec.note("With git's untracked cache on in the repository of %d commits (`core.untrackedCache`, which "+
+		"`feature.manyFiles` sets; one plain `git status` writes it into the index): `git status --porcelain` took %s, "+
+		"`run -- true` %s, %s of a git status over `true`.",
+		commits, spread(status), spread(run), times(float64(run.median()-truth.median())/float64(status.median())))
+	return nil
 }

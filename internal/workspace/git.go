@@ -96,11 +96,14 @@ func (g *Git) fromGit(p string) (string, bool) {
 	return rest, ok
 }
 
-// Status runs one `git status --porcelain=v2 --branch -z` with ignored files
-// listed, restricted to paths when there are few of them (nil means the whole
-// workspace). The result answers Clean, Deleted and Dirty for every path.
+// Status runs one `git status --porcelain=v2 --branch -z`, restricted to
+// paths when there are few of them (nil means the whole workspace): HEAD,
+// the branch, Dirty, and Deleted for every path. Ignored files are not
+// listed: nothing asks for them, and listing them kept git from using its
+// untracked cache where the repository has one (a status a third slower
+// than the user's own in a repository of 12,000 files with it on).
 func (g *Git) Status(ctx context.Context, paths []string) (*Status, error) {
-	return g.status(ctx, paths, "--untracked-files=normal", "--ignored=matching")
+	return g.status(ctx, paths, "--untracked-files=normal")
 }
 
 // StatusFiles is one whole-workspace status that lists every untracked file

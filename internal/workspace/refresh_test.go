@@ -49,14 +49,14 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Clean("pkg1/f1.go") {
-		t.Fatal("an unchanged file of the copy is not clean")
+	if e, listed := st.Entry("pkg1/f1.go"); listed {
+		t.Fatalf("an unchanged file of the copy is listed: %+v", e)
 	}
 	if stale := strings.TrimSpace(copied.Git("diff-files", "--name-only")); stale != "pkg2/f2.go" {
 		t.Fatalf("after a status diff-files lists %q, want only the changed pkg2/f2.go", stale)
 	}
-	if st.Clean("pkg2/f2.go") {
-		t.Fatal("the changed file is clean")
+	if _, listed := st.Entry("pkg2/f2.go"); !listed {
+		t.Fatal("the changed file is not listed")
 	}
 	if n := count(calls, "update-index"); n != 1 {
 		t.Fatalf("update-index ran %d times, want 1 (calls %v)", n, calls)

@@ -38,7 +38,9 @@ type Entry struct {
 func (e Entry) Deleted() bool { return len(e.XY) == 2 && e.XY[1] == 'D' }
 
 // Entry returns what git reported for a root-relative path, if anything; a
-// path under an untracked or ignored directory reports that directory.
+// path under an untracked or ignored directory reports that directory. A
+// path git did not report may be tracked and unmodified, or ignored (Status
+// lists no ignored file): never evidence that a file is unchanged.
 func (s *Status) Entry(rel string) (Entry, bool) {
 	if e, ok := s.entries[rel]; ok {
 		return e, true
@@ -49,13 +51,6 @@ func (s *Status) Entry(rel string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
-}
-
-// Clean reports whether rel is tracked and identical in HEAD, index and work
-// tree: git listed neither it nor a directory above it.
-func (s *Status) Clean(rel string) bool {
-	_, listed := s.Entry(rel)
-	return !listed
 }
 
 // Deleted reports whether git lists rel as a tracked file missing from the

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,7 +105,7 @@ func TestStatusNoCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Head != "" || st.Branch != "main" || !st.Dirty() || st.Clean("new.txt") {
+	if e, listed := st.Entry("new.txt"); st.Head != "" || st.Branch != "main" || !st.Dirty() || !listed || e.Kind != '?' {
 		t.Fatalf("status = %+v", st)
 	}
 	id, err := ws.Git.RepoID(context.Background())
@@ -140,12 +141,11 @@ func TestStatusClassifies(t *testing.T) {
 		if st.Head != root || st.Branch != "main" {
 			t.Errorf("head/branch = %s %s", st.Head, st.Branch)
 		}
-		if !st.Clean("clean.txt") {
-			t.Error("clean.txt should be clean")
-		}
-		for _, p := range []string{"mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt"} {
-			if st.Clean(p) {
-				t.Errorf("%s reported clean (scope %v)", p, scope != nil)
+		want := map[string]byte{"mod.txt": '1', "del.txt": '1', "untracked/u.txt": '?', "name with space.txt": '?'}
+		for _, p := range []string{"clean.txt", "mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt"} {
+			e, listed := st.Entry(p)
+			if k, ok := want[p]; listed != ok || e.Kind != k {
+				t.Errorf("%s: listed %v as %q, want listed %v as %q (scope %v)", p, listed, e.Kind, ok, k, scope != nil)
 			}
 		}
 		if !st.Deleted("del.txt") || st.Deleted("mod.txt") {
@@ -174,8 +174,8 @@ func TestStatusIgnoredOnlyIsNotDirty(t *testing.T) {
 	if st.Dirty() {
 		t.Error("ignored files must not make the tree dirty")
 	}
-	if st.Clean("a.tmp") {
-		t.Error("an ignored file is not tracked-clean")
+	if e, listed := st.Entry("a.tmp"); listed {
+		t.Errorf("an ignored file is listed: %+v (Status lists none, so git can use its untracked cache)", e)
 	}
 }
 
@@ -241,7 +241,8 @@ func FuzzParseStatus(f *testing.F) {
 		st, err := parseStatus(in, func(s string) (string, bool) { return s, true })
 		if err == nil {
 			_ = st.Dirty()
-			_ = st.Clean("f.txt")
+			_, _ = st.Entry("f.txt")
+			_ = st.Deleted("f.txt")
 		}
 	})
 }
@@ -308,5 +309,41 @@ func TestRepoIDSameInEveryClone(t *testing.T) {
 		if err != nil || id != root {
 			t.Fatalf("RepoID in %s = %q, %v; want the root commit %s", dir, id, err, root)
 		}
+	}
+}
+
+// Where the repository keeps git's untracked cache, the status freshctx
+// asks for must be one git answers from it: asking for ignored files too
+// made git walk every folder again, a status a third slower than the
+// user's own. git's trace of the status says whether the cache was read:
+// it reports the cache's counts ("opendir") only then.
+func TestStatusUsesTheUntrackedCache(t *testing.T) {
+	r := testgit.New(t)
+	for i := range 20 {
+		r.Write(fmt.Sprintf("d%d/f.txt", i), "x")
+	}
+	r.Write(".gitignore", "build/\n")
+	r.Write("build/out.o", "o")
+	r.Commit("init")
+	r.Write("d3/new.txt", "untracked")
+	r.Git("config", "core.untrackedCache", "true")
+	r.Git("status") // the user's own status writes the cache into the index
+	trace := filepath.Join(t.TempDir(), "trace2.json")
+	t.Setenv("GIT_TRACE2_EVENT", trace)
+	t.Setenv("GIT_TRACE2_EVENT_NESTING", "10")
+	ws, _ := Discover(r.Dir)
+	st, err := ws.Git.Status(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, listed := st.Entry("d3/new.txt"); !listed || e.Kind != '?' || !st.Dirty() {
+		t.Fatalf("the untracked file: %+v listed %v, dirty %v", e, listed, st.Dirty())
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"key":"opendir"`) {
+		t.Fatalf("git did not answer the status from its untracked cache; its trace:\n%s", b)
 	}
 }
