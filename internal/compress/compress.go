@@ -80,11 +80,19 @@ var registry []Factory
 // or by the head of its output, driven by the rules newRules makes.
 func family(name string, cmd, head *rx.Regexp, newRules func(root string) Rules) Factory {
 	return Factory{
-		Name: name,
-		Match: func(argv []string, out []byte) bool {
-			return (len(argv) > 0 && cmd.MatchString(strings.Join(argv, " "))) || head.Match(out)
-		},
-		New: func(o Options) Compressor { return NewEngine(o.Intent, newRules(o.Root)) },
+		Name:  name,
+		Match: matchBy(cmd, head),
+		New:   func(o Options) Compressor { return NewEngine(o.Intent, newRules(o.Root)) },
+	}
+}
+
+// matchBy matches a command line by cmd or an output's head by head. Each
+// expression is compiled on its first use, so an empty side is not
+// matched: a `run -- true` compiled every family's head expression to
+// find that none matches nothing.
+func matchBy(cmd, head *rx.Regexp) func(argv []string, out []byte) bool {
+	return func(argv []string, out []byte) bool {
+		return (len(argv) > 0 && cmd.MatchString(strings.Join(argv, " "))) || (len(out) > 0 && head.Match(out))
 	}
 }
 

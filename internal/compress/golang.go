@@ -8,10 +8,8 @@ import (
 // Go is the compressor for go test (plain, -v, -json, -race), go build and
 // go vet.
 var Go = Factory{
-	Name: "go",
-	Match: func(argv []string, out []byte) bool {
-		return (len(argv) > 0 && goCmd.MatchString(strings.Join(argv, " "))) || goHead.Match(out)
-	},
+	Name:  "go",
+	Match: matchBy(goCmd, goHead),
 	New: func(o Options) Compressor {
 		r := goRules(o.Root)
 		if o.Intent == Raw { // every line, in order

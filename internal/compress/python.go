@@ -7,10 +7,8 @@ import (
 
 // Python is the compressor for pytest and unittest, and Python tracebacks.
 var Python = Factory{
-	Name: "python",
-	Match: func(argv []string, out []byte) bool {
-		return (len(argv) > 0 && pyCmd.MatchString(strings.Join(argv, " "))) || pyHead.Match(out)
-	},
+	Name:  "python",
+	Match: matchBy(pyCmd, pyHead),
 	New: func(o Options) Compressor {
 		if o.Intent == Raw { // every line, in order
 			return NewEngine(o.Intent, pythonRules(o.Root))

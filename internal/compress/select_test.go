@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/facts"
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 func TestSelectByCommandLineAndOutput(t *testing.T) {
@@ -83,4 +84,28 @@ func Short(name string) string {
 		return s
 	}
 	return name
+}
+
+// A side of a match that is empty is left alone: each expression compiles
+// on its first use, and a run that printed nothing compiled every family's
+// head expression to learn that none matches nothing. An expression that
+// does not compile panics when it is used, so using one fails the test.
+func TestMatchByLeavesAnEmptySideAlone(t *testing.T) {
+	bad := rx.MustCompile(`(unclosed`)
+	for _, c := range []struct {
+		name      string
+		cmd, head *rx.Regexp
+		argv      []string
+		out       []byte
+		want      bool
+	}{
+		{"nothing at all", bad, bad, nil, nil, false},
+		{"a command and no output", rx.MustCompile(`^go test`), bad, []string{"go", "test"}, nil, true},
+		{"a command that is not the family's", rx.MustCompile(`^go test`), bad, []string{"true"}, nil, false},
+		{"an output and no command", bad, rx.MustCompile(`^ok `), nil, []byte("ok  \tm\t0.1s\n"), true},
+	} {
+		if got := matchBy(c.cmd, c.head)(c.argv, c.out); got != c.want {
+			t.Errorf("%s: matched %v, want %v", c.name, got, c.want)
+		}
+	}
 }
