@@ -39,7 +39,7 @@ func seed(b *testing.B, s *Service, n int, dep string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	snap, err := s.snapshot(ctx, []string{dep}, true)
+	snap, err := s.snapshot(ctx, []string{dep})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func seed(b *testing.B, s *Service, n int, dep string) {
 			for i := start; i < min(start+10_000, n); i++ {
 				req := PutRequest{Type: []string{"tool_result", "file_summary", "dependency_graph"}[i%3], Key: fmt.Sprintf("key-%06d", i)}
 				c := &content{inline: fmt.Appendf(nil, "seeded artifact %d", i)}
-				id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, "", 0, true, stamp, c)
+				id, err := upsertArtifact(ctx, tx, s.WS.Root, at, req, "", 0, stamp, c)
 				if err != nil {
 					return err
 				}

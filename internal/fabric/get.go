@@ -168,7 +168,7 @@ func (s *Service) lookup(ctx context.Context, req GetRequest) (string, []slice, 
 // against the work tree into res.
 func (s *Service) answer(ctx context.Context, spec Spec, req GetRequest, found []slice, here func() (place, error),
 	pathSet func(*freshness.Snapshot) (string, error), res *GetResult) error {
-	snap, err := s.snapshot(ctx, depPaths(found), false)
+	snap, err := s.snapshot(ctx, depPaths(found))
 	if err != nil {
 		return err
 	}

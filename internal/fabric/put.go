@@ -66,7 +66,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, deps, true)
+	snap, err := s.snapshot(ctx, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 			return nil, fmt.Errorf("--dep %s: no such file", f.Path)
 		}
 	}
-	pathSet, proof, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	pathSet, proof, ttl, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	defer c.discard()
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		res.Bytes, res.CreatedAt = c.size, tx.Now
-		if err := storeSlice(ctx, tx, s.WS.Root, at, req, pathSet, ttl, clean, stamp, c); err != nil {
+		if err := storeSlice(ctx, tx, s.WS.Root, at, req, pathSet, ttl, stamp, c); err != nil {
 			return err
 		}
 		if err := s.keepProof(tx, proof, pathSet); err != nil {
@@ -141,11 +141,11 @@ func withKey(spec Spec, key string, deps []string) []string {
 
 // storeSlice commits one slice's content and writes its row and deps.
 func storeSlice(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,
-	clean bool, stamp freshness.Stamp, c *content) error {
+	stamp freshness.Stamp, c *content) error {
 	if err := c.commit(tx); err != nil {
 		return err
 	}
-	id, err := upsertArtifact(ctx, tx, root, at, req, pathSet, ttl, clean, stamp, c)
+	id, err := upsertArtifact(ctx, tx, root, at, req, pathSet, ttl, stamp, c)
 	if err != nil {
 		return err
 	}
@@ -160,8 +160,11 @@ func afterPut(ctx context.Context, tx *store.Tx, at place, req PutRequest) error
 	return event(ctx, tx, "put", at.repo, req.Type, req.Key)
 }
 
+// upsertArtifact replaces the row of one slice. Its tree_clean is no
+// longer written (0): nothing read it, and it cost every put a whole-tree
+// git status.
 func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, req PutRequest, pathSet string, ttl time.Duration,
-	clean bool, stamp freshness.Stamp, c *content) (int64, error) {
+	stamp freshness.Stamp, c *content) (int64, error) {
 	_, err := tx.ExecContext(ctx, `DELETE FROM artifacts WHERE repo = ? AND ref = ? AND type = ? AND key = ? AND slice = ?`,
 		at.repo, at.ref, req.Type, req.Key, req.Slice)
 	if err != nil {
@@ -169,8 +172,8 @@ func upsertArtifact(ctx context.Context, tx *store.Tx, root string, at place, re
 	}
 	r, err := tx.ExecContext(ctx, `INSERT INTO artifacts (repo, ref, type, key, slice, root, commit_sha, tree, tree_clean,
 		path_set, agent_version, config_digest, policy_digest, entitlement_digest, ttl_ns, producer, created_at,
-		stamped_at, content, content_blob, content_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		at.repo, at.ref, req.Type, req.Key, req.Slice, root, at.commit, at.tree, clean,
+		stamped_at, content, content_blob, content_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		at.repo, at.ref, req.Type, req.Key, req.Slice, root, at.commit, at.tree,
 		pathSet, req.AgentVersion, req.ConfigDigest, req.PolicyDigest, req.EntitlementDigest, int64(ttl), req.Producer,
 		tx.Now.UnixNano(), stamp.At.UnixNano(), c.inline, c.blobRef(), c.size)
 	if err != nil {

@@ -58,7 +58,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, all, true)
+	snap, err := s.snapshot(ctx, all)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		}
 		warnings = append(warnings, unprovable(stamps[i], fmt.Sprintf("slice %q: ", in[i].Name))...)
 	}
-	pathSet, proof, ttl, clean, err := s.settle(ctx, snap, spec, req.TTL)
+	pathSet, proof, ttl, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		for i, sl := range in {
 			one := req
 			one.Slice = sl.Name
-			if err := storeSlice(ctx, tx, s.WS.Root, at, one, pathSet, ttl, clean, stamps[i], contents[i]); err != nil {
+			if err := storeSlice(ctx, tx, s.WS.Root, at, one, pathSet, ttl, stamps[i], contents[i]); err != nil {
 				return err
 			}
 		}
@@ -148,23 +148,23 @@ func (s *Service) sliceDeps(in []SliceInput, spec Spec, key string) (deps [][]st
 
 // settle keeps the snapshot's hashes and works out what every put records
 // besides its stamps: the path set (for types that depend on it) with its
-// proof, the TTL and whether the tree was clean.
+// proof and the TTL.
 func (s *Service) settle(ctx context.Context, snap *freshness.Snapshot, spec Spec, reqTTL time.Duration) (
-	pathSet string, proof *pathProof, ttl time.Duration, clean bool, err error) {
+	pathSet string, proof *pathProof, ttl time.Duration, err error) {
 	if err := snap.Flush(ctx); err != nil {
-		return "", nil, 0, false, err
+		return "", nil, 0, err
 	}
 	if spec.PathSet {
 		l, err := s.listWithProof(ctx)
 		if err != nil {
-			return "", nil, 0, false, err
+			return "", nil, 0, err
 		}
 		if pathSet, err = l.digest(ctx, snap); err != nil {
-			return "", nil, 0, false, err
+			return "", nil, 0, err
 		}
 		proof = l.proof
 	}
-	return pathSet, proof, putTTL(spec, reqTTL), snap.Status() == nil || !snap.Status().Dirty(), nil
+	return pathSet, proof, putTTL(spec, reqTTL), nil
 }
 
 // putTTL is the TTL a put records: the request's, none when negative, else

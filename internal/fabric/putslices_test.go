@@ -142,3 +142,32 @@ func TestSlicesOfAFileKeyDependOnIt(t *testing.T) {
 		t.Fatalf("after the key's file changed: %s with %d slices", got.Outcome, len(got.Slices))
 	}
 }
+
+// A put and a get ask git for no status: where HEAD is comes from one
+// rev-parse, the stamps are freshctx's own, and the path set has its own
+// listing. A whole-tree status per put (the slowest thing git does in a
+// large repository) once paid for a column nothing read.
+func TestPutAndGetRunNoStatus(t *testing.T) {
+	f := newFixture(t)
+	var asked []string
+	run := f.svc.WS.Git.Run
+	f.svc.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		asked = append(asked, strings.Join(args, " "))
+		return run(ctx, dir, args...)
+	}
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go", Deps: []string{"mod_a/a.go"}})
+	if _, err := f.svc.PutSlices(context.Background(), PutRequest{Type: "repo_map", Key: "root"},
+		[]SliceInput{{Name: "mod_b/b.go", Deps: []string{"mod_b/b.go"}, Content: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	f.get(GetRequest{Type: "repo_map", Key: "root"})
+	for _, a := range asked {
+		if strings.Contains(a, "status") {
+			t.Errorf("git %s", a)
+		}
+	}
+	if len(asked) == 0 {
+		t.Fatal("no git at all: the test's runner was not used")
+	}
+}

@@ -86,10 +86,11 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
 }
 
-func (s *Service) snapshot(ctx context.Context, paths []string, wholeTree bool) (*freshness.Snapshot, error) {
+// snapshot reads the workspace for paths. It asks git nothing: where HEAD
+// is comes from here, and a file's stamp is freshctx's own.
+func (s *Service) snapshot(ctx context.Context, paths []string) (*freshness.Snapshot, error) {
 	return freshness.NewSnapshot(ctx, s.WS, paths, freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: wholeTree, WholeTree: wholeTree,
-		RacyWindow: s.RacyWindow,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, RacyWindow: s.RacyWindow,
 	})
 }
 
