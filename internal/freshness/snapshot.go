@@ -31,12 +31,9 @@ type Options struct {
 	// RacyWindow overrides the package's RacyWindow (tests on a file system
 	// with a known timestamp granularity use a shorter one).
 	RacyWindow time.Duration
-	// Git asks git for the repository state (one status): needed only to
-	// stamp GitStamp. Checking never needs git.
+	// Git asks git for the repository state (one status of the whole work
+	// tree): needed only to stamp GitStamp. Checking never needs git.
 	Git bool
-	// WholeTree makes that status cover the whole work tree even when paths
-	// are given, so GitStamp.Dirty speaks for the whole repository.
-	WholeTree bool
 	// Status, when set with Git, is the whole-tree status to use instead of
 	// running one: a caller that started it earlier (as the command a
 	// record describes ended) passes how to wait for it.
@@ -77,8 +74,8 @@ type observation struct {
 }
 
 // NewSnapshot prepares to read the workspace. With Options.Git it runs one
-// git status (scoped to paths unless WholeTree); a failing git is not
-// fatal, and GitErr says why.
+// git status of the whole work tree; a failing git is not fatal, and GitErr
+// says why.
 func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, opt Options) (*Snapshot, error) {
 	if opt.FS == nil {
 		opt.FS = OSFS{}
@@ -112,14 +109,10 @@ func NewSnapshot(ctx context.Context, ws *workspace.Workspace, paths []string, o
 	}
 	if ws.Git != nil && opt.Git {
 		ws.Git.Prefetch(ctx) // the git folders, for Git's identity, alongside the status
-		scope := paths
-		if opt.WholeTree {
-			scope = nil
-		}
 		if opt.Status != nil {
 			s.status, s.gitErr = opt.Status()
 		} else {
-			s.status, s.gitErr = ws.Git.Status(ctx, scope)
+			s.status, s.gitErr = ws.Git.Status(ctx)
 		}
 	}
 	return s, nil

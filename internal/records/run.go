@@ -254,7 +254,7 @@ func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, erro
 		return nil
 	}
 	s.WS.Git.Prefetch(ctx)
-	return later.Start(func() (*workspace.Status, error) { return s.WS.Git.Status(ctx, nil) })
+	return later.Start(func() (*workspace.Status, error) { return s.WS.Git.Status(ctx) })
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {

@@ -185,7 +185,7 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 		alts = append([][]string{{f}}, alts...)
 	}
 	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
-		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, WholeTree: true, RacyWindow: s.RacyWindow,
+		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, RacyWindow: s.RacyWindow,
 		Status: c.status,
 	})
 	if err != nil {

@@ -46,10 +46,11 @@ func newGit(top, prefix string) *Git {
 	return &Git{Top: top, prefix: prefix, Run: ExecGit}
 }
 
-// maxPathspecs bounds how many paths are passed on the command line. Git
+// maxPathspecs bounds how many paths Index passes on the command line. Git
 // matches every index entry against every pathspec, so past a few dozen
-// paths one status of the whole tree is cheaper (measured on a 5,000-file
-// repository: 200 pathspecs cost 3.5x a whole-tree status, 50 cost about 1x).
+// paths one listing of the whole index is cheaper (as for a status, where
+// it was measured on a 5,000-file repository: 200 pathspecs cost 3.5x a
+// whole-tree status, 50 about 1x).
 const maxPathspecs = 32
 
 // ExecGit runs the git binary. Its stderr is folded into the error.
@@ -96,37 +97,30 @@ func (g *Git) fromGit(p string) (string, bool) {
 	return rest, ok
 }
 
-// Status runs one `git status --porcelain=v2 --branch -z`, restricted to
-// paths when there are few of them (nil means the whole workspace): HEAD,
-// the branch, Dirty, and Deleted for every path. Ignored files are not
-// listed: nothing asks for them, and listing them kept git from using its
-// untracked cache where the repository has one (a status a third slower
-// than the user's own in a repository of 12,000 files with it on).
-func (g *Git) Status(ctx context.Context, paths []string) (*Status, error) {
-	return g.status(ctx, paths, "--untracked-files=normal")
+// Status runs one `git status --porcelain=v2 --branch -z` of the whole
+// workspace: HEAD, the branch, Dirty, and Deleted for every path. Ignored
+// files are not listed: nothing asks for them, and listing them kept git
+// from using its untracked cache where the repository has one (a status a
+// third slower than the user's own in a repository of 12,000 files with it
+// on).
+func (g *Git) Status(ctx context.Context) (*Status, error) {
+	return g.status(ctx, "--untracked-files=normal")
 }
 
 // StatusFiles is one whole-workspace status that lists every untracked file
 // (not just its directory) and no ignored ones: what changed, file by file.
 func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
-	return g.status(ctx, nil, "--untracked-files=all", "--ignored=no")
+	return g.status(ctx, "--untracked-files=all", "--ignored=no")
 }
 
-func (g *Git) status(ctx context.Context, paths []string, modes ...string) (*Status, error) {
+func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
 	args := append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
-	scoped := len(paths) > 0 && len(paths) <= maxPathspecs
-	switch {
-	case scoped:
-		args = append(args, "--")
-		for _, p := range paths {
-			args = append(args, g.toGit(p))
-		}
-	case g.prefix != "":
+	if g.prefix != "" {
 		args = append(args, "--", g.prefix)
 	}
 	start := g.now()
 	out, err := g.Run(ctx, g.Top, args...)
-	if err == nil && !scoped {
+	if err == nil {
 		if gitDir, refreshed := g.refreshIfSlow(ctx, g.now().Sub(start)); refreshed {
 			start = g.now()
 			if out, err = g.Run(ctx, g.Top, args...); err == nil {
@@ -137,12 +131,7 @@ func (g *Git) status(ctx context.Context, paths []string, modes ...string) (*Sta
 	if err != nil {
 		return nil, fmt.Errorf("git status: %w", err)
 	}
-	st, err := parseStatus(out, g.fromGit)
-	if err != nil {
-		return nil, err
-	}
-	st.Scoped = scoped
-	return st, nil
+	return parseStatus(out, g.fromGit)
 }
 
 // RepoID returns an id that is the same in every clone of the repository:

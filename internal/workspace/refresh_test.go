@@ -45,7 +45,7 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 		calls = append(calls, args[0])
 		return ExecGit(ctx, dir, args...)
 	}
-	st, err := g.Status(context.Background(), nil)
+	st, err := g.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

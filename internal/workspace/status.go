@@ -15,9 +15,6 @@ type Status struct {
 	// Upstream is the configured upstream branch, if any.
 	Upstream      string
 	Ahead, Behind int
-	// Scoped is true when the status was restricted to some paths; Dirty
-	// then only speaks for them.
-	Scoped bool
 
 	entries map[string]Entry
 	dirs    []Entry // untracked or ignored directories, listed with a trailing "/"

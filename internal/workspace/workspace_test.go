@@ -101,7 +101,7 @@ func TestStatusNoCommits(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("new.txt", "x")
 	ws, _ := Discover(r.Dir)
-	st, err := ws.Git.Status(context.Background(), nil)
+	st, err := ws.Git.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,27 +133,25 @@ func TestStatusClassifies(t *testing.T) {
 
 	ws, _ := Discover(r.Dir)
 	ctx := context.Background()
-	for _, scope := range [][]string{nil, {"clean.txt", "mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt", "gone.txt"}} {
-		st, err := ws.Git.Status(ctx, scope)
-		if err != nil {
-			t.Fatal(err)
+	st, err := ws.Git.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Head != root || st.Branch != "main" {
+		t.Errorf("head/branch = %s %s", st.Head, st.Branch)
+	}
+	want := map[string]byte{"mod.txt": '1', "del.txt": '1', "untracked/u.txt": '?', "name with space.txt": '?'}
+	for _, p := range []string{"clean.txt", "mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt"} {
+		e, listed := st.Entry(p)
+		if k, ok := want[p]; listed != ok || e.Kind != k {
+			t.Errorf("%s: listed %v as %q, want listed %v as %q", p, listed, e.Kind, ok, k)
 		}
-		if st.Head != root || st.Branch != "main" {
-			t.Errorf("head/branch = %s %s", st.Head, st.Branch)
-		}
-		want := map[string]byte{"mod.txt": '1', "del.txt": '1', "untracked/u.txt": '?', "name with space.txt": '?'}
-		for _, p := range []string{"clean.txt", "mod.txt", "del.txt", "untracked/u.txt", "build/out.bin", "x.log", "name with space.txt"} {
-			e, listed := st.Entry(p)
-			if k, ok := want[p]; listed != ok || e.Kind != k {
-				t.Errorf("%s: listed %v as %q, want listed %v as %q (scope %v)", p, listed, e.Kind, ok, k, scope != nil)
-			}
-		}
-		if !st.Deleted("del.txt") || st.Deleted("mod.txt") {
-			t.Error("Deleted misclassified")
-		}
-		if !st.Dirty() {
-			t.Error("want dirty")
-		}
+	}
+	if !st.Deleted("del.txt") || st.Deleted("mod.txt") {
+		t.Error("Deleted misclassified")
+	}
+	if !st.Dirty() {
+		t.Error("want dirty")
 	}
 	id, err := ws.Git.RepoID(ctx)
 	if err != nil || id != root {
@@ -167,7 +165,7 @@ func TestStatusIgnoredOnlyIsNotDirty(t *testing.T) {
 	r.Commit("init")
 	r.Write("a.tmp", "x")
 	ws, _ := Discover(r.Dir)
-	st, err := ws.Git.Status(context.Background(), nil)
+	st, err := ws.Git.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +188,7 @@ func TestOpenSubdirectoryRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := ws.Git.Status(context.Background(), nil)
+	st, err := ws.Git.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +201,8 @@ func TestOpenSubdirectoryRoot(t *testing.T) {
 	}
 }
 
-func TestGitBatchesOneStatus(t *testing.T) {
+// A status is one git process, however many paths its answer serves.
+func TestStatusIsOneGitProcess(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("a", "a")
 	r.Commit("init")
@@ -213,11 +212,7 @@ func TestGitBatchesOneStatus(t *testing.T) {
 		calls++
 		return ExecGit(ctx, dir, args...)
 	}
-	many := make([]string, 2000)
-	for i := range many {
-		many[i] = filepath.Join("d", string(rune('a'+i%26)), "f")
-	}
-	if _, err := ws.Git.Status(context.Background(), many); err != nil {
+	if _, err := ws.Git.Status(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if calls != 1 {
@@ -260,7 +255,7 @@ func TestExcludeFromGitOnce(t *testing.T) {
 		t.Fatalf("pattern written %d times:\n%s", n, b)
 	}
 	r.Write(".freshctx/x.db", "x")
-	st, _ := ws.Git.Status(context.Background(), nil)
+	st, _ := ws.Git.Status(context.Background())
 	if st.Dirty() {
 		t.Fatal("excluded store makes the tree dirty")
 	}
@@ -332,7 +327,7 @@ func TestStatusUsesTheUntrackedCache(t *testing.T) {
 	t.Setenv("GIT_TRACE2_EVENT", trace)
 	t.Setenv("GIT_TRACE2_EVENT_NESTING", "10")
 	ws, _ := Discover(r.Dir)
-	st, err := ws.Git.Status(context.Background(), nil)
+	st, err := ws.Git.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
