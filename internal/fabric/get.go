@@ -91,9 +91,9 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	listed := func() (listing, error) { return listing{}, nil }
 	if spec.PathSet {
 		listed = later.Start(func() (listing, error) {
-			digest, state := s.proven(bgCtx)
+			digest, state, renewed := s.proven(bgCtx)
 			if state == proofHolds {
-				return listing{proven: digest}, nil
+				return listing{proven: digest, proof: renewed}, nil
 			}
 			if state == proofTooLarge || state == proofRecent {
 				return s.list(bgCtx)

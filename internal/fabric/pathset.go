@@ -83,12 +83,18 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 	if err != nil {
 		return "", err
 	}
+	return pathsDigest(files), nil
+}
+
+// pathsDigest is the digest of sorted paths: of a path set's files, and of
+// the index's files a path set proof keeps.
+func pathsDigest(sorted []string) string {
 	h := sha256.New()
-	for _, f := range files {
+	for _, f := range sorted {
 		h.Write([]byte(f))
 		h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // found is the set's files, sorted: the index's files that snap finds in

@@ -39,6 +39,14 @@ import (
 // there, which keeps the proof from being made. Anything the proof cannot
 // name (too many folders, an unreadable one, a setting git resolves on
 // its own) means no proof: the get lists the tree as before.
+//
+// git rewrites the index far more often than it changes the index's files:
+// a commit, an add of a changed file, a status that refreshes its stat
+// data. A proof therefore also keeps the digest of the index's files as
+// listed; a get that finds only the index moved lists the index's files
+// again (one git process, no walk of the tree) and, if they are the same,
+// knows the path set is too, since the folders and the exclude rules are
+// as the proof found them (reindexed).
 
 // proofKey prefixes the meta key of a root's path set proof.
 const proofKey = "fabric.path_set_proof:"
@@ -53,14 +61,15 @@ var (
 
 // pathProof is the evidence of one path set.
 type pathProof struct {
-	digest string // the path set it proves
-	at     int64  // file clock (unix ns) as the listing began: every fingerprint is settled at it
-	env    string // workspace.PathSetEnv when it was taken
-	config string // workspace.PathSetInputs.Config
-	rels   []string
-	fps    []string // of rels (root-relative folders and .gitignore files)
-	files  []string // absolute inputs outside the walk
-	ffps   []string // of files
+	digest  string // the path set it proves
+	tracked string // the digest of the index's files as listed (pathsDigest)
+	at      int64  // file clock (unix ns) as the listing began: every fingerprint is settled at it
+	env     string // workspace.PathSetEnv when it was taken
+	config  string // workspace.PathSetInputs.Config
+	rels    []string
+	fps     []string // of rels (root-relative folders and .gitignore files)
+	files   []string // absolute inputs outside the walk
+	ffps    []string // of files
 	// tooLarge marks a tree with more folders or entries than a proof
 	// stamps: kept, it spares later gets a walk that would give up again
 	// (a put tries anew).
@@ -72,6 +81,10 @@ const tooLargeMark = "too large\n"
 
 // absentFP is the fingerprint of a path that is not there.
 const absentFP = "-"
+
+// indexInput is the index's place among a proof's files
+// (workspace.PathSetInputs.Files).
+const indexInput = 0
 
 // listWithProof lists the work tree as list does and, in git, gathers the
 // proof of what it listed (listing.proof; nil when none can be made).
@@ -97,6 +110,9 @@ func (s *Service) listWithProof(ctx context.Context) (listing, error) {
 		return l, err
 	}
 	l.proof = s.walkProof(ctx, at, before, skippable(folders, l.tracked))
+	if l.proof != nil && !l.proof.tooLarge {
+		l.proof.tracked = pathsDigest(l.tracked)
+	}
 	return l, nil
 }
 
@@ -213,10 +229,12 @@ const (
 
 // proven is the path set the root's proof vouches for now, if it does:
 // the environment and git's exclude settings are as they were and every
-// fingerprint is equal.
-func (s *Service) proven(ctx context.Context) (string, proofState) {
+// fingerprint is equal, or every one but the index's, whose files are
+// the same (reindexed). renewed, when set, is the proof with the index's
+// new fingerprint, to be kept in place of the old one.
+func (s *Service) proven(ctx context.Context) (digest string, state proofState, renewed *pathProof) {
 	if s.WS.Git == nil {
-		return "", proofBroken
+		return "", proofBroken, nil
 	}
 	var enc string
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
@@ -226,9 +244,9 @@ func (s *Service) proven(ctx context.Context) (string, proofState) {
 	})
 	switch {
 	case err != nil || enc == "":
-		return "", proofBroken
+		return "", proofBroken, nil
 	case enc == tooLargeMark:
-		return "", proofTooLarge
+		return "", proofTooLarge, nil
 	}
 	return s.holds(ctx, enc)
 }
@@ -236,17 +254,17 @@ func (s *Service) proven(ctx context.Context) (string, proofState) {
 // holds says whether the encoded proof holds, with the path set it
 // vouches for; proofRecent where a path it stamped changed within the
 // racy window (a new proof would not be kept: the get only lists).
-func (s *Service) holds(ctx context.Context, enc string) (string, proofState) {
+func (s *Service) holds(ctx context.Context, enc string) (string, proofState, *pathProof) {
 	p, err := decodeProof(enc)
 	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
-		return "", proofBroken
+		return "", proofBroken, nil
 	}
 	now := freshness.FileClock().UnixNano()
 	// The root first, alone: most changes to a tree move it, and then no
 	// git process is started.
 	root, err := freshness.FingerprintFile(s.WS.Root)
 	if state := p.compare(0, root, err, now, s.window()); state != proofHolds {
-		return "", state
+		return "", state, nil
 	}
 	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
 	state := proofBroken
@@ -255,17 +273,56 @@ func (s *Service) holds(ctx context.Context, enc string) (string, proofState) {
 	}
 	in, err := inputs()
 	if state != proofHolds {
-		return "", state
+		return "", state, nil
 	}
 	if err != nil || in.Config != p.config || !slices.Equal(in.Files, p.files) {
-		return "", proofBroken
+		return "", proofBroken, nil
 	}
+	indexMoved := false
 	for i, f := range p.files {
-		if got, ok := fpString(freshness.FingerprintFile(f)); !ok || got != p.ffps[i] {
-			return "", proofBroken
+		got, ok := fpString(freshness.FingerprintFile(f))
+		switch {
+		case ok && got == p.ffps[i]:
+		case i == indexInput && ok && got != absentFP && p.tracked != "":
+			indexMoved = true
+		default:
+			return "", proofBroken, nil
 		}
 	}
-	return p.digest, proofHolds
+	if indexMoved {
+		return s.reindexed(ctx, p)
+	}
+	return p.digest, proofHolds, nil
+}
+
+// reindexed answers for a proof whose inputs are all as it found them but
+// the index: it lists the index's files again and holds if they are the
+// ones the proof listed. The index is fingerprinted before and after that
+// listing; where both agree and the fingerprint is settled at the time the
+// listing began, the listing read that index, and any later write moves
+// it: the proof is renewed with it, at that time (every other fingerprint
+// it keeps was settled earlier, so it is settled then too).
+func (s *Service) reindexed(ctx context.Context, p *pathProof) (string, proofState, *pathProof) {
+	index := p.files[indexInput]
+	at := freshness.FileClock().UnixNano()
+	before, berr := freshness.FingerprintFile(index)
+	tracked, err := s.WS.Git.Tracked(ctx)
+	if err != nil {
+		return "", proofBroken, nil
+	}
+	slices.Sort(tracked)
+	if pathsDigest(tracked) != p.tracked {
+		return "", proofBroken, nil
+	}
+	after, aerr := freshness.FingerprintFile(index)
+	if berr != nil || aerr != nil || before.String() != after.String() || !before.Settled(at, s.window()) {
+		return p.digest, proofHolds, nil // it holds now; the next get lists the index's files again
+	}
+	renewed := *p
+	renewed.at = at
+	renewed.ffps = slices.Clone(p.ffps)
+	renewed.ffps[indexInput] = before.String()
+	return p.digest, proofHolds, &renewed
 }
 
 // compare compares rels[i]'s fingerprint now (taken at the file clock's
@@ -298,12 +355,13 @@ func (p *pathProof) sameFolders(root string, now int64, window time.Duration) pr
 	return state
 }
 
-// encode writes the proof as lines: a version, the digest, the time, the
-// environment and the configuration (quoted), then one line per path,
-// "r" (in the root) or "f" (outside), its fingerprint and its quoted path.
+// encode writes the proof as lines: a version, the digest, the digest of
+// the index's files, the time, the environment and the configuration
+// (quoted), then one line per path, "r" (in the root) or "f" (outside),
+// its fingerprint and its quoted path.
 func (p *pathProof) encode() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "proof1\n%s\n%d\n%s\n%s\n", p.digest, p.at, strconv.Quote(p.env), strconv.Quote(p.config))
+	fmt.Fprintf(&b, "proof2\n%s\n%s\n%d\n%s\n%s\n", p.digest, p.tracked, p.at, strconv.Quote(p.env), strconv.Quote(p.config))
 	for i, r := range p.rels {
 		b.WriteString("r " + p.fps[i] + " " + strconv.Quote(r) + "\n")
 	}
@@ -315,21 +373,21 @@ func (p *pathProof) encode() string {
 
 func decodeProof(s string) (*pathProof, error) {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	if len(lines) < 5 || lines[0] != "proof1" {
+	if len(lines) < 6 || lines[0] != "proof2" { // a proof1, without the index's files, is listed anew
 		return nil, errors.New("path set proof: unknown encoding")
 	}
-	p := &pathProof{digest: lines[1]}
+	p := &pathProof{digest: lines[1], tracked: lines[2]}
 	var err error
-	if p.at, err = strconv.ParseInt(lines[2], 10, 64); err != nil {
+	if p.at, err = strconv.ParseInt(lines[3], 10, 64); err != nil {
 		return nil, fmt.Errorf("path set proof: time: %w", err)
 	}
-	if p.env, err = strconv.Unquote(lines[3]); err != nil {
+	if p.env, err = strconv.Unquote(lines[4]); err != nil {
 		return nil, fmt.Errorf("path set proof: environment: %w", err)
 	}
-	if p.config, err = strconv.Unquote(lines[4]); err != nil {
+	if p.config, err = strconv.Unquote(lines[5]); err != nil {
 		return nil, fmt.Errorf("path set proof: configuration: %w", err)
 	}
-	for _, l := range lines[5:] {
+	for _, l := range lines[6:] {
 		kind, rest, _ := strings.Cut(l, " ")
 		fp, quoted, ok := strings.Cut(rest, " ")
 		if !ok {

@@ -102,7 +102,7 @@ func wantNoProof(t *testing.T, s *Service, after string) {
 
 // vouches is the path set the root's proof vouches for, if it does.
 func vouches(ctx context.Context, s *Service) (string, bool) {
-	d, state := s.proven(ctx)
+	d, state, _ := s.proven(ctx)
 	return d, state == proofHolds
 }
 
@@ -156,6 +156,16 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 		{"a file added in a nested repository", func(r *testgit.Repo, _ string) { r.Write("nested/inner2.go", "") }, false, true},
 		{"a file added below a folder whose .git is no repository", func(r *testgit.Repo, _ string) { r.Write("fake/sub/b.go", "") }, false, false},
 		{"the store written", func(r *testgit.Repo, _ string) { r.Write(".freshctx/scratch", "") }, true, true},
+		{"the index rewritten with the same files", func(r *testgit.Repo, _ string) {
+			r.Write("a/x.go", "package changed\n")
+			r.Git("add", "a/x.go")
+		}, true, true},
+		{"a change committed", func(r *testgit.Repo, _ string) {
+			r.Write("a/x.go", "package changed\n")
+			r.Git("commit", "-q", "-am", "change")
+		}, true, true},
+		{"a file taken out of the index, kept in the tree", func(r *testgit.Repo, _ string) { r.Git("rm", "-q", "--cached", "a/x.go") }, false, true},
+		{"the index deleted", func(r *testgit.Repo, _ string) { os.Remove(r.Path(".git/index")) }, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, excludes := isolateGitConfig(t)
@@ -372,11 +382,11 @@ func TestProofNeverWrong(t *testing.T) {
 // FuzzDecodeProof: a kept proof is read back without panicking whatever
 // the store holds, and what decodes encodes to itself.
 func FuzzDecodeProof(f *testing.F) {
-	p := &pathProof{digest: "abc", at: 42, env: "HOME=true:\"/h\";", config: "core.ignorecase\ntrue\x00",
+	p := &pathProof{digest: "abc", tracked: "def", at: 42, env: "HOME=true:\"/h\";", config: "core.ignorecase\ntrue\x00",
 		rels: []string{".", "a b", "new\nline"}, fps: []string{"1:2:3:4:5:6", "-", "7:8:9:10:11:12"},
 		files: []string{"/x/.git/index"}, ffps: []string{"-"}}
 	f.Add(p.encode())
-	f.Add("proof1\n\n0\n\"\"\n\"\"\n")
+	f.Add("proof2\n\n\n0\n\"\"\n\"\"\n")
 	f.Fuzz(func(t *testing.T, enc string) {
 		p, err := decodeProof(enc)
 		if err != nil {
@@ -406,7 +416,7 @@ func TestTooLargeForAProof(t *testing.T) {
 	if _, err := s.Put(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if _, state := s.proven(ctx); state != proofTooLarge {
+	if _, state, _ := s.proven(ctx); state != proofTooLarge {
 		t.Fatalf("state %v after a put in a tree of 3 folders with room for 2, want too large", state)
 	}
 	maxProofDirs = 100 // a get that walked the tree now would keep a proof
@@ -424,7 +434,7 @@ func TestTooLargeForAProof(t *testing.T) {
 	if got := get(); got != Stale {
 		t.Fatalf("get = %s after a file was added, want stale", got)
 	}
-	if _, state := s.proven(ctx); state != proofTooLarge {
+	if _, state, _ := s.proven(ctx); state != proofTooLarge {
 		t.Fatalf("state %v after gets, want still too large: a get does not walk the tree again", state)
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -432,7 +442,7 @@ func TestTooLargeForAProof(t *testing.T) {
 	if _, err := s.Put(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if _, state := s.proven(ctx); state != proofHolds {
+	if _, state, _ := s.proven(ctx); state != proofHolds {
 		t.Fatalf("state %v after a put with room, want a proof that holds", state)
 	}
 }
@@ -451,11 +461,11 @@ func TestProofAfterARecentChange(t *testing.T) {
 	if _, err := s.Put(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if _, state := s.proven(ctx); state != proofHolds {
+	if _, state, _ := s.proven(ctx); state != proofHolds {
 		t.Fatalf("state %v after the put, want a proof that holds", state)
 	}
 	r.Write("a/b/new.go", "package b\n")
-	if _, state := s.proven(ctx); state != proofRecent {
+	if _, state, _ := s.proven(ctx); state != proofRecent {
 		t.Fatalf("state %v right after a file was added, want recent", state)
 	}
 	get := func(want string) {
@@ -467,11 +477,115 @@ func TestProofAfterARecentChange(t *testing.T) {
 	}
 	get(Stale)
 	time.Sleep(window + 50*time.Millisecond)
-	if _, state := s.proven(ctx); state != proofBroken {
+	if _, state, _ := s.proven(ctx); state != proofBroken {
 		t.Fatalf("state %v once the change settled, want broken", state)
 	}
 	get(Stale) // lists the tree, and keeps a proof of what it listed
-	if _, state := s.proven(ctx); state != proofHolds {
+	if _, state, _ := s.proven(ctx); state != proofHolds {
 		t.Fatalf("state %v after a get listed the settled tree, want a proof that holds", state)
+	}
+}
+
+// After git rewrote the index with the same files, a proof is checked by
+// one listing of the index's files, with no walk for untracked files, and
+// renewed with the index's new fingerprint once that is settled: the next
+// check lists nothing at all. A get keeps the renewed proof.
+func TestProofRenewedAfterTheIndexMoved(t *testing.T) {
+	isolateGitConfig(t)
+	r, s := twoFiles(t, "a/x.go", "b/y.go")
+	s = provenService(t, r.Dir)
+	var asked []string
+	run := s.WS.Git.Run
+	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		asked = append(asked, strings.Join(args, " "))
+		return run(ctx, dir, args...)
+	}
+	listings := func() (cached, others int) {
+		for _, a := range asked {
+			cached += strings.Count(a, "ls-files -z --cached")
+			others += strings.Count(a, "--others")
+		}
+		asked = nil
+		return cached, others
+	}
+	ctx := context.Background()
+	if _, err := s.PutSlices(ctx, PutRequest{Type: "repo_map", Key: "root"},
+		[]SliceInput{{Name: "b/y.go", Deps: []string{"b/y.go"}, Content: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := listedPathSet(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Write("a/x.go", "package changed\n")
+	r.Git("add", "a/x.go")
+	time.Sleep(20 * time.Millisecond) // the index settles: the window is 1 ns, the clock's tick is coarser
+	listings()
+	got, state, renewed := s.proven(ctx)
+	if state != proofHolds || got != want || renewed == nil {
+		t.Fatalf("after the index moved: %q %v renewed %v, want %q holds, renewed", got, state, renewed != nil, want)
+	}
+	if cached, others := listings(); cached != 1 || others != 0 {
+		t.Fatalf("the check listed the index %d times and the tree %d times, want once and never", cached, others)
+	}
+	res, err := s.Get(ctx, GetRequest{Type: "repo_map", Key: "root"}) // keeps what it renews
+	if err != nil || res.Outcome != Hit {
+		t.Fatalf("get: %v, %v", res, err)
+	}
+	listings()
+	got, state, renewed = s.proven(ctx)
+	if state != proofHolds || got != want || renewed != nil {
+		t.Fatalf("after the proof was renewed: %q %v renewed %v", got, state, renewed != nil)
+	}
+	if cached, others := listings(); cached != 0 || others != 0 {
+		t.Fatalf("a renewed proof listed the index %d times and the tree %d times, want none", cached, others)
+	}
+}
+
+// A proof is renewed only with an index fingerprint that is settled and
+// that the index's listing read: not when the index was written within
+// the racy window before the check, nor when it was written again while
+// its files were listed. Either way the proof still holds for this check.
+func TestProofNotRenewedFromAMovingIndex(t *testing.T) {
+	isolateGitConfig(t)
+	for _, c := range []struct {
+		name   string
+		window time.Duration
+		during func(r *testgit.Repo)
+	}{
+		{"written within the racy window", time.Hour, nil},
+		{"written while its files were listed", time.Nanosecond, func(r *testgit.Repo) {
+			r.Write("b/y.go", "package changed\n")
+			r.Git("add", "b/y.go")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, s := twoFiles(t, "a/x.go", "b/y.go")
+			s = provenService(t, r.Dir)
+			ctx := context.Background()
+			want, err := listedPathSet(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Write("a/x.go", "package changed\n")
+			r.Git("add", "a/x.go")
+			time.Sleep(20 * time.Millisecond)
+			s.RacyWindow = c.window
+			run := s.WS.Git.Run
+			s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+				out, err := run(ctx, dir, args...)
+				if c.during != nil && strings.Contains(strings.Join(args, " "), "ls-files -z --cached") {
+					c.during(r)
+				}
+				return out, err
+			}
+			got, state, renewed := s.proven(ctx)
+			if state != proofHolds || got != want {
+				t.Fatalf("%q %v, want %q holds", got, state, want)
+			}
+			if renewed != nil {
+				t.Fatal("renewed with an index fingerprint the listing may not have read")
+			}
+		})
 	}
 }

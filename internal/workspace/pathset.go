@@ -20,10 +20,11 @@ type PathSetInputs struct {
 	// Config is `git config -z --get-regexp` of core.excludesFile and
 	// core.ignoreCase: whatever file or command line set them.
 	Config string
-	// Files are absolute paths, any of which may be absent: the index,
-	// info/exclude, the global excludes file and the .gitignore files of
-	// the folders between the top and the workspace root. The root's own
-	// .gitignore files are in the folders a caller walks.
+	// Files are absolute paths, any of which may be absent: the index
+	// (always the first), info/exclude, the global excludes file and the
+	// .gitignore files of the folders between the top and the workspace
+	// root. The root's own .gitignore files are in the folders a caller
+	// walks.
 	Files []string
 }
 
