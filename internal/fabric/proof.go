@@ -1,9 +1,11 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +42,13 @@ import (
 // name (too many folders, an unreadable one, a setting git resolves on
 // its own) means no proof: the get lists the tree as before.
 //
+// A folder's fingerprint moves whenever an entry is made or removed, also
+// when its entries end as they were: a file saved by writing another and
+// renaming it over the first (as editors and gofmt -w save), a temporary
+// file come and gone, git checking a file out anew. A proof therefore also
+// keeps a digest of each folder's entries (freshness.FolderEntries); a
+// folder that moved and holds the same entries lists the same files.
+//
 // git rewrites the index far more often than it changes the index's files:
 // a commit, an add of a changed file, a status that refreshes its stat
 // data. A proof therefore also keeps the digest of the index's files as
@@ -68,6 +77,7 @@ type pathProof struct {
 	config  string // workspace.PathSetInputs.Config
 	rels    []string
 	fps     []string // of rels (root-relative folders and .gitignore files)
+	entries []string // of rels: a folder's entries (freshness.FolderEntries), "-" for a file
 	files   []string // absolute inputs outside the walk
 	ffps    []string // of files
 	// tooLarge marks a tree with more folders or entries than a proof
@@ -140,14 +150,16 @@ func (s *Service) walkProof(ctx context.Context, at int64, before workspace.Path
 		after()
 	}()
 	p := &pathProof{at: at, env: workspace.PathSetEnv()}
-	var err error
-	p.rels, p.fps, err = freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
+	walked, err := freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
 		At: at, Window: s.window(), Files: []string{".gitignore"},
 		Skip:    func(rel string) bool { return skip[rel] },
 		MaxDirs: maxProofDirs, MaxEntries: maxProofEntries,
 	})
 	if errors.Is(err, freshness.ErrTooManyEntries) {
 		return &pathProof{tooLarge: true}
+	}
+	for _, w := range walked {
+		p.rels, p.fps, p.entries = append(p.rels, w.Rel), append(p.fps, w.FP), append(p.entries, cmp.Or(w.Entries, absentFP))
 	}
 	now, aerr := after()
 	if err != nil || aerr != nil || now.Config != before.Config || !slices.Equal(now.Files, before.Files) {
@@ -253,23 +265,26 @@ func (s *Service) proven(ctx context.Context) (digest string, state proofState, 
 
 // holds says whether the encoded proof holds, with the path set it
 // vouches for; proofRecent where a path it stamped changed within the
-// racy window (a new proof would not be kept: the get only lists).
+// racy window (a new proof would not be kept: the get only lists). The
+// proof it returns, when not nil, is this one renewed with the new
+// fingerprints of folders that moved but hold the same entries and of an
+// index that holds the same files, where those are settled.
 func (s *Service) holds(ctx context.Context, enc string) (string, proofState, *pathProof) {
 	p, err := decodeProof(enc)
 	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
 		return "", proofBroken, nil
 	}
-	now := freshness.FileClock().UnixNano()
+	c := &proofCheck{p: p, root: s.WS.Root, now: freshness.FileClock().UnixNano(), window: s.window(), renew: map[int]string{}}
 	// The root first, alone: most changes to a tree move it, and then no
 	// git process is started.
 	root, err := freshness.FingerprintFile(s.WS.Root)
-	if state := p.compare(0, root, err, now, s.window()); state != proofHolds {
+	if state := c.folder(0, root, err); state != proofHolds {
 		return "", state, nil
 	}
 	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
 	state := proofBroken
 	if ctx.Err() == nil {
-		state = p.sameFolders(s.WS.Root, now, s.window())
+		state = c.folders()
 	}
 	in, err := inputs()
 	if state != proofHolds {
@@ -290,62 +305,33 @@ func (s *Service) holds(ctx context.Context, enc string) (string, proofState, *p
 		}
 	}
 	if indexMoved {
-		return s.reindexed(ctx, p)
+		index, at, ok := s.reindexed(ctx, p)
+		if !ok {
+			return "", proofBroken, nil
+		}
+		c.index, c.now = index, max(c.now, at)
 	}
-	return p.digest, proofHolds, nil
+	return p.digest, proofHolds, c.renewed()
 }
 
-// reindexed answers for a proof whose inputs are all as it found them but
-// the index: it lists the index's files again and holds if they are the
-// ones the proof listed. The index is fingerprinted before and after that
-// listing; where both agree and the fingerprint is settled at the time the
-// listing began, the listing read that index, and any later write moves
-// it: the proof is renewed with it, at that time (every other fingerprint
-// it keeps was settled earlier, so it is settled then too).
-func (s *Service) reindexed(ctx context.Context, p *pathProof) (string, proofState, *pathProof) {
-	index := p.files[indexInput]
-	at := freshness.FileClock().UnixNano()
-	before, berr := freshness.FingerprintFile(index)
-	tracked, err := s.WS.Git.Tracked(ctx)
-	if err != nil {
-		return "", proofBroken, nil
-	}
-	slices.Sort(tracked)
-	if pathsDigest(tracked) != p.tracked {
-		return "", proofBroken, nil
-	}
-	after, aerr := freshness.FingerprintFile(index)
-	if berr != nil || aerr != nil || before.String() != after.String() || !before.Settled(at, s.window()) {
-		return p.digest, proofHolds, nil // it holds now; the next get lists the index's files again
-	}
-	renewed := *p
-	renewed.at = at
-	renewed.ffps = slices.Clone(p.ffps)
-	renewed.ffps[indexInput] = before.String()
-	return p.digest, proofHolds, &renewed
+// proofCheck is one check of a proof: the time it began and the
+// fingerprints it may renew the proof with.
+type proofCheck struct {
+	p      *pathProof
+	root   string
+	now    int64 // the file clock as the check began
+	window time.Duration
+	renew  map[int]string // rels index → the folder's settled fingerprint now
+	index  string         // the index's settled fingerprint now, if it is to be renewed
 }
 
-// compare compares rels[i]'s fingerprint now (taken at the file clock's
-// now) with the proof's: proofHolds when equal, proofRecent when it
-// changed within the racy window of now.
-func (p *pathProof) compare(i int, fp freshness.Fingerprint, err error, now int64, window time.Duration) proofState {
-	got, ok := fpString(fp, err)
-	switch {
-	case ok && got == p.fps[i]:
-		return proofHolds
-	case err == nil && !fp.Settled(now, window):
-		return proofRecent
-	}
-	return proofBroken
-}
-
-// sameFolders compares every folder and .gitignore file with the
-// fingerprint the proof recorded (see compare).
-func (p *pathProof) sameFolders(root string, now int64, window time.Duration) proofState {
-	fps, errs := freshness.FingerprintPaths(root, p.rels)
+// folders checks every folder and .gitignore file of the proof (see
+// folder).
+func (c *proofCheck) folders() proofState {
+	fps, errs := freshness.FingerprintPaths(c.root, c.p.rels)
 	state := proofHolds
-	for i := range p.rels {
-		switch p.compare(i, fps[i], errs[i], now, window) {
+	for i := range c.p.rels {
+		switch c.folder(i, fps[i], errs[i]) {
 		case proofRecent:
 			return proofRecent
 		case proofBroken:
@@ -355,15 +341,86 @@ func (p *pathProof) sameFolders(root string, now int64, window time.Duration) pr
 	return state
 }
 
+// folder checks rels[i], whose fingerprint now is fp: it holds when the
+// fingerprint is the proof's, or when a folder holds the entries it held
+// (and is then renewed, if its fingerprint is settled); proofRecent when
+// it changed within the racy window, proofBroken otherwise.
+func (c *proofCheck) folder(i int, fp freshness.Fingerprint, err error) proofState {
+	got, ok := fpString(fp, err)
+	switch {
+	case ok && got == c.p.fps[i]:
+		return proofHolds
+	case err != nil:
+		return proofBroken
+	case c.p.entries[i] != absentFP && fp.File.IsDir():
+		entries, err := freshness.FolderEntries(filepath.Join(c.root, c.p.rels[i]), fp)
+		if err == nil && entries == c.p.entries[i] {
+			if fp.Settled(c.now, c.window) {
+				c.renew[i] = got
+			}
+			return proofHolds
+		}
+	}
+	if !fp.Settled(c.now, c.window) {
+		return proofRecent
+	}
+	return proofBroken
+}
+
+// renewed is the proof with the fingerprints the check may renew it
+// with, at the check's time (every fingerprint it keeps is settled then);
+// nil when there are none.
+func (c *proofCheck) renewed() *pathProof {
+	if len(c.renew) == 0 && c.index == "" {
+		return nil
+	}
+	r := *c.p
+	r.at, r.fps, r.ffps = c.now, slices.Clone(c.p.fps), slices.Clone(c.p.ffps)
+	for i, fp := range c.renew {
+		r.fps[i] = fp
+	}
+	if c.index != "" {
+		r.ffps[indexInput] = c.index
+	}
+	return &r
+}
+
+// reindexed checks a proof whose inputs are all as it found them but the
+// index: it lists the index's files again; ok when they are the ones the
+// proof listed. The index is fingerprinted before and after that listing;
+// where both agree and the fingerprint is settled at the time the listing
+// began (at), the listing read that index, and any later write moves it:
+// index is that fingerprint, to renew the proof with ("" otherwise: the
+// next get lists the index's files again).
+func (s *Service) reindexed(ctx context.Context, p *pathProof) (index string, at int64, ok bool) {
+	path := p.files[indexInput]
+	at = freshness.FileClock().UnixNano()
+	before, berr := freshness.FingerprintFile(path)
+	tracked, err := s.WS.Git.Tracked(ctx)
+	if err != nil {
+		return "", 0, false
+	}
+	slices.Sort(tracked)
+	if pathsDigest(tracked) != p.tracked {
+		return "", 0, false
+	}
+	after, aerr := freshness.FingerprintFile(path)
+	if berr != nil || aerr != nil || before.String() != after.String() || !before.Settled(at, s.window()) {
+		return "", at, true
+	}
+	return before.String(), at, true
+}
+
 // encode writes the proof as lines: a version, the digest, the digest of
 // the index's files, the time, the environment and the configuration
-// (quoted), then one line per path, "r" (in the root) or "f" (outside),
-// its fingerprint and its quoted path.
+// (quoted), then one line per path: "r" (in the root), its fingerprint,
+// its entries' digest and its quoted path, or "f" (outside), its
+// fingerprint and its quoted path.
 func (p *pathProof) encode() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "proof2\n%s\n%s\n%d\n%s\n%s\n", p.digest, p.tracked, p.at, strconv.Quote(p.env), strconv.Quote(p.config))
+	fmt.Fprintf(&b, "proof3\n%s\n%s\n%d\n%s\n%s\n", p.digest, p.tracked, p.at, strconv.Quote(p.env), strconv.Quote(p.config))
 	for i, r := range p.rels {
-		b.WriteString("r " + p.fps[i] + " " + strconv.Quote(r) + "\n")
+		b.WriteString("r " + p.fps[i] + " " + p.entries[i] + " " + strconv.Quote(r) + "\n")
 	}
 	for i, f := range p.files {
 		b.WriteString("f " + p.ffps[i] + " " + strconv.Quote(f) + "\n")
@@ -373,7 +430,7 @@ func (p *pathProof) encode() string {
 
 func decodeProof(s string) (*pathProof, error) {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	if len(lines) < 6 || lines[0] != "proof2" { // a proof1, without the index's files, is listed anew
+	if len(lines) < 6 || lines[0] != "proof3" { // an older one is listed anew
 		return nil, errors.New("path set proof: unknown encoding")
 	}
 	p := &pathProof{digest: lines[1], tracked: lines[2]}
@@ -390,7 +447,11 @@ func decodeProof(s string) (*pathProof, error) {
 	for _, l := range lines[6:] {
 		kind, rest, _ := strings.Cut(l, " ")
 		fp, quoted, ok := strings.Cut(rest, " ")
-		if !ok {
+		entries := ""
+		if kind == "r" {
+			entries, quoted, _ = strings.Cut(quoted, " ")
+		}
+		if !ok || kind == "r" && (entries == "" || quoted == "") {
 			return nil, fmt.Errorf("path set proof: malformed line %q", l)
 		}
 		name, err := strconv.Unquote(quoted)
@@ -399,7 +460,7 @@ func decodeProof(s string) (*pathProof, error) {
 		}
 		switch kind {
 		case "r":
-			p.rels, p.fps = append(p.rels, name), append(p.fps, fp)
+			p.rels, p.fps, p.entries = append(p.rels, name), append(p.fps, fp), append(p.entries, entries)
 		case "f":
 			p.files, p.ffps = append(p.files, name), append(p.ffps, fp)
 		default:

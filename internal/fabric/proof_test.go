@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -75,6 +77,19 @@ func twoFiles(t *testing.T, a, b string) (*testgit.Repo, *Service) {
 		t.Fatal(err)
 	}
 	return r, s
+}
+
+// provenTwoFiles is twoFiles (a/x.go and b/y.go) with a proof kept, and
+// the path set it proves.
+func provenTwoFiles(t *testing.T) (*testgit.Repo, *Service, string) {
+	t.Helper()
+	r, _ := twoFiles(t, "a/x.go", "b/y.go")
+	s := provenService(t, r.Dir)
+	want, err := listedPathSet(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s, want
 }
 
 // provenService is proofService with a proof kept, past the file clock's
@@ -172,6 +187,27 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 		}, true, true},
 		{"a file taken out of the index, kept in the tree", func(r *testgit.Repo, _ string) { r.Git("rm", "-q", "--cached", "a/x.go") }, false, true},
 		{"the index deleted", func(r *testgit.Repo, _ string) { os.Remove(r.Path(".git/index")) }, false, false},
+		{"a file saved by renaming another over it", func(r *testgit.Repo, _ string) {
+			r.Write("a/.x.go.swp", "package saved\n")
+			os.Rename(r.Path("a/.x.go.swp"), r.Path("a/x.go"))
+		}, true, true},
+		{"a temporary file come and gone", func(r *testgit.Repo, _ string) {
+			r.Write("a/b/tmp", "")
+			os.Remove(r.Path("a/b/tmp"))
+		}, true, true},
+		{"a file deleted and written again", func(r *testgit.Repo, _ string) {
+			os.Remove(r.Path("a/x.go"))
+			r.Write("a/x.go", "package again\n")
+		}, true, true},
+		{"an ignored file written beside tracked ones", func(r *testgit.Repo, _ string) { r.Write("a/debug.log", "") }, false, true},
+		{"a file replaced by a folder of its name", func(r *testgit.Repo, _ string) {
+			os.Remove(r.Path("a/x.go"))
+			r.Write("a/x.go/inner.go", "")
+		}, false, false},
+		{"a folder replaced by a file of its name", func(r *testgit.Repo, _ string) {
+			os.RemoveAll(r.Path("a/b"))
+			r.Write("a/b", "")
+		}, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, excludes := isolateGitConfig(t)
@@ -291,9 +327,9 @@ func TestProofInASubfolderRoot(t *testing.T) {
 // writes, removals, folders, renames, ignore rules (in .gitignore files,
 // info/exclude, the global excludes file and core.excludesFile), index
 // changes (the index rewritten with the same files among them), commits,
-// nested repositories, proofs kept and renewed at random moments and time
-// passing, a proof that vouches for a path set vouches for the one git
-// lists.
+// nested repositories, files saved by rename, temporary files come and
+// gone, proofs kept and renewed at random moments and time passing, a
+// proof that vouches for a path set vouches for the one git lists.
 func TestProofNeverWrong(t *testing.T) {
 	_, excludes := isolateGitConfig(t)
 	dirs := []string{".", "a", "a/b", "e", "build", "n"}
@@ -320,7 +356,7 @@ func TestProofNeverWrong(t *testing.T) {
 			name := rapid.SampledFrom(names).Draw(rt, "name")
 			rel := filepath.Join(dir, name)
 			rule := rapid.SampledFrom(rules).Draw(rt, "rule")
-			switch rapid.IntRange(0, 14).Draw(rt, "action") {
+			switch rapid.IntRange(0, 16).Draw(rt, "action") {
 			case 0:
 				content := "x"
 				if name == ".gitignore" {
@@ -374,6 +410,16 @@ func TestProofNeverWrong(t *testing.T) {
 				}
 			case 14: // the file clock ticks: what changed is settled, a proof can be renewed
 				time.Sleep(10 * time.Millisecond)
+			case 15: // saved by renaming another file over it, as editors save
+				if fi, err := os.Lstat(r.Path(rel)); err == nil && fi.Mode().IsRegular() {
+					os.WriteFile(r.Path(rel)+".tmp", []byte("saved"), 0o644)
+					os.Rename(r.Path(rel)+".tmp", r.Path(rel))
+				}
+			case 16: // a temporary file come and gone
+				if fi, err := os.Stat(r.Path(dir)); err == nil && fi.IsDir() {
+					os.WriteFile(r.Path(dir+"/scratch"), nil, 0o644)
+					os.Remove(r.Path(dir + "/scratch"))
+				}
 			}
 			got, ok := vouches(ctx, s)
 			if !ok {
@@ -398,10 +444,10 @@ func TestProofNeverWrong(t *testing.T) {
 // the store holds, and what decodes encodes to itself.
 func FuzzDecodeProof(f *testing.F) {
 	p := &pathProof{digest: "abc", tracked: "def", at: 42, env: "HOME=true:\"/h\";", config: "core.ignorecase\ntrue\x00",
-		rels: []string{".", "a b", "new\nline"}, fps: []string{"1:2:3:4:5:6", "-", "7:8:9:10:11:12"},
+		rels: []string{".", "a b", "new\nline"}, fps: []string{"1:2:3:4:5:6", "-", "7:8:9:10:11:12"}, entries: []string{"0a1b", "-", "2c3d"},
 		files: []string{"/x/.git/index"}, ffps: []string{"-"}}
 	f.Add(p.encode())
-	f.Add("proof2\n\n\n0\n\"\"\n\"\"\n")
+	f.Add("proof3\n\n\n0\n\"\"\n\"\"\n")
 	f.Fuzz(func(t *testing.T, enc string) {
 		p, err := decodeProof(enc)
 		if err != nil {
@@ -507,8 +553,7 @@ func TestProofAfterARecentChange(t *testing.T) {
 // check lists nothing at all. A get keeps the renewed proof.
 func TestProofRenewedAfterTheIndexMoved(t *testing.T) {
 	isolateGitConfig(t)
-	r, s := twoFiles(t, "a/x.go", "b/y.go")
-	s = provenService(t, r.Dir)
+	r, s, want := provenTwoFiles(t)
 	var asked []string
 	run := s.WS.Git.Run
 	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
@@ -526,10 +571,6 @@ func TestProofRenewedAfterTheIndexMoved(t *testing.T) {
 	ctx := context.Background()
 	if _, err := s.PutSlices(ctx, PutRequest{Type: "repo_map", Key: "root"},
 		[]SliceInput{{Name: "b/y.go", Deps: []string{"b/y.go"}, Content: "b"}}); err != nil {
-		t.Fatal(err)
-	}
-	want, err := listedPathSet(ctx, s)
-	if err != nil {
 		t.Fatal(err)
 	}
 	r.Write("a/x.go", "package changed\n")
@@ -575,13 +616,8 @@ func TestProofNotRenewedFromAMovingIndex(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, s := twoFiles(t, "a/x.go", "b/y.go")
-			s = provenService(t, r.Dir)
+			r, s, want := provenTwoFiles(t)
 			ctx := context.Background()
-			want, err := listedPathSet(ctx, s)
-			if err != nil {
-				t.Fatal(err)
-			}
 			r.Write("a/x.go", "package changed\n")
 			r.Git("add", "a/x.go")
 			time.Sleep(20 * time.Millisecond)
@@ -602,5 +638,43 @@ func TestProofNotRenewedFromAMovingIndex(t *testing.T) {
 				t.Fatal("renewed with an index fingerprint the listing may not have read")
 			}
 		})
+	}
+}
+
+// A folder whose fingerprint moved while its entries stayed the same (a
+// file saved by renaming another over it) keeps the proof holding, and
+// renews it with the folder's new fingerprint once that is settled: the
+// next check finds every fingerprint equal. Within the racy window the
+// proof holds without being renewed.
+func TestProofRenewsAFolderOfTheSameEntries(t *testing.T) {
+	isolateGitConfig(t)
+	r, s, want := provenTwoFiles(t)
+	ctx := context.Background()
+	save := func() {
+		r.Write("a/.x.go.tmp", "package saved\n")
+		if err := os.Rename(r.Path("a/.x.go.tmp"), r.Path("a/x.go")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save()
+	s.RacyWindow = time.Hour
+	if got, state, renewed := s.proven(ctx); state != proofHolds || got != want || renewed != nil {
+		t.Fatalf("within the racy window: %q %v renewed %v, want %q holds, not renewed", got, state, renewed != nil, want)
+	}
+	s.RacyWindow = time.Nanosecond
+	time.Sleep(20 * time.Millisecond)
+	got, state, renewed := s.proven(ctx)
+	if state != proofHolds || got != want || renewed == nil {
+		t.Fatalf("once settled: %q %v renewed %v, want %q holds, renewed", got, state, renewed != nil, want)
+	}
+	a := slices.Index(renewed.rels, "a")
+	if fp, err := freshness.FingerprintFile(r.Path("a")); err != nil || renewed.fps[a] != fp.String() {
+		t.Fatalf("renewed with %s for a, which is %s (%v) now", renewed.fps[a], fp, err)
+	}
+	if err := s.Store.Update(ctx, func(tx *store.Tx) error { return s.keepProof(tx, renewed, got) }); err != nil {
+		t.Fatal(err)
+	}
+	if got, state, renewed := s.proven(ctx); state != proofHolds || got != want || renewed != nil {
+		t.Fatalf("after the renewal: %q %v renewed %v", got, state, renewed != nil)
 	}
 }

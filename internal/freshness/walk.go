@@ -2,8 +2,12 @@ package freshness
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"time"
@@ -28,46 +32,61 @@ type FolderWalk struct {
 // ErrUnsettled is a walk that met a fingerprint not settled at its time.
 var ErrUnsettled = errors.New("a path changed within the racy window")
 
+// Walked is one path a walk took: its fingerprint and, for a folder, the
+// digest of its entries (FolderEntries) as they were under that
+// fingerprint.
+type Walked struct {
+	Rel, FP string
+	// Entries is "" for a file.
+	Entries string
+}
+
 // WalkFolders fingerprints every folder under root (root first, as ".")
 // and the files of w.Files in them, in the order it reads them. A folder
-// is fingerprinted before it is read: an entry made while the walk goes on
-// moves a fingerprint it took, so a caller that finds every fingerprint
-// equal later knows no folder gained, lost or renamed an entry since the
-// walk began. It gives up with ErrUnsettled at the first fingerprint not
-// settled at w.At, with ErrTooManyEntries past w.MaxDirs or w.MaxEntries,
-// where a path cannot be looked at, and once ctx is done.
-func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []string, err error) {
+// is fingerprinted before it is read and again after: an entry made while
+// the walk goes on moves a fingerprint it took, so a caller that finds
+// every fingerprint equal later knows no folder gained, lost or renamed an
+// entry since the walk began, and the entries it read are the ones the
+// fingerprint stands for. It gives up with ErrUnsettled at the first
+// fingerprint not settled at w.At or a folder that changed while it was
+// read, with ErrTooManyEntries past w.MaxDirs or w.MaxEntries, where a
+// path cannot be looked at, and once ctx is done.
+func WalkFolders(ctx context.Context, root string, w FolderWalk) ([]Walked, error) {
+	var out []Walked
 	entries, dirs := 0, 0
-	take := func(rel string) error {
+	take := func(rel string) (Fingerprint, error) {
 		fp, err := FingerprintFile(path.Join(root, rel))
 		switch {
 		case err != nil:
-			return err
+			return fp, err
 		case !fp.Settled(w.At, w.Window):
-			return fmt.Errorf("%s: %w", rel, ErrUnsettled)
+			return fp, fmt.Errorf("%s: %w", rel, ErrUnsettled)
 		}
-		rels, fps = append(rels, rel), append(fps, fp.String())
-		return nil
+		out = append(out, Walked{Rel: rel, FP: fp.String()})
+		return fp, nil
 	}
 	queue := []string{"."}
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
 		if dirs++; dirs > w.MaxDirs {
-			return nil, nil, fmt.Errorf("more than %d folders: %w", w.MaxDirs, ErrTooManyEntries)
+			return nil, fmt.Errorf("more than %d folders: %w", w.MaxDirs, ErrTooManyEntries)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if err := take(dir); err != nil {
-			return nil, nil, err
-		}
-		names, err := (OSFS{}).ReadDir(path.Join(root, dir))
+		fp, err := take(dir)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
+		taken := &out[len(out)-1]
+		names, digest, err := readFolder(path.Join(root, dir), fp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		taken.Entries = digest
 		if entries += len(names); entries > w.MaxEntries {
-			return nil, nil, fmt.Errorf("more than %d entries: %w", w.MaxEntries, ErrTooManyEntries)
+			return nil, fmt.Errorf("more than %d entries: %w", w.MaxEntries, ErrTooManyEntries)
 		}
 		for _, e := range names {
 			child := path.Join(dir, e.Name())
@@ -77,11 +96,43 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) (rels, fps []st
 			case e.IsDir():
 				queue = append(queue, child)
 			case slices.Contains(w.Files, e.Name()):
-				if err := take(child); err != nil {
-					return nil, nil, err
+				if _, err := take(child); err != nil {
+					return nil, err
 				}
 			}
 		}
 	}
-	return rels, fps, nil
+	return out, nil
+}
+
+// FolderEntries reads a folder whose fingerprint was fp and digests its
+// entries: each name with its type (folder, link, file or other), in name
+// order. A folder whose fingerprint moved while its entries stayed the same
+// (a file saved by writing another and renaming it over the first, a
+// temporary file come and gone) has the same digest. It fails with
+// ErrUnsettled when the folder's fingerprint after the read is not fp:
+// the entries read may not be the ones fp stands for.
+func FolderEntries(abs string, fp Fingerprint) (string, error) {
+	_, digest, err := readFolder(abs, fp)
+	return digest, err
+}
+
+func readFolder(abs string, fp Fingerprint) ([]fs.DirEntry, string, error) {
+	names, err := (OSFS{}).ReadDir(abs)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := FingerprintFile(abs)
+	if err != nil {
+		return nil, "", err
+	}
+	if after.String() != fp.String() {
+		return nil, "", fmt.Errorf("changed while it was read: %w", ErrUnsettled)
+	}
+	h := sha256.New()
+	for _, e := range names {
+		h.Write([]byte(e.Name()))
+		h.Write(binary.LittleEndian.AppendUint32([]byte{0}, uint32(e.Type()))) // the type bits: folder, link, ...
+	}
+	return names, hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
