@@ -27,7 +27,7 @@ var goBenches = []goBench{
 	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time; each run leaves its token counts for the first reader, and one stats then makes them all"},
 	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},
 	{"./internal/fabric", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
-	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status, a get of an artifact never put (cold) and gets once the path set's proof broke (listed), among the map's files alone and in a repository of 13,000 files in 1,400 folders (large_)"},
+	{"./internal/fabric", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status, a get of an artifact never put (cold), gets right after a save by rename (saved) and an add (reindexed), and once the path set's proof broke (listed), among the map's files alone and in a repository of 13,000 files in 1,400 folders (large_)"},
 	{"./internal/fabric", "BenchmarkReadSlices2000$", "20x", "reading 2,000 slices and their inputs' stamps from the one packed value a get keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
