@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -554,13 +555,18 @@ func TestProofAfterARecentChange(t *testing.T) {
 func TestProofRenewedAfterTheIndexMoved(t *testing.T) {
 	isolateGitConfig(t)
 	r, s, want := provenTwoFiles(t)
+	var mu sync.Mutex // git runs on more than one goroutine
 	var asked []string
 	run := s.WS.Git.Run
 	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		mu.Lock()
 		asked = append(asked, strings.Join(args, " "))
+		mu.Unlock()
 		return run(ctx, dir, args...)
 	}
 	listings := func() (cached, others int) {
+		mu.Lock()
+		defer mu.Unlock()
 		for _, a := range asked {
 			cached += strings.Count(a, "ls-files -z --cached")
 			others += strings.Count(a, "--others")

@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -149,10 +150,13 @@ func TestSlicesOfAFileKeyDependOnIt(t *testing.T) {
 // large repository) once paid for a column nothing read.
 func TestPutAndGetRunNoStatus(t *testing.T) {
 	f := newFixture(t)
+	var mu sync.Mutex // git runs on more than one goroutine
 	var asked []string
 	run := f.svc.WS.Git.Run
 	f.svc.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		mu.Lock()
 		asked = append(asked, strings.Join(args, " "))
+		mu.Unlock()
 		return run(ctx, dir, args...)
 	}
 	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go", Deps: []string{"mod_a/a.go"}})
@@ -162,6 +166,8 @@ func TestPutAndGetRunNoStatus(t *testing.T) {
 	}
 	f.get(GetRequest{Type: "file_summary", Key: "mod_a/a.go"})
 	f.get(GetRequest{Type: "repo_map", Key: "root"})
+	mu.Lock()
+	defer mu.Unlock()
 	for _, a := range asked {
 		if strings.Contains(a, "status") {
 			t.Errorf("git %s", a)
