@@ -44,10 +44,11 @@ import (
 //
 // A folder's fingerprint moves whenever an entry is made or removed, also
 // when its entries end as they were: a file saved by writing another and
-// renaming it over the first (as editors and gofmt -w save), a temporary
-// file come and gone, git checking a file out anew. A proof therefore also
-// keeps a digest of each folder's entries (freshness.FolderEntries); a
-// folder that moved and holds the same entries lists the same files.
+// renaming it over the first (as many editors save), a temporary file come
+// and gone (the backup gofmt -w makes), git checking a file out anew. A
+// proof therefore also keeps a digest of each folder's entries
+// (freshness.FolderEntries); a folder that moved and holds the same
+// entries lists the same files.
 //
 // git rewrites the index far more often than it changes the index's files:
 // a commit, an add of a changed file, a status that refreshes its stat
