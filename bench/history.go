@@ -120,12 +120,16 @@ func (b *bench) interleaved(ctx context.Context, dirs []string) ([]sample, error
 // repository keeps git's untracked cache (core.untrackedCache, which
 // feature.manyFiles turns on for large repositories): git's status skips
 // the walk of the tree for untracked files, and so must freshctx's. The
-// setting is taken away again after.
+// setting and the cache are taken away again after (git keeps a cache the
+// index holds while the setting is unset).
 func (b *bench) untrackedCache(ctx context.Context, sec *section, dir string, commits int) error {
 	if _, err := b.must(ctx, dir, "git", "config", "core.untrackedCache", "true"); err != nil {
 		return err
 	}
-	defer b.must(ctx, dir, "git", "config", "--unset", "core.untrackedCache")
+	defer func() {
+		b.must(ctx, dir, "git", "config", "--unset", "core.untrackedCache")
+		b.must(ctx, dir, "git", "update-index", "--no-untracked-cache")
+	}()
 	if _, err := b.must(ctx, dir, "git", "status"); err != nil { // writes the cache into the index
 		return err
 	}

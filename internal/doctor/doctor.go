@@ -59,7 +59,7 @@ func Run(ctx context.Context, opt Options) *Report {
 	r := &Report{Store: opt.Path, Fix: opt.Fix, OK: true}
 	if opt.Store == nil {
 		r.add(openCheck(opt.OpenErr))
-		r.add(gitCheck(ctx, opt.WS))
+		r.addGit(ctx, opt.WS)
 		return r
 	}
 	st := opt.Store
@@ -71,8 +71,18 @@ func Run(ctx context.Context, opt Options) *Report {
 		r.add(missingCheck(ctx, st, files.Missing, opt.Fix))
 	}
 	r.add(permissionCheck(st, opt.Fix))
-	r.add(gitCheck(ctx, opt.WS))
+	r.addGit(ctx, opt.WS)
 	return r
+}
+
+// addGit adds the git check and, in a work tree git answers for, the
+// status check.
+func (r *Report) addGit(ctx context.Context, ws *workspace.Workspace) {
+	c := gitCheck(ctx, ws)
+	r.add(c)
+	if c.Status == OK && ws != nil && ws.Git != nil {
+		r.add(statusCheck(ctx, ws))
+	}
 }
 
 func openCheck(err error) Check {

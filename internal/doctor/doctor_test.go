@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/fabric"
@@ -65,4 +66,30 @@ func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
 			t.Errorf("after fix: %+v", c)
 		}
 	}
+}
+
+// The status check times the status each run waits for: fine when fast
+// or answered from git's untracked cache, a warning pointing at the cache
+// when slow without it.
+func TestStatusCheck(t *testing.T) {
+	ctx := context.Background()
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	ws := teststore.Workspace(t, r.Dir)
+	if c := statusCheck(ctx, ws); c.Status != OK || !strings.Contains(c.Detail, "each run waits for one status") {
+		t.Fatalf("a fast status: %+v", c)
+	}
+	defer func(d time.Duration) { slowStatus = d }(slowStatus)
+	slowStatus = 0
+	if c := statusCheck(ctx, ws); c.Status != Warn || !strings.Contains(c.Detail, "core.untrackedCache true") {
+		t.Fatalf("a slow status without the cache: %+v", c)
+	}
+	r.Git("config", "core.untrackedCache", "true")
+	r.Git("status")
+	if c := statusCheck(ctx, ws); c.Status != OK || !strings.Contains(c.Detail, "untracked cache") {
+		t.Fatalf("a slow status answered from the cache: %+v", c)
+	}
+	rep := Run(ctx, Options{Path: "", OpenErr: store.ErrNoStore, WS: ws})
+	check(t, rep, "git status")
 }

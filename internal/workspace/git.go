@@ -104,8 +104,11 @@ func (g *Git) fromGit(p string) (string, bool) {
 // third slower than the user's own in a repository of 12,000 files with it
 // on).
 func (g *Git) Status(ctx context.Context) (*Status, error) {
-	return g.status(ctx, "--untracked-files=normal")
+	return g.status(ctx, wholeStatus...)
 }
+
+// wholeStatus is the mode of Status.
+var wholeStatus = []string{"--untracked-files=normal"}
 
 // StatusFiles is one whole-workspace status that lists every untracked file
 // (not just its directory) and no ignored ones: what changed, file by file.
@@ -113,8 +116,13 @@ func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
 	return g.status(ctx, "--untracked-files=all", "--ignored=no")
 }
 
+// statusArgs are the arguments of a status in the given modes.
+func statusArgs(modes ...string) []string {
+	return append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
+}
+
 func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
-	args := append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
+	args := statusArgs(modes...)
 	if g.prefix != "" {
 		args = append(args, "--", g.prefix)
 	}

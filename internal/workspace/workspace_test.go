@@ -342,3 +342,23 @@ func TestStatusUsesTheUntrackedCache(t *testing.T) {
 		t.Fatalf("git did not answer the status from its untracked cache; its trace:\n%s", b)
 	}
 }
+
+// MeasureStatus times the status a run asks for and says whether git's
+// untracked cache answered it: not before the repository keeps one, and
+// then yes.
+func TestMeasureStatus(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a/f.txt", "x")
+	r.Commit("init")
+	ws, _ := Discover(r.Dir)
+	ctx := context.Background()
+	cost, err := ws.Git.MeasureStatus(ctx)
+	if err != nil || cost.Took <= 0 || cost.UntrackedCache {
+		t.Fatalf("without the cache: %+v, %v", cost, err)
+	}
+	r.Git("config", "core.untrackedCache", "true")
+	r.Git("status")
+	if cost, err = ws.Git.MeasureStatus(ctx); err != nil || !cost.UntrackedCache {
+		t.Fatalf("with the cache: %+v, %v", cost, err)
+	}
+}

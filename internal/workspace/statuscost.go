@@ -1,0 +1,50 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+)
+
+// StatusCost is what the status a run asks for costs in this repository.
+type StatusCost struct {
+	// Took is how long one such status took.
+	Took time.Duration
+	// UntrackedCache says git answered it from its untracked cache
+	// (core.untrackedCache, or feature.manyFiles) instead of walking the
+	// tree for untracked files.
+	UntrackedCache bool
+}
+
+// MeasureStatus runs the status Status runs, once, with git's trace on:
+// git reports its untracked cache's counters (trace2's "opendir" and the
+// others of read_directory) only when the cache answered. For doctor; a
+// run never pays for the trace.
+func (g *Git) MeasureStatus(ctx context.Context) (StatusCost, error) {
+	f, err := os.CreateTemp("", "freshctx-trace2-*.json")
+	if err != nil {
+		return StatusCost{}, fmt.Errorf("a file for git's trace: %w", err)
+	}
+	trace := f.Name()
+	f.Close()
+	defer os.Remove(trace)
+	args := append([]string{"-C", g.Top}, statusArgs(wholeStatus...)...)
+	if g.prefix != "" {
+		args = append(args, "--", g.prefix)
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TRACE2_EVENT="+trace, "GIT_TRACE2_EVENT_NESTING=10")
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return StatusCost{}, fmt.Errorf("git status: %v: %s", err, bytes.TrimSpace(out))
+	}
+	took := time.Since(start)
+	events, err := os.ReadFile(trace)
+	if err != nil {
+		return StatusCost{}, fmt.Errorf("read git's trace: %w", err)
+	}
+	return StatusCost{Took: took, UntrackedCache: bytes.Contains(events, []byte(`"key":"opendir"`))}, nil
+}
