@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/teststore"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 func check(t *testing.T, rep *Report, name string) Check {
@@ -92,4 +93,24 @@ func TestStatusCheck(t *testing.T) {
 	}
 	rep := Run(ctx, Options{Path: "", OpenErr: store.ErrNoStore, WS: ws})
 	check(t, rep, "git status")
+}
+
+func TestStatusVerdict(t *testing.T) {
+	slow := slowStatus + time.Millisecond
+	for _, c := range []struct {
+		name string
+		cost workspace.StatusCost
+		want Status
+		says string
+	}{
+		{"fast", workspace.StatusCost{Took: time.Millisecond, Traced: true}, OK, "1ms here"},
+		{"slow, from the cache", workspace.StatusCost{Took: slow, Traced: true, UntrackedCache: true}, OK, "answered from git's untracked cache"},
+		{"slow, no cache", workspace.StatusCost{Took: slow, Traced: true}, Warn, "git config core.untrackedCache true"},
+		{"slow, git said nothing of a cache", workspace.StatusCost{Took: slow}, OK, "each run waits for one status"},
+	} {
+		got := statusVerdict(c.cost)
+		if got.Status != c.want || !strings.Contains(got.Detail, c.says) {
+			t.Errorf("%s: %+v, want %s saying %q", c.name, got, c.want, c.says)
+		}
+	}
 }

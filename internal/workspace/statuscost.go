@@ -17,6 +17,9 @@ type StatusCost struct {
 	// (core.untrackedCache, or feature.manyFiles) instead of walking the
 	// tree for untracked files.
 	UntrackedCache bool
+	// Traced says git wrote the trace UntrackedCache is read from; a git
+	// without trace2 (before 2.22) writes none, and then nobody knows.
+	Traced bool
 }
 
 // MeasureStatus runs the status Status runs, once, with git's trace on:
@@ -46,5 +49,5 @@ func (g *Git) MeasureStatus(ctx context.Context) (StatusCost, error) {
 	if err != nil {
 		return StatusCost{}, fmt.Errorf("read git's trace: %w", err)
 	}
-	return StatusCost{Took: took, UntrackedCache: bytes.Contains(events, []byte(`"key":"opendir"`))}, nil
+	return StatusCost{Took: took, Traced: len(events) > 0, UntrackedCache: bytes.Contains(events, []byte(`"key":"opendir"`))}, nil
 }

@@ -353,7 +353,7 @@ func TestMeasureStatus(t *testing.T) {
 	ws, _ := Discover(r.Dir)
 	ctx := context.Background()
 	cost, err := ws.Git.MeasureStatus(ctx)
-	if err != nil || cost.Took <= 0 || cost.UntrackedCache {
+	if err != nil || cost.Took <= 0 || cost.UntrackedCache || !cost.Traced {
 		t.Fatalf("without the cache: %+v, %v", cost, err)
 	}
 	r.Git("config", "core.untrackedCache", "true")
