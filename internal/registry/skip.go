@@ -15,6 +15,9 @@ const (
 	SkipVendor    = "vendor"
 	SkipGenerated = "generated"
 	SkipTooLarge  = "too_large"
+	// SkipOutsideRoot is a link to a file outside the workspace root,
+	// which freshctx never reads.
+	SkipOutsideRoot = "outside_root"
 )
 
 var lockfiles = map[string]bool{

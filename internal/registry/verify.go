@@ -300,6 +300,9 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 		case errors.Is(d.Err, freshness.ErrTooLarge):
 			ex.skips[d.Path] = SkipTooLarge
 			ex.norow[d.Path] = noRow
+		case errors.Is(d.Err, freshness.ErrOutsideRoot):
+			ex.skips[d.Path] = SkipOutsideRoot
+			ex.norow[d.Path] = noRow
 		case d.Err != nil:
 			// Gone, a directory now, or unreadable: not a registry file,
 			// but watched in case it becomes one.
