@@ -55,8 +55,13 @@ const maxPathspecs = 32
 
 // ExecGit runs the git binary. Its stderr is folded into the error.
 func ExecGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return execGit(ctx, dir, nil, args...)
+}
+
+// execGit is ExecGit with env added to git's environment.
+func execGit(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = append(append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -116,16 +121,18 @@ func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
 	return g.status(ctx, "--untracked-files=all", "--ignored=no")
 }
 
-// statusArgs are the arguments of a status in the given modes.
-func statusArgs(modes ...string) []string {
-	return append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
-}
-
-func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
-	args := statusArgs(modes...)
+// statusArgs are the arguments of a status of the workspace in the given
+// modes.
+func (g *Git) statusArgs(modes ...string) []string {
+	args := append([]string{"--literal-pathspecs", "status", "--porcelain=v2", "--branch", "-z", "--no-renames"}, modes...)
 	if g.prefix != "" {
 		args = append(args, "--", g.prefix)
 	}
+	return args
+}
+
+func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
+	args := g.statusArgs(modes...)
 	start := g.now()
 	out, err := g.Run(ctx, g.Top, args...)
 	if err == nil {

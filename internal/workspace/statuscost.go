@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"time"
 )
 
@@ -34,15 +33,10 @@ func (g *Git) MeasureStatus(ctx context.Context) (StatusCost, error) {
 	trace := f.Name()
 	f.Close()
 	defer os.Remove(trace)
-	args := append([]string{"-C", g.Top}, statusArgs(wholeStatus...)...)
-	if g.prefix != "" {
-		args = append(args, "--", g.prefix)
-	}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TRACE2_EVENT="+trace, "GIT_TRACE2_EVENT_NESTING=10")
 	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return StatusCost{}, fmt.Errorf("git status: %v: %s", err, bytes.TrimSpace(out))
+	if _, err := execGit(ctx, g.Top, []string{"GIT_TRACE2_EVENT=" + trace, "GIT_TRACE2_EVENT_NESTING=10"},
+		g.statusArgs(wholeStatus...)...); err != nil {
+		return StatusCost{}, fmt.Errorf("git status: %w", err)
 	}
 	took := time.Since(start)
 	events, err := os.ReadFile(trace)
