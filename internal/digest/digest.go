@@ -41,6 +41,20 @@ func Parse(s string) (Digest, error) {
 // Bytes returns the digest of b.
 func Bytes(b []byte) Digest { return sha256.Sum256(b) }
 
+// List returns the digest of items, each followed by a NUL byte: it moves
+// when an item is added, removed, changed or moved, and no two lists of
+// NUL-free items share it.
+func List(items []string) Digest {
+	h := sha256.New()
+	for _, it := range items {
+		io.WriteString(h, it)
+		h.Write([]byte{0})
+	}
+	var d Digest
+	h.Sum(d[:0])
+	return d
+}
+
 // Reader returns the digest of everything r yields and the byte count.
 func Reader(r io.Reader) (Digest, int64, error) {
 	h := sha256.New()

@@ -28,3 +28,16 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// List moves with every item, their order and where one ends.
+func TestList(t *testing.T) {
+	base := List([]string{"a", "b"})
+	for _, other := range [][]string{{"b", "a"}, {"ab"}, {"a", "b", ""}, {"a"}, {"a", "c"}, nil} {
+		if List(other) == base {
+			t.Errorf("List(%q) equals List([a b])", other)
+		}
+	}
+	if List([]string{"a", "b"}) != base {
+		t.Error("the same list digests apart")
+	}
+}

@@ -3,13 +3,12 @@ package fabric
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/later"
 )
@@ -88,14 +87,7 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 
 // pathsDigest is the digest of sorted paths: of a path set's files, and of
 // the index's files a path set proof keeps.
-func pathsDigest(sorted []string) string {
-	h := sha256.New()
-	for _, f := range sorted {
-		h.Write([]byte(f))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func pathsDigest(sorted []string) string { return digest.List(sorted).String() }
 
 // found is the set's files, sorted: the index's files that snap finds in
 // the work tree (a file deleted but not staged is gone) and the others.

@@ -2,15 +2,14 @@ package freshness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/digest"
 )
 
 // FolderWalk says how WalkFolders walks a tree.
@@ -79,12 +78,11 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) ([]Walked, erro
 		if err != nil {
 			return nil, err
 		}
-		taken := &out[len(out)-1]
-		names, digest, err := readFolder(path.Join(root, dir), fp)
+		names, digested, err := readFolder(path.Join(root, dir), fp)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		taken.Entries = digest
+		out[len(out)-1].Entries = digested // the folder take just added
 		if entries += len(names); entries > w.MaxEntries {
 			return nil, fmt.Errorf("more than %d entries: %w", w.MaxEntries, ErrTooManyEntries)
 		}
@@ -113,8 +111,8 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) ([]Walked, erro
 // ErrUnsettled when the folder's fingerprint after the read is not fp:
 // the entries read may not be the ones fp stands for.
 func FolderEntries(abs string, fp Fingerprint) (string, error) {
-	_, digest, err := readFolder(abs, fp)
-	return digest, err
+	_, digested, err := readFolder(abs, fp)
+	return digested, err
 }
 
 func readFolder(abs string, fp Fingerprint) ([]fs.DirEntry, string, error) {
@@ -129,10 +127,9 @@ func readFolder(abs string, fp Fingerprint) ([]fs.DirEntry, string, error) {
 	if after.String() != fp.String() {
 		return nil, "", fmt.Errorf("changed while it was read: %w", ErrUnsettled)
 	}
-	h := sha256.New()
-	for _, e := range names {
-		h.Write([]byte(e.Name()))
-		h.Write(binary.LittleEndian.AppendUint32([]byte{0}, uint32(e.Type()))) // the type bits: folder, link, ...
+	items := make([]string, len(names))
+	for i, e := range names {
+		items[i] = e.Name() + "/" + e.Type().String() // no name holds a '/'
 	}
-	return names, hex.EncodeToString(h.Sum(nil)[:16]), nil
+	return names, digest.List(items).String(), nil
 }
