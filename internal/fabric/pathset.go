@@ -34,10 +34,11 @@ type listing struct {
 	// proven, when set, is the path set a proof vouched for (proof.go):
 	// the tree was not listed.
 	proven string
-	// proof, when set, is the evidence gathered with the listing, to be
-	// kept with the path set: the index's files are then looked for anew,
-	// not answered from a snapshot that may have looked before the
-	// listing's time, which the proof's fingerprints are settled at.
+	// proof, when set, is the evidence to keep with the path set: gathered
+	// with the listing (the index's files are then looked for anew, not
+	// answered from a snapshot that may have looked before the listing's
+	// time, which the proof's fingerprints are settled at), or, with
+	// proven, the proof that vouched renewed with fingerprints that moved.
 	proof *pathProof
 }
 

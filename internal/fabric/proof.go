@@ -272,7 +272,7 @@ func (s *Service) proven(ctx context.Context) (digest string, state proofState, 
 // index that holds the same files, where those are settled.
 func (s *Service) holds(ctx context.Context, enc string) (string, proofState, *pathProof) {
 	p, err := decodeProof(enc)
-	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 {
+	if err != nil || p.env != workspace.PathSetEnv() || len(p.rels) == 0 || p.rels[0] != "." { // the walk takes the root first
 		return "", proofBroken, nil
 	}
 	c := &proofCheck{p: p, root: s.WS.Root, now: freshness.FileClock().UnixNano(), window: s.window(), renew: map[int]string{}}
@@ -326,13 +326,13 @@ type proofCheck struct {
 	index  string         // the index's settled fingerprint now, if it is to be renewed
 }
 
-// folders checks every folder and .gitignore file of the proof (see
-// folder).
+// folders checks every folder and .gitignore file of the proof but the
+// root, which holds already (see folder).
 func (c *proofCheck) folders() proofState {
-	fps, errs := freshness.FingerprintPaths(c.root, c.p.rels)
+	fps, errs := freshness.FingerprintPaths(c.root, c.p.rels[1:])
 	state := proofHolds
-	for i := range c.p.rels {
-		switch c.folder(i, fps[i], errs[i]) {
+	for i := 1; i < len(c.p.rels); i++ {
+		switch c.folder(i, fps[i-1], errs[i-1]) {
 		case proofRecent:
 			return proofRecent
 		case proofBroken:
