@@ -75,6 +75,9 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 		"repository of %d commits; `run -- true` took %s more, %s of a git status.",
 		spread(floor), lengths[len(lengths)-1], ms(same.median()-floor.median()),
 		times(float64(same.median()-floor.median())/float64(status.median())))
+	if err := b.mcpRun(ctx, sec, dirs[len(dirs)-1], status); err != nil {
+		return err
+	}
 	inter, err := b.interleaved(ctx, dirs)
 	if err != nil {
 		return err
@@ -149,5 +152,34 @@ func (b *bench) untrackedCache(ctx context.Context, sec *section, dir string, co
 		"`feature.manyFiles` sets; one plain `git status` writes it into the index): `git status --porcelain` took %s, "+
 		"`run -- true` %s, %s of a git status over `true`.",
 		commits, spread(status), spread(run), times(float64(run.median()-truth.median())/float64(status.median())))
+	return nil
+}
+
+// mcpRun times the MCP server's run tool with the command true: one
+// freshctx process serves every call, as an agent's server does, so what
+// is left is the run's own work and its git status, without the process
+// start every CLI run pays.
+func (b *bench) mcpRun(ctx context.Context, sec *section, dir string, status sample) error {
+	s, err := b.connect(ctx, dir, nil, b.bin, "mcp")
+	if err != nil {
+		return fmt.Errorf("freshctx mcp: %w", err)
+	}
+	defer s.Close()
+	run, err := b.repeat(func(int) (time.Duration, error) {
+		start := time.Now()
+		_, err := callText(ctx, s, "run", map[string]any{"command": "true"})
+		return time.Since(start), err
+	})
+	if err != nil {
+		return err
+	}
+	shell, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "sh", "-c", "true") })
+	if err != nil {
+		return err
+	}
+	sec.note("Through one `freshctx mcp` server, which starts once and serves every call as an agent's server does, "+
+		"the run tool with the command `true` (run as `sh -c true`) took %s, against %s for `sh -c true` alone: "+
+		"%s of a git status over it.",
+		spread(run), spread(shell), times(float64(run.median()-shell.median())/float64(status.median())))
 	return nil
 }
