@@ -79,10 +79,22 @@ func checkInputs(recs []*Record) {
 			st = walkScope(r.root, r.inputs, since[k])
 			walks[k] = st
 		}
-		ch := st.changedSince(r.CreatedAt, r.CreatedAt.Add(time.Duration(r.DurationMS)*time.Millisecond))
+		ch := st.changedSince(r.CreatedAt, r.CreatedAt.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
 		ch.Scope = r.inputs
 		r.Freshness.InputsChanged = ch
 	}
+}
+
+// freshFiles are the files a check labelled fresh: their bytes are the
+// ones stamped, whatever their times say.
+func freshFiles(res *freshness.Result) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range res.Files {
+		if f.Label == freshness.Fresh {
+			out[f.Path] = true
+		}
+	}
+	return out
 }
 
 func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) error {

@@ -362,14 +362,17 @@ func (w *scopeWalk) dir(abs, rel string) {
 // changedSince counts the scope's files changed after start and its
 // folders whose entries changed after end (the run itself may add
 // __pycache__ and the like while it runs), naming the latest changed
-// first. It reads only the entries changed after start.
-func (st scopeTimes) changedSince(start, end time.Time) *freshness.InputsChanged {
+// first. It reads only the entries changed after start. A file in same
+// is not counted: the record's check found its bytes the ones stamped as
+// the command ended (touched, or changed and changed back), which a time
+// cannot tell.
+func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
 	for _, e := range st.entries {
 		if !e.at.After(start) {
 			break
 		}
-		if e.dir && !e.at.After(end) {
+		if (e.dir && !e.at.After(end)) || (!e.dir && same[e.path]) {
 			continue
 		}
 		out.Count++

@@ -74,8 +74,23 @@ func TestChangedFoldersEndInASlash(t *testing.T) {
 	st := scopeTimes{complete: true, entries: []scopeEntry{
 		{path: "café", at: later, dir: true}, {path: "a.go", at: later}, {path: ".", at: later, dir: true},
 	}}
-	got := st.changedSince(start, start)
+	got := st.changedSince(start, start, nil)
 	if want := []string{"café/", "a.go", "./"}; !slices.Equal(got.Paths, want) || got.Count != 3 {
+		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
+	}
+}
+
+// A file the record's check found fresh (touched, or changed and changed
+// back) is not among the changed inputs: its bytes are the stamped ones.
+// A folder of the same name as a fresh file is still counted.
+func TestFreshFilesAreNotChangedInputs(t *testing.T) {
+	start := time.Unix(1000, 0)
+	later := start.Add(time.Minute)
+	st := scopeTimes{complete: true, entries: []scopeEntry{
+		{path: "touched.go", at: later}, {path: "edited.go", at: later}, {path: "pkg", at: later, dir: true},
+	}}
+	got := st.changedSince(start, start, map[string]bool{"touched.go": true, "pkg": true})
+	if want := []string{"edited.go", "pkg/"}; !slices.Equal(got.Paths, want) || got.Count != 2 {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
