@@ -64,8 +64,8 @@ func checkInputs(recs []*Record) {
 		if r.Freshness == nil || r.root == "" {
 			continue
 		}
-		if t, ok := since[key(r)]; !ok || r.CreatedAt.Before(t) {
-			since[key(r)] = r.CreatedAt
+		if t, ok := since[key(r)]; !ok || r.inputsSince().Before(t) {
+			since[key(r)] = r.inputsSince()
 		}
 	}
 	walks := map[string]scopeTimes{}
@@ -79,7 +79,8 @@ func checkInputs(recs []*Record) {
 			st = walkScope(r.root, r.inputs, since[k])
 			walks[k] = st
 		}
-		ch := st.changedSince(r.CreatedAt, r.CreatedAt.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
+		from := r.inputsSince()
+		ch := st.changedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
 		ch.Scope = r.inputs
 		r.Freshness.InputsChanged = ch
 	}

@@ -21,20 +21,20 @@ var ErrNotFound = errors.New("no such record")
 const recordColumns = `id, kind, command, root, cwd, label, intent, compressor, exit_code, started_at,
 	duration_ms, coalesce(stdout_blob, ''), coalesce(stderr_blob, ''), stdout_bytes, stderr_bytes,
 	raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-	git_tree, git_dirty, is_git, stamped_at, redactions, inputs`
+	git_tree, git_dirty, is_git, stamped_at, redactions, inputs, file_clock_start`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRecord(row scanner) (*Record, error) {
 	var r Record
 	var exit sql.NullInt64
-	var started, stamped int64
+	var started, stamped, fileStart int64
 	var inputs string
 	g := &r.stamp.Git
 	err := row.Scan(&r.ID, &r.Kind, &r.Command, &r.root, &r.Cwd, &r.Label, &r.Intent, &r.Compressor, &exit,
 		&started, &r.DurationMS, &r.blobs[0], &r.blobs[1], &r.StdoutBytes, &r.StderrBytes, &r.RawTokens,
 		&r.RawTokensExact, &r.Digest, &r.DigestTokens, &r.Omitted, &g.RepoID, &g.Branch, &g.Head, &g.Tree,
-		&g.Dirty, &g.IsRepo, &stamped, &r.Redactions, &inputs)
+		&g.Dirty, &g.IsRepo, &stamped, &r.Redactions, &inputs, &fileStart)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,9 @@ func scanRecord(row scanner) (*Record, error) {
 		r.ExitCode = &code
 	}
 	r.CreatedAt = time.Unix(0, started)
+	if fileStart != 0 {
+		r.fileStart = time.Unix(0, fileStart)
+	}
 	r.stamp.At, r.stamp.Stamped = r.CreatedAt, time.Unix(0, stamped)
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
 	r.Git = Git{Branch: g.Branch, Head: g.Head, Dirty: g.Dirty}

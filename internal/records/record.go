@@ -44,6 +44,21 @@ type Record struct {
 	blobs    [2]string // stdout, stderr digests, "" when empty
 	// inputs is the input scope: root-relative globs.
 	inputs []string
+	// fileStart is the command's start by the file clock
+	// (freshness.FileClock), which may lag CreatedAt by a timer tick: a
+	// file written in the command's first tick can carry a time before
+	// CreatedAt, never before fileStart. Zero for records made before it
+	// was kept.
+	fileStart time.Time
+}
+
+// inputsSince is when the input scope's changes are counted from: the
+// start by the file clock, or CreatedAt for a record without one.
+func (r *Record) inputsSince() time.Time {
+	if !r.fileStart.IsZero() && r.fileStart.Before(r.CreatedAt) {
+		return r.fileStart
+	}
+	return r.CreatedAt
 }
 
 // NotCounted is the token count of a record whose counts are made when

@@ -55,7 +55,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		ExitCode: m.exitCode, DurationMS: m.duration.Milliseconds(), Intent: string(c.opt.Intent),
 		Compressor: a.factory.Name, Digest: fit.Text, Omitted: fit.Omitted, DigestTokens: fit.Tokens,
 		StdoutBytes: c.sinks[Stdout].size(), StderrBytes: c.sinks[Stderr].size(),
-		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start,
+		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start, fileStart: m.since,
 		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
 		root:       s.WS.Root, facts: a.scan.facts.List(), factText: a.scan.facts.Text(),
 	}
@@ -283,13 +283,13 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 		res, err := tx.ExecContext(ctx, `INSERT INTO records (kind, command, argv, root, cwd, label, intent,
 			compressor, exit_code, started_at, duration_ms, stdout_blob, stderr_blob, stdout_bytes, stderr_bytes,
 			raw_tokens, raw_tokens_exact, digest, digest_tokens, omitted, git_repo_id, git_branch, git_head,
-			git_tree, git_dirty, is_git, stamped_at, redactions, inputs)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			git_tree, git_dirty, is_git, stamped_at, redactions, inputs, file_clock_start)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.Kind, r.Command, string(argvJSON), r.root, r.Cwd, r.Label, r.Intent, r.Compressor, r.ExitCode,
 			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
 			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
 			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
-			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions, inputsJSON(r.inputs))
+			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions, inputsJSON(r.inputs), r.fileStart.UnixNano())
 		if err != nil {
 			return fmt.Errorf("insert record: %w", err)
 		}

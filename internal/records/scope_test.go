@@ -1,11 +1,15 @@
 package records
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/freshness"
 )
 
 func TestInputScope(t *testing.T) {
@@ -92,5 +96,57 @@ func TestFreshFilesAreNotChangedInputs(t *testing.T) {
 	got := st.changedSince(start, start, map[string]bool{"touched.go": true, "pkg": true})
 	if want := []string{"edited.go", "pkg/"}; !slices.Equal(got.Paths, want) || got.Count != 2 {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
+	}
+}
+
+// A file written in the command's first timer tick can carry a time
+// before the record's start by time.Now: the kernel stamps files with a
+// coarser clock. The walk counts from the start by that clock, kept with
+// the record.
+func TestInputsCountFromTheFileClock(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "gen.go")
+	if err := os.WriteFile(p, []byte("package gen\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := freshness.ChangeTime(info)
+	// time.Now read the start just after the write's time; the file clock
+	// had read it just before.
+	r := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
+		fileStart: at.Add(-time.Millisecond), Freshness: &freshness.Result{}}
+	checkInputs([]*Record{r})
+	if got := r.Freshness.InputsChanged; got.Count != 1 || !slices.Equal(got.Paths, []string{"gen.go"}) {
+		t.Fatalf("inputs changed = %d %q, want gen.go", got.Count, got.Paths)
+	}
+	// A record made before the file clock was kept counts from its start.
+	old := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
+		Freshness: &freshness.Result{}}
+	checkInputs([]*Record{old})
+	if got := old.Freshness.InputsChanged; got.Count != 0 {
+		t.Fatalf("record without a file clock start: inputs changed = %d %q, want none", got.Count, got.Paths)
+	}
+}
+
+// A command that writes a file of its scope at once has it among the
+// inputs that changed, every time: the file clock's start is kept with
+// the record and read back.
+func TestAFileWrittenAtTheStartIsAChangedInput(t *testing.T) {
+	s, _ := newService(t)
+	for i := range 5 {
+		rec := run(t, s, fmt.Sprintf("echo %d > gen%d.txt", i, i))
+		got, err := s.Get(context.Background(), rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckAll(context.Background(), []*Record{got}); err != nil {
+			t.Fatal(err)
+		}
+		if ch := got.Freshness.InputsChanged; !slices.Contains(ch.Paths, fmt.Sprintf("gen%d.txt", i)) {
+			t.Fatalf("run %d: inputs changed = %d %q, want gen%d.txt among them", i, ch.Count, ch.Paths, i)
+		}
 	}
 }
