@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,7 +29,10 @@ import (
 //
 // `--inputs GLOB` replaces it. A file of the scope changed since the
 // record when its mtime or ctime is after the record started; a folder of
-// it whose entries changed counts too (a file added or removed).
+// it whose entries changed counts too (a file added or removed). A symlink
+// changed when it or its target did; one whose target the walk does not
+// reach (outside the root, missing, a folder outside the scope) leaves the
+// answer incomplete.
 
 // maxScopeFiles bounds the walk that looks for changed inputs; past it the
 // answer is incomplete and says so.
@@ -283,6 +287,11 @@ func (e scopeEntry) name() string {
 func walkScope(root string, scope []string, since time.Time) scopeTimes {
 	w := &scopeWalk{scope: scope, since: since, sem: make(chan struct{}, walkers)}
 	w.complete.Store(true)
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		w.realRoot = real
+	} else {
+		w.realRoot = root
+	}
 	if info, err := os.Lstat(root); err != nil {
 		return scopeTimes{}
 	} else if at := freshness.ChangeTime(info); at.After(since) {
@@ -300,6 +309,7 @@ const walkers = 4
 
 type scopeWalk struct {
 	scope    []string
+	realRoot string // the root with its symlinks resolved
 	since    time.Time
 	sem      chan struct{}
 	wg       sync.WaitGroup
@@ -343,7 +353,11 @@ func (w *scopeWalk) dir(abs, rel string) {
 		if err != nil {
 			continue // gone since the folder was read
 		}
-		if at := freshness.ChangeTime(info); at.After(w.since) {
+		at := freshness.ChangeTime(info)
+		if d.Type()&fs.ModeSymlink != 0 {
+			at = w.throughLink(filepath.Join(abs, d.Name()), at)
+		}
+		if at.After(w.since) {
 			found = append(found, scopeEntry{path: r, at: at, dir: d.IsDir()})
 		}
 	}
@@ -357,6 +371,46 @@ func (w *scopeWalk) dir(abs, rel string) {
 		w.wg.Add(1)
 		go w.dir(filepath.Join(abs, filepath.Base(r)), r)
 	}
+}
+
+// throughLink is the change time of a symlink of the scope: the later of
+// the link's (at) and its target's, whose bytes are what a command reading
+// the link reads. A target the walk does not reach on its own makes the
+// answer incomplete: one outside the root or not found (the link may
+// resolve later), or a folder outside the scope, whose files go unseen.
+func (w *scopeWalk) throughLink(abs string, at time.Time) time.Time {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		w.complete.Store(false)
+		return at
+	}
+	if info, err := os.Stat(real); err == nil {
+		if t := freshness.ChangeTime(info); t.After(at) {
+			at = t
+		}
+		rel, err := filepath.Rel(w.realRoot, real)
+		inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if !inside || (info.IsDir() && !w.walks(filepath.ToSlash(rel))) {
+			w.complete.Store(false)
+		}
+	} else {
+		w.complete.Store(false)
+	}
+	return at
+}
+
+// walks reports whether the walk reads the root-relative folder dir: it
+// may hold files of the scope and no folder on its way is skipped.
+func (w *scopeWalk) walks(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	for _, seg := range strings.Split(dir, "/") {
+		if skipDirs[seg] {
+			return false
+		}
+	}
+	return scopeDirMatch(w.scope, dir)
 }
 
 // changedSince counts the scope's files changed after start and its

@@ -150,3 +150,76 @@ func TestAFileWrittenAtTheStartIsAChangedInput(t *testing.T) {
 		}
 	}
 }
+
+// A symlink of the scope changed when its target did; a target the walk
+// does not reach on its own leaves the answer incomplete.
+func TestScopeWalkFollowsLinks(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, body string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("data/a.txt", "v1")
+	mk("lib/b.go", "package lib")
+	mk("pkg/own.txt", "x")
+	link("../data/a.txt", "pkg/a.txt")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // past a tick of the file clock
+	since := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	mk("data/a.txt", "v2") // the target, outside the scope, changes
+
+	tests := []struct {
+		name     string
+		scope    []string
+		extra    func()
+		changed  []string
+		complete bool
+	}{
+		{"target outside the scope changed", []string{"pkg/*"}, nil, []string{"pkg/a.txt"}, true},
+		{"target also in the scope", []string{"**"}, nil, []string{"data/a.txt", "pkg/a.txt"}, true},
+		{"target outside the root", []string{"pkg/*"}, func() { link(outside, "pkg/out.txt") }, nil, false},
+		{"dangling", []string{"pkg/*"}, func() { link("../data/none.txt", "pkg/none.txt") }, nil, false},
+		{"folder outside the scope", []string{"pkg/*"}, func() { link("../lib", "pkg/lib") }, nil, false},
+		{"folder the walk reads anyway", []string{"**"}, func() { link("../lib", "pkg/lib") }, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, l := range []string{"pkg/out.txt", "pkg/none.txt", "pkg/lib"} {
+				os.Remove(filepath.Join(root, l))
+			}
+			if tt.extra != nil {
+				tt.extra()
+			}
+			st := walkScope(root, tt.scope, since)
+			var files []string
+			for _, e := range st.entries {
+				if !e.dir && !slices.Contains([]string{"pkg/out.txt", "pkg/none.txt", "pkg/lib"}, e.path) {
+					files = append(files, e.path)
+				}
+			}
+			slices.Sort(files)
+			for _, want := range tt.changed {
+				if !slices.Contains(files, want) {
+					t.Errorf("changed files %q, want %s among them", files, want)
+				}
+			}
+			if st.complete != tt.complete {
+				t.Errorf("complete = %v, want %v", st.complete, tt.complete)
+			}
+		})
+	}
+}
