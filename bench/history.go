@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -125,13 +126,18 @@ func (b *bench) interleaved(ctx context.Context, dirs []string) ([]sample, error
 // the walk of the tree for untracked files, and so must freshctx's. The
 // setting and the cache are taken away again after (git keeps a cache the
 // index holds while the setting is unset).
-func (b *bench) untrackedCache(ctx context.Context, sec *section, dir string, commits int) error {
+func (b *bench) untrackedCache(ctx context.Context, sec *section, dir string, commits int) (err error) {
 	if _, err := b.must(ctx, dir, "git", "config", "core.untrackedCache", "true"); err != nil {
 		return err
 	}
 	defer func() {
-		b.must(ctx, dir, "git", "config", "--unset", "core.untrackedCache")
-		b.must(ctx, dir, "git", "update-index", "--no-untracked-cache")
+		// A cache left behind would speed up whatever measures this
+		// repository next, unnoticed: a failure to take it away is one.
+		_, unset := b.must(ctx, dir, "git", "config", "--unset", "core.untrackedCache")
+		_, drop := b.must(ctx, dir, "git", "update-index", "--no-untracked-cache")
+		if cleanup := errors.Join(unset, drop); cleanup != nil && err == nil {
+			err = fmt.Errorf("taking the untracked cache away again: %w", cleanup)
+		}
 	}()
 	if _, err := b.must(ctx, dir, "git", "status"); err != nil { // writes the cache into the index
 		return err
