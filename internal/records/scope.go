@@ -19,8 +19,10 @@ import (
 // relative to the workspace root: "**" matches any number of folders,
 // other segments match as path.Match does. It is chosen from the command:
 //
-//   - go test/build/vet/run/install: the named packages' folders ("./x/..."
-//     recursively) and the module files, go.mod and go.sum;
+//   - go test/build/vet/run/install: the module files, go.mod and go.sum,
+//     and the files, testdata and embedded folders of the named packages
+//     and of every package of the module they import (goscope.go); the
+//     whole module where that cannot be told;
 //   - cargo: the crate (the folder of the nearest Cargo.toml);
 //   - pytest, jest, vitest, tsc, mocha, npm/pnpm/yarn test, python -m
 //     unittest: the project (the folder of the nearest package.json,
@@ -138,32 +140,6 @@ func isProjectTool(words []string) bool {
 		}
 	}
 	return false
-}
-
-// goScope is the packages a go command names and the module files.
-func goScope(root, cwd string, args []string) []string {
-	mod := projectDir(root, cwd, "go.mod")
-	scope := []string{join(mod, "go.mod"), join(mod, "go.sum")}
-	pkgs := 0
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		if !strings.HasPrefix(a, ".") {
-			continue // an import path or a test name: not a folder we can name
-		}
-		pkgs++
-		rel := path.Clean(path.Join(cwd, strings.TrimSuffix(a, "/...")))
-		if strings.HasSuffix(a, "...") {
-			scope = append(scope, join(rel, "**"))
-		} else {
-			scope = append(scope, join(rel, "*"))
-		}
-	}
-	if pkgs == 0 {
-		scope = append(scope, join(cwd, "*")) // the package in cwd
-	}
-	return scope
 }
 
 // projectDir is the nearest folder from cwd up to the root holding one of

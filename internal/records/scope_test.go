@@ -14,25 +14,36 @@ import (
 
 func TestInputScope(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"go.mod", "svc/go.mod", "web/package.json", "py/pyproject.toml", "crate/Cargo.toml"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, map[string]string{
+		"go.mod":                  "module example.com/m\n\ngo 1.22\n",
+		"args/args.go":            "package args\n\nimport (\n\t\"strings\"\n\n\t\"example.com/m/lib\"\n)\n\nvar _ = strings.Fields\nvar _ = lib.X\n",
+		"args/args_test.go":       "package args_test\n\nimport \"example.com/m/internal/check\"\n\nvar _ = check.Y\n",
+		"lib/lib.go":              "package lib\n\nimport \"embed\"\n\n//go:embed static \"my files/a.txt\" version.txt\nvar X embed.FS\n",
+		"internal/check/check.go": "package check\n\nconst Y = 1\n",
+		"cmd/x/main.go":           "package main\n\nimport _ \"example.com/m/args\"\n\nfunc main() {}\n",
+		"svc/go.mod":              "module example.com/svc\n",
+		"svc/api/api.go":          "package api\n",
+		"web/package.json":        "{}",
+		"py/pyproject.toml":       "",
+		"crate/Cargo.toml":        "",
+	})
+	args := []string{"args/*", "args/testdata/**", "internal/check/*", "internal/check/testdata/**",
+		"lib/*", "lib/my files/**", "lib/static/**", "lib/testdata/**", "lib/version.txt/**"}
 	tests := []struct {
 		cwd  string
 		argv []string
 		want []string
 	}{
-		{".", []string{"go", "test", "./args/"}, []string{"go.mod", "go.sum", "args/*"}},
+		{".", []string{"go", "test", "./args/"}, append([]string{"go.mod", "go.sum"}, args...)},
+		{".", []string{"go", "test", "-run", "TestX", "example.com/m/args"}, append([]string{"go.mod", "go.sum"}, args...)},
+		{".", []string{"sh", "-c", "CGO_ENABLED=0 go build ./cmd/x"},
+			append([]string{"go.mod", "go.sum"}, slices.Insert(args, 2, "cmd/x/*", "cmd/x/testdata/**")...)},
+		{".", []string{"go", "test", "./internal/check"}, []string{"go.mod", "go.sum", "internal/check/*", "internal/check/testdata/**"}},
 		{".", []string{"go", "test", "-run", "TestX", "./..."}, []string{"go.mod", "go.sum", "**"}},
-		{".", []string{"go", "vet", "./a/...", "./b"}, []string{"go.mod", "go.sum", "a/**", "b/*"}},
-		{"svc/api", []string{"go", "test"}, []string{"svc/go.mod", "svc/go.sum", "svc/api/*"}},
-		{".", []string{"sh", "-c", "CGO_ENABLED=0 go build ./cmd/x"}, []string{"go.mod", "go.sum", "cmd/x/*"}},
+		{".", []string{"go", "vet", "./a/...", "./b"}, []string{"go.mod", "go.sum", "**"}},
+		{".", []string{"go", "test", "-C", "args", "."}, []string{"go.mod", "go.sum", "**"}},
+		{".", []string{"go", "test", "../elsewhere"}, []string{"go.mod", "go.sum", "**"}},
+		{"svc/api", []string{"go", "test"}, []string{"svc/go.mod", "svc/go.sum", "svc/api/*", "svc/api/testdata/**"}},
 		{"crate/src", []string{"cargo", "test"}, []string{"crate/**"}},
 		{"web/src", []string{"npx", "jest", "--ci"}, []string{"web/**"}},
 		{"web", []string{"npm", "test"}, []string{"web/**"}},
@@ -42,7 +53,61 @@ func TestInputScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
-			t.Errorf("InputScope(%s, %q) = %q, want %q", tt.cwd, tt.argv, got, tt.want)
+			t.Errorf("InputScope(%s, %q) =\n%q, want\n%q", tt.cwd, tt.argv, got, tt.want)
+		}
+	}
+}
+
+// Where a go command's packages cannot be told from the module's own
+// files, its scope is the module whole, or the workspace's folder.
+func TestGoScopeFallsBackToTheModule(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"go.work", map[string]string{"go.work": "go 1.22\nuse ./m\n", "m/go.mod": "module example.com/m\n", "m/p/p.go": "package p\n"},
+			[]string{"**"}},
+		{"replace by a folder", map[string]string{"m/go.mod": "module example.com/m\nreplace example.com/o => ../o\n", "m/p/p.go": "package p\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+		{"vendor", map[string]string{"m/go.mod": "module example.com/m\n", "m/vendor/modules.txt": "", "m/p/p.go": "package p\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+		{"no module path", map[string]string{"m/go.mod": "go 1.22\n", "m/p/p.go": "package p\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+		{"a file that does not parse", map[string]string{"m/go.mod": "module example.com/m\n", "m/p/p.go": "package p\nimport (\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+		{"an imported package's file that does not parse", map[string]string{"m/go.mod": "module example.com/m\n",
+			"m/p/p.go": "package p\nimport _ \"example.com/m/q\"\n", "m/q/q.go": "package q\nimport (\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tt.files)
+			if got := InputScope(root, "m/p", []string{"go", "test"}); !slices.Equal(got, tt.want) {
+				t.Errorf("scope = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEmbedGlobs(t *testing.T) {
+	src := "package p\n//go:embed a b/c/*.txt \"d e/f\" `g`\n//go:embed *.tmpl\n//go:embed all:h\n\t//go:embed \"broken\n"
+	want := []string{"a/**", "b/**", "d e/**", "g/**", "**", "h/**", "**"}
+	if got := embedGlobs([]byte(src)); !slices.Equal(got, want) {
+		t.Errorf("embedGlobs = %q, want %q", got, want)
+	}
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
