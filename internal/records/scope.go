@@ -82,10 +82,29 @@ func (s *Service) ScopeGlobs(globs []string) ([]string, error) {
 }
 
 // InputScope chooses the scope of a command run in cwd (root-relative).
+// A shell line (sh -c LINE) is read with a shell parser: the scope is that
+// of every command it runs, after the cd before it, where a command that
+// only filters or prints (`| tail -n 50`, `| grep FAIL`, echo) reads no
+// file; an unknown command, a word that expands ($PKG) or a line that does
+// not parse makes it the whole work tree.
 func InputScope(root, cwd string, argv []string) []string {
-	words := commandWords(argv)
-	if len(words) == 0 {
-		return []string{"**"}
+	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
+		return shellScope(root, cwd, argv[2])
+	}
+	return callScope(root, cwd, argv)
+}
+
+// shells are the programs whose -c LINE is a shell line.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
+
+// everything is the scope of a command freshctx cannot tell the inputs of.
+var everything = []string{"**"}
+
+// callScope is the scope of one command's words.
+func callScope(root, cwd string, words []string) []string {
+	words = skipLaunchers(words)
+	if len(words) == 0 || slices.Contains(words, "") {
+		return everything
 	}
 	tool := path.Base(words[0])
 	switch {
@@ -96,24 +115,89 @@ func InputScope(root, cwd string, argv []string) []string {
 	case isProjectTool(words):
 		return []string{join(projectDir(root, cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json"), "**")}
 	}
-	return []string{"**"}
+	return everything
 }
 
-// shells are the programs whose -c LINE is a shell line.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true}
-
-// commandWords are the words of a command line, a shell line (sh -c LINE)
-// split on blanks, past environment settings and launchers.
-func commandWords(argv []string) []string {
-	words := argv
-	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
-		words = strings.Fields(argv[2])
+// shellScope is the scope of a shell line: the union of its commands'.
+func shellScope(root, cwd, line string) []string {
+	calls := shellCalls(line)
+	var out []string
+	for _, c := range calls {
+		c = skipLaunchers(c)
+		switch {
+		case len(c) == 0:
+			continue // an assignment alone
+		case c[0] == "cd":
+			if len(c) != 2 || c[1] == "" || c[1] == "-" || path.IsAbs(c[1]) || strings.HasPrefix(c[1], "~") {
+				return everything
+			}
+			if cwd = path.Join(cwd, c[1]); cwd == ".." || strings.HasPrefix(cwd, "../") {
+				return everything
+			}
+			continue
+		case readsNoFile(c):
+			continue
+		}
+		scope := callScope(root, cwd, c)
+		if slices.Equal(scope, everything) {
+			return everything
+		}
+		for _, g := range scope {
+			if !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
 	}
+	if len(out) == 0 {
+		return everything
+	}
+	return out
+}
+
+// skipLaunchers drops what runs before the command: environment settings,
+// env, npx, exec, time.
+func skipLaunchers(words []string) []string {
 	for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "env" || words[0] == "npx" ||
 		words[0] == "exec" || words[0] == "time") {
 		words = words[1:]
 	}
 	return words
+}
+
+// readsNoFile reports a command that reads only its input and writes only
+// its output or files it names (tee): printing, filtering a pipe. Any word
+// that may name a file to read makes it false.
+func readsNoFile(words []string) bool {
+	var operands []string
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			operands = append(operands, w)
+		}
+	}
+	numbers := func() bool {
+		for _, o := range operands {
+			if strings.Trim(o, "0123456789+") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	switch path.Base(words[0]) {
+	case "echo", "printf", "true", "false", ":", "tee":
+		return true
+	case "head", "tail":
+		return numbers() // -n 50
+	case "cat", "sort", "uniq", "wc":
+		return len(operands) == 0
+	case "grep", "egrep", "fgrep":
+		for _, w := range words[1:] {
+			if strings.HasPrefix(w, "-") && strings.ContainsAny(strings.TrimLeft(w, "-"), "frRd") {
+				return false // a file of patterns, a recursive search
+			}
+		}
+		return len(operands) == 1 // the pattern
+	}
+	return false
 }
 
 func isGoBuildVerb(v string) bool {

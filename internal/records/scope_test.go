@@ -50,6 +50,20 @@ func TestInputScope(t *testing.T) {
 		{"py", []string{"python3", "-m", "pytest", "-q"}, []string{"py/**"}},
 		{".", []string{"make", "check"}, []string{"**"}},
 		{".", nil, []string{"**"}},
+		// Shell lines: every command's inputs, after a cd; a filter of the
+		// output reads no file; anything unknown is the work tree.
+		{".", []string{"sh", "-c", "go test ./args/ 2>&1 | tail -n 50"}, append([]string{"go.mod", "go.sum"}, args...)},
+		{".", []string{"bash", "-c", "go test ./args/ | grep -v '^ok' | tee log.txt"}, append([]string{"go.mod", "go.sum"}, args...)},
+		{".", []string{"sh", "-c", "cd svc/api && go test"}, []string{"svc/go.mod", "svc/go.sum", "svc/api/*", "svc/api/testdata/**"}},
+		{".", []string{"sh", "-c", "go test ./internal/check && cd web && npm test"},
+			[]string{"go.mod", "go.sum", "internal/check/*", "internal/check/testdata/**", "web/**"}},
+		{".", []string{"sh", "-c", "go test ./args/ && node check.js"}, []string{"**"}},
+		{".", []string{"sh", "-c", "go test ./args/ | grep -f patterns.txt"}, []string{"**"}},
+		{".", []string{"sh", "-c", "go test ./args/; cat notes.txt"}, []string{"**"}},
+		{".", []string{"sh", "-c", "go test $PKG"}, []string{"**"}},
+		{".", []string{"sh", "-c", "cd .. && go test ./..."}, []string{"**"}},
+		{".", []string{"sh", "-c", "go test ./args/ ("}, []string{"**"}},
+		{".", []string{"sh", "-c", "echo hi"}, []string{"**"}},
 	}
 	for _, tt := range tests {
 		if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
