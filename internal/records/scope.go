@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/rx"
 )
 
 // A record's input scope is the set of files its command read, as globs
@@ -111,11 +113,92 @@ func callScope(root, cwd string, words []string) []string {
 	case tool == "go" && len(words) > 1 && isGoBuildVerb(words[1]):
 		return goScope(root, cwd, words[2:])
 	case tool == "cargo" || tool == "cargo-clippy":
-		return []string{join(projectDir(root, cwd, "Cargo.toml"), "**")}
+		return projectScope(root, cwd, "Cargo.toml")
 	case isProjectTool(words):
-		return []string{join(projectDir(root, cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json"), "**")}
+		return projectScope(root, cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json")
 	}
 	return everything
+}
+
+// projectScope is the folder of the nearest project file (markers) from
+// cwd, whole; the folder of a workspace it belongs to (workspaceAt), whole;
+// and the work tree where a project file may name a file or package
+// outside that folder (reachesOut).
+func projectScope(root, cwd string, markers ...string) []string {
+	dir := projectDir(root, cwd, markers...)
+	for d := dir; ; d = path.Dir(d) {
+		if workspaceAt(root, d) {
+			dir = d
+		}
+		if d == "." || d == "/" || d == "" {
+			break
+		}
+	}
+	if reachesOut(root, dir) {
+		return everything
+	}
+	return []string{join(dir, "**")}
+}
+
+// projectFiles are the files that say what a project is made of.
+var projectFiles = []string{"Cargo.toml", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json"}
+
+// workspaceAt reports a folder that declares a workspace of projects,
+// whose members may use each other: Cargo's [workspace], npm's and yarn's
+// "workspaces", pnpm-workspace.yaml, lerna.json, uv's [tool.uv.workspace].
+func workspaceAt(root, dir string) bool {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	for _, f := range []string{"pnpm-workspace.yaml", "lerna.json"} {
+		if _, err := os.Stat(filepath.Join(abs, f)); err == nil {
+			return true
+		}
+	}
+	has := func(file, text string) bool {
+		data, err := os.ReadFile(filepath.Join(abs, file))
+		return err == nil && bytes.Contains(data, []byte(text))
+	}
+	return has("Cargo.toml", "[workspace]") || has("package.json", `"workspaces"`) || has("pyproject.toml", "[tool.uv.workspace]")
+}
+
+// reachesOut reports whether a project file of dir may name something
+// outside it: a parent folder ("../"), a dependency by path (Cargo's and
+// Poetry's path =, uv's sources, npm's file:, link: and portal:), a
+// file:// URL. Any such text counts, wherever it is: the scope is then
+// wider than it needs to be, never narrower.
+func reachesOut(root, dir string) bool {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	for _, f := range projectFiles {
+		data, err := os.ReadFile(filepath.Join(abs, f))
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(data, []byte("../")) || bytes.Contains(data, []byte("file:")) ||
+			bytes.Contains(data, []byte("link:")) || bytes.Contains(data, []byte("portal:")) ||
+			hasPathKey(data) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPathKey reports a TOML key "path" given a value (path = …), as
+// Cargo's and Poetry's path dependencies and uv's sources write it.
+func hasPathKey(data []byte) bool {
+	for from := 0; ; {
+		i := bytes.Index(data[from:], []byte("path"))
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + len("path")
+		if i > 0 && rx.IsWordByte(data[i-1]) {
+			continue
+		}
+		rest := bytes.TrimLeft(data[from:], " \t")
+		if len(rest) > 0 && rest[0] == '=' {
+			return true
+		}
+	}
 }
 
 // shellScope is the scope of a shell line: the union of its commands'.

@@ -302,3 +302,44 @@ func TestScopeWalkFollowsLinks(t *testing.T) {
 		})
 	}
 }
+
+// A project's scope is its folder, its workspace's where it belongs to
+// one, and the work tree where a project file may name something outside.
+func TestProjectScopes(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		cwd   string
+		argv  []string
+		want  []string
+	}{
+		{"a crate", map[string]string{"c/Cargo.toml": "[package]\nname = \"c\"\n"}, "c/src", []string{"cargo", "test"}, []string{"c/**"}},
+		{"a crate of a workspace", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\n",
+			"crates/c/Cargo.toml": "[package]\nname = \"c\"\n"}, "crates/c", []string{"cargo", "test"}, []string{"**"}},
+		{"a crate of a workspace below the root", map[string]string{"rs/Cargo.toml": "[workspace]\n",
+			"rs/c/Cargo.toml": "[package]\nname = \"c\"\n"}, "rs/c", []string{"cargo", "test"}, []string{"rs/**"}},
+		{"a path dependency", map[string]string{"c/Cargo.toml": "[dependencies]\nutil = { path = \"util\" }\n"},
+			"c", []string{"cargo", "test"}, []string{"**"}},
+		{"an npm file: dependency", map[string]string{"web/package.json": `{"dependencies": {"ui": "file:ui"}}`},
+			"web", []string{"npm", "test"}, []string{"**"}},
+		{"a pnpm workspace", map[string]string{"js/pnpm-workspace.yaml": "packages: ['*']\n", "js/a/package.json": "{}"},
+			"js/a", []string{"pnpm", "test"}, []string{"js/**"}},
+		{"npm workspaces", map[string]string{"package.json": `{"workspaces": ["pkgs/*"]}`, "pkgs/a/package.json": "{}"},
+			"pkgs/a", []string{"npx", "jest"}, []string{"**"}},
+		{"a tsconfig extending one above", map[string]string{"app/tsconfig.json": `{"extends": "../tsconfig.base.json"}`},
+			"app", []string{"tsc", "--noEmit"}, []string{"**"}},
+		{"a uv workspace", map[string]string{"py/pyproject.toml": "[tool.uv.workspace]\nmembers = [\"libs/*\"]\n",
+			"py/libs/a/pyproject.toml": "[project]\nname = \"a\"\n"}, "py/libs/a", []string{"pytest"}, []string{"py/**"}},
+		{"a project on its own", map[string]string{"py/pyproject.toml": "[project]\nname = \"p\"\n# xpath= is not a path key\n"},
+			"py", []string{"pytest"}, []string{"py/**"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tt.files)
+			if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
+				t.Errorf("scope = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
