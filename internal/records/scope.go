@@ -140,8 +140,12 @@ func projectScope(root, cwd string, markers ...string) []string {
 	return []string{join(dir, "**")}
 }
 
-// projectFiles are the files that say what a project is made of.
-var projectFiles = []string{"Cargo.toml", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json"}
+// projectFiles are the files that say what a project is made of and
+// where its tools look: its manifests and the test runners' and
+// compilers' configurations.
+var projectFiles = []string{"Cargo.toml", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json",
+	"jest.config.js", "jest.config.ts", "jest.config.mjs", "vitest.config.ts", "vitest.config.js", "vite.config.ts",
+	"vite.config.js", "pytest.ini", "tox.ini", "conftest.py", ".mocharc.json", ".mocharc.js"}
 
 // workspaceAt reports a folder that declares a workspace of projects,
 // whose members may use each other: Cargo's [workspace], npm's and yarn's
