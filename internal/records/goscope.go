@@ -24,8 +24,10 @@ import (
 // Where the packages cannot be told from the files, the scope is the
 // module whole (the folder of go.mod and everything under it): a pattern
 // with "...", a module without a path, a vendor folder, a replace by a
-// local folder, -C; and a go.work, whose other modules the packages may
-// import, makes it the workspace's folder whole. Every file of a package
+// local folder, -C, a file that does not parse or that names a folder
+// above its own in a string (a test opening "../other/testdata/x"); and a
+// go.work, whose other modules the packages may import, makes it the
+// workspace's folder whole. Every file of a package
 // is taken, whatever its build constraints say: more files than the build
 // reads, never fewer.
 func goScope(root, cwd string, args []string) []string {
@@ -148,7 +150,8 @@ func (g *goGraph) closure(dirs []string) ([]string, bool) {
 
 // read returns the imports of every Go file in dir, and the globs of the
 // folders its //go:embed lines name (each folder whole); false when a file
-// could not be parsed. A folder that cannot be read has no package.
+// could not be parsed or may open a file above its folder (namesParent).
+// A folder that cannot be read has no package.
 func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 	abs := filepath.Join(g.root, filepath.FromSlash(dir))
 	list, err := os.ReadDir(abs)
@@ -165,8 +168,8 @@ func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, d.Name(), src, parser.ImportsOnly)
-		if err != nil {
-			return nil, nil, false // its imports cannot all be read
+		if err != nil || namesParent(src) {
+			return nil, nil, false // its imports cannot all be read, or it reads above its folder
 		}
 		for _, is := range f.Imports {
 			if p, err := strconv.Unquote(is.Path.Value); err == nil {
@@ -176,6 +179,25 @@ func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 		embeds = append(embeds, embedGlobs(src)...)
 	}
 	return imports, embeds, true
+}
+
+// namesParent reports a string literal that starts with the parent folder
+// (`"../testdata/x"`, `filepath.Join("..", …)`): a test that opens a file
+// of another package's folder has inputs its imports do not show.
+func namesParent(src []byte) bool {
+	for _, q := range []string{"\"..", "`.."} {
+		for from := 0; ; {
+			i := bytes.Index(src[from:], []byte(q))
+			if i < 0 {
+				break
+			}
+			from += i + len(q)
+			if from < len(src) && (src[from] == '/' || src[from] == q[0] || src[from] == '\\') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // embedGlobs are the folders a file's //go:embed lines name, each as
