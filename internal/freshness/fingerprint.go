@@ -46,10 +46,18 @@ const fileClockSlack = 50 * time.Millisecond
 // after t, a time read with FileClock. On a file system with whole-second
 // timestamps a write in the second t falls in counts too.
 func (f Fingerprint) ChangedSince(t time.Time) bool {
-	ns, sec := t.UnixNano(), t.Truncate(time.Second).UnixNano()
-	after := func(ts int64) bool { return ts >= ns || (ts%1e9 == 0 && ts >= sec) }
-	changed := func(fi FileInfo) bool { return after(fi.ModTime) || after(fi.Ctime) }
+	changed := func(fi FileInfo) bool { return atOrAfter(fi.ModTime, t) || atOrAfter(fi.Ctime, t) }
 	return changed(f.File) || (f.IsLink() && changed(f.Link))
+}
+
+// StampedSince reports whether a file time (ChangeTime) may be that of a
+// change at or after t, a time read with FileClock: in t's timer tick or
+// later, or, for a time of whole seconds (a file system that keeps no
+// more), in t's second or later.
+func StampedSince(at, t time.Time) bool { return atOrAfter(at.UnixNano(), t) }
+
+func atOrAfter(ts int64, t time.Time) bool {
+	return ts >= t.UnixNano() || (ts%1e9 == 0 && ts >= t.Truncate(time.Second).UnixNano())
 }
 
 // String encodes the fingerprint for storage; "" for the zero one.

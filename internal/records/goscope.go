@@ -30,8 +30,13 @@ import (
 // workspace's folder whole. Every file of a package
 // is taken, whatever its build constraints say: more files than the build
 // reads, never fewer.
-func goScope(root, cwd string, args []string) []string {
+//
+// Without imports, the scope is goNamed's.
+func goScope(root, cwd string, args []string, imports bool) []string {
 	mod := projectDir(root, cwd, "go.mod")
+	if !imports {
+		return goNamed(mod, cwd, args)
+	}
 	if work := goWorkDir(root, mod); work != "" {
 		return []string{join(work, "**")}
 	}
@@ -71,6 +76,30 @@ func goScope(root, cwd string, args []string) []string {
 		return whole
 	}
 	return append(files, globs...)
+}
+
+// goNamed is the module files and the folders a go command names as
+// packages ("./x/..." with all under it; the current folder if none):
+// where the output's paths are looked for, not all the command reads.
+func goNamed(mod, cwd string, args []string) []string {
+	scope := []string{join(mod, "go.mod"), join(mod, "go.sum")}
+	pkgs := 0
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || !strings.HasPrefix(a, ".") {
+			continue // a flag, an import path or a test name: not a folder we can name
+		}
+		pkgs++
+		rel := path.Clean(path.Join(cwd, strings.TrimSuffix(a, "/...")))
+		if strings.HasSuffix(a, "...") {
+			scope = append(scope, join(rel, "**"))
+		} else {
+			scope = append(scope, join(rel, "*"))
+		}
+	}
+	if pkgs == 0 {
+		scope = append(scope, join(cwd, "*")) // the package in cwd
+	}
+	return scope
 }
 
 // goWorkDir is the folder of the nearest go.work from the module's folder
@@ -130,7 +159,7 @@ func (g *goGraph) closure(dirs []string) ([]string, bool) {
 			continue
 		}
 		seen[dir] = true
-		imports, embeds, ok := g.read(dir)
+		imported, embeds, ok := g.read(dir)
 		if !ok {
 			return nil, false
 		}
@@ -138,7 +167,7 @@ func (g *goGraph) closure(dirs []string) ([]string, bool) {
 		for _, e := range embeds {
 			out = append(out, join(dir, e))
 		}
-		for _, p := range imports {
+		for _, p := range imported {
 			if p == g.path || strings.HasPrefix(p, g.path+"/") {
 				dirs = append(dirs, join(g.mod, strings.TrimPrefix(strings.TrimPrefix(p, g.path), "/")))
 			}

@@ -123,6 +123,17 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 	return InputScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
 }
 
+// lookScope is the scope whose folders the output's relative paths are
+// looked for in: --inputs, or the folders the command names, not the
+// packages they import (a name found in several folders is stamped in
+// each: the imports would add files the output never meant).
+func (s *Service) lookScope(opt Options, r *Record, argv []string) []string {
+	if len(opt.Inputs) > 0 {
+		return r.inputs
+	}
+	return namedScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
+}
+
 // commandOf is the command line a record was made by: its argv, or, when
 // it has none, Options.Command (the line as its caller wrote it) read as a
 // shell line.
@@ -141,7 +152,7 @@ func commandOf(opt Options, argv []string) []string {
 func (s *Service) lookIn(c *capture, r *Record, argv []string) func(i int) []string {
 	sc := &c.analysis.scan
 	moved := slices.Concat(commandDirs(commandOf(c.opt, argv)), sc.entered)
-	all := slices.Concat(scopeDirs(r.inputs), enteredDirs(s.WS, s.Cwd, moved))
+	all := slices.Concat(scopeDirs(s.lookScope(c.opt, r, argv)), enteredDirs(s.WS, s.Cwd, moved))
 	g := &sc.goBlocks
 	pkgs := goPackageDirs(s.WS.Root, s.cwdRel(), g.pkgs)
 	return func(i int) []string {

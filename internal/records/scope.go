@@ -90,10 +90,28 @@ func (s *Service) ScopeGlobs(globs []string) ([]string, error) {
 // file; an unknown command, a word that expands ($PKG) or a line that does
 // not parse makes it the whole work tree.
 func InputScope(root, cwd string, argv []string) []string {
+	return scoper{root: root}.scope(cwd, argv)
+}
+
+// namedScope is InputScope without the packages a go command's packages
+// import: the folders it names, where its output's paths are looked for.
+func namedScope(root, cwd string, argv []string) []string {
+	return scoper{root: root, named: true}.scope(cwd, argv)
+}
+
+// scoper chooses scopes in one work tree.
+type scoper struct {
+	root string
+	// named leaves out the packages of the module that a go command's
+	// packages import (goScope).
+	named bool
+}
+
+func (sc scoper) scope(cwd string, argv []string) []string {
 	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
-		return shellScope(root, cwd, argv[2])
+		return sc.shell(cwd, argv[2])
 	}
-	return callScope(root, cwd, argv)
+	return sc.call(cwd, argv)
 }
 
 // shells are the programs whose -c LINE is a shell line.
@@ -102,8 +120,9 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // everything is the scope of a command freshctx cannot tell the inputs of.
 var everything = []string{"**"}
 
-// callScope is the scope of one command's words.
-func callScope(root, cwd string, words []string) []string {
+// call is the scope of one command's words.
+func (sc scoper) call(cwd string, words []string) []string {
+	root := sc.root
 	words = skipLaunchers(words)
 	if len(words) == 0 || slices.Contains(words, "") {
 		return everything
@@ -111,7 +130,7 @@ func callScope(root, cwd string, words []string) []string {
 	tool := path.Base(words[0])
 	switch {
 	case tool == "go" && len(words) > 1 && isGoBuildVerb(words[1]):
-		return goScope(root, cwd, words[2:])
+		return goScope(root, cwd, words[2:], !sc.named)
 	case tool == "cargo" || tool == "cargo-clippy":
 		return projectScope(root, cwd, "Cargo.toml")
 	case isProjectTool(words):
@@ -205,8 +224,8 @@ func hasPathKey(data []byte) bool {
 	}
 }
 
-// shellScope is the scope of a shell line: the union of its commands'.
-func shellScope(root, cwd, line string) []string {
+// shell is the scope of a shell line: the union of its commands'.
+func (sc scoper) shell(cwd, line string) []string {
 	calls := shellCalls(line)
 	var out []string
 	for _, c := range calls {
@@ -225,7 +244,7 @@ func shellScope(root, cwd, line string) []string {
 		case readsNoFile(c):
 			continue
 		}
-		scope := callScope(root, cwd, c)
+		scope := sc.call(cwd, c)
 		if slices.Equal(scope, everything) {
 			return everything
 		}
@@ -401,8 +420,8 @@ func prefixMatch(pat, segs []string) bool {
 const maxChangedPaths = 5
 
 // scopeTimes is one walk of a scope: the change time (the later of mtime
-// and ctime) of every file and folder in it changed after the walk's
-// "since", latest first.
+// and ctime) of every file and folder in it changed at or after the walk's
+// "since" (freshness.StampedSince), latest first.
 type scopeTimes struct {
 	entries  []scopeEntry
 	complete bool
@@ -427,7 +446,7 @@ func (e scopeEntry) name() string {
 }
 
 // walkScope stats every file and folder of scope under root and keeps
-// those changed after since (the oldest record asking): in a large tree
+// those changed at or after since (the oldest record asking): in a large tree
 // almost every file is older, and neither its path nor its place in the
 // order is needed. Folders are read side by side, walkers at a time:
 // the walk is a stat per file, and a stat is a system call.
@@ -441,7 +460,7 @@ func walkScope(root string, scope []string, since time.Time) scopeTimes {
 	}
 	if info, err := os.Lstat(root); err != nil {
 		return scopeTimes{}
-	} else if at := freshness.ChangeTime(info); at.After(since) {
+	} else if at := freshness.ChangeTime(info); freshness.StampedSince(at, since) {
 		w.entries = append(w.entries, scopeEntry{path: ".", at: at, dir: true})
 	}
 	w.wg.Add(1)
@@ -504,7 +523,7 @@ func (w *scopeWalk) dir(abs, rel string) {
 		if d.Type()&fs.ModeSymlink != 0 {
 			at = w.throughLink(filepath.Join(abs, d.Name()), at)
 		}
-		if at.After(w.since) {
+		if freshness.StampedSince(at, w.since) {
 			found = append(found, scopeEntry{path: r, at: at, dir: d.IsDir()})
 		}
 	}
@@ -560,18 +579,19 @@ func (w *scopeWalk) walks(dir string) bool {
 	return scopeDirMatch(w.scope, dir)
 }
 
-// changedSince counts the scope's files changed after start and its
-// folders whose entries changed after end (the run itself may add
+// changedSince counts the scope's files changed at or after start, by the
+// file clock (a change in start's timer tick may be the command's), and
+// its folders whose entries changed after end (the run itself may add
 // __pycache__ and the like while it runs), naming the latest changed
-// first. It reads only the entries changed after start. A file in same
+// first. A file in same
 // is not counted: the record's check found its bytes the ones stamped as
 // the command ended (touched, or changed and changed back), which a time
 // cannot tell.
 func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
 	for _, e := range st.entries {
-		if !e.at.After(start) {
-			break
+		if !freshness.StampedSince(e.at, start) {
+			continue
 		}
 		if (e.dir && !e.at.After(end)) || (!e.dir && same[e.path]) {
 			continue

@@ -70,6 +70,12 @@ func TestInputScope(t *testing.T) {
 			t.Errorf("InputScope(%s, %q) =\n%q, want\n%q", tt.cwd, tt.argv, got, tt.want)
 		}
 	}
+	// The output names files of the packages the command was given, not of
+	// those they import: its paths are looked for in the named folders.
+	argv := []string{"sh", "-c", "go test ./args/ | tail -n 5"}
+	if got, want := namedScope(root, ".", argv), []string{"go.mod", "go.sum", "args/*"}; !slices.Equal(got, want) {
+		t.Errorf("namedScope = %q, want %q", got, want)
+	}
 }
 
 // Where a go command's packages cannot be told from the module's own
@@ -352,5 +358,21 @@ func TestProjectScopes(t *testing.T) {
 				t.Errorf("scope = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// The file clock stamps a write in the tick the command started in with
+// the start's own time, and a file system of whole seconds with the start's
+// second: both are changes since the start.
+func TestChangesInTheStartsTickCount(t *testing.T) {
+	start := time.Unix(1000, 250_000_000)
+	st := scopeTimes{complete: true, entries: []scopeEntry{
+		{path: "same-tick.go", at: start},
+		{path: "whole-second.go", at: time.Unix(1000, 0)},
+		{path: "before.go", at: start.Add(-time.Millisecond)},
+	}}
+	got := st.changedSince(start, start, nil)
+	if want := []string{"same-tick.go", "whole-second.go"}; !slices.Equal(got.Paths, want) || got.Count != 2 {
+		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
