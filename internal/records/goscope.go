@@ -14,7 +14,7 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// goScope is what a go command (test, build, vet, run, install) run in cwd
+// goScope is what a go command (test, build, vet, install) run in cwd
 // reads of the work tree: the module's go.mod and go.sum and, for each
 // package it names and each package of the module those import, tests
 // included, the package's files, its testdata and the folders it embeds.

@@ -21,7 +21,7 @@ import (
 // relative to the workspace root: "**" matches any number of folders,
 // other segments match as path.Match does. It is chosen from the command:
 //
-//   - go test/build/vet/run/install: the module files, go.mod and go.sum,
+//   - go test/build/vet/install: the module files, go.mod and go.sum,
 //     and the files, testdata and embedded folders of the named packages
 //     and of every package of the module they import (goscope.go); the
 //     whole module where that cannot be told;
@@ -129,7 +129,9 @@ func (sc scoper) call(cwd string, words []string) []string {
 	}
 	tool := path.Base(words[0])
 	switch {
-	case tool == "go" && len(words) > 1 && isGoBuildVerb(words[1]):
+	case tool == "go" && len(words) > 1 && words[1] == "run" && !sc.named:
+		return everything // the program it builds reads what it is told to
+	case tool == "go" && len(words) > 1 && (isGoBuildVerb(words[1]) || words[1] == "run"):
 		return goScope(root, cwd, words[2:], !sc.named)
 	case tool == "cargo" || tool == "cargo-clippy":
 		return projectScope(root, cwd, "Cargo.toml")
@@ -308,7 +310,7 @@ func readsNoFile(words []string) bool {
 
 func isGoBuildVerb(v string) bool {
 	switch v {
-	case "test", "build", "vet", "run", "install":
+	case "test", "build", "vet", "install":
 		return true
 	}
 	return false

@@ -48,6 +48,7 @@ func TestInputScope(t *testing.T) {
 		{"web/src", []string{"npx", "jest", "--ci"}, []string{"web/**"}},
 		{"web", []string{"npm", "test"}, []string{"web/**"}},
 		{"py", []string{"python3", "-m", "pytest", "-q"}, []string{"py/**"}},
+		{".", []string{"go", "run", "./cmd/x", "input.txt"}, []string{"**"}},
 		{".", []string{"make", "check"}, []string{"**"}},
 		{".", nil, []string{"**"}},
 		// Shell lines: every command's inputs, after a cd; a filter of the
