@@ -69,22 +69,34 @@ func commandDirs(argv []string) []string {
 // shellCalls parses a shell line and returns the words of every simple
 // command in it, in order; a word that expands is "" (unknown).
 func shellCalls(line string) [][]string {
+	calls, _ := parseShell(line)
+	return calls
+}
+
+// parseShell returns the words of every command of a shell line (none if
+// it does not parse) and whether a command's input is redirected from a
+// file (< FILE, <> FILE), which reads a file its words do not show.
+func parseShell(line string) (calls [][]string, readsRedirect bool) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	var calls [][]string
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			words := make([]string, len(c.Args))
-			for i, w := range c.Args {
-				words[i] = literal(w)
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				words := make([]string, len(n.Args))
+				for i, w := range n.Args {
+					words[i] = literal(w)
+				}
+				calls = append(calls, words)
 			}
-			calls = append(calls, words)
+		case *syntax.Redirect:
+			readsRedirect = readsRedirect || n.Op == syntax.RdrIn || n.Op == syntax.RdrInOut
 		}
 		return true
 	})
-	return calls
+	return calls, readsRedirect
 }
 
 // literal is a word's value when nothing in it expands (quotes removed),

@@ -27,9 +27,8 @@ import (
 // local folder, -C, a file that does not parse or that names a folder
 // above its own in a string (a test opening "../other/testdata/x"); and a
 // go.work, whose other modules the packages may import, makes it the
-// workspace's folder whole. Every file of a package
-// is taken, whatever its build constraints say: more files than the build
-// reads, never fewer.
+// workspace's folder whole. Every file of a package is taken, whatever its
+// build constraints say: more files than the build reads, never fewer.
 //
 // Without imports, the scope is goNamed's.
 func goScope(root, cwd string, args []string, imports bool) []string {
@@ -179,8 +178,8 @@ func (g *goGraph) closure(dirs []string) ([]string, bool) {
 
 // read returns the imports of every Go file in dir, and the globs of the
 // folders its //go:embed lines name (each folder whole); false when a file
-// could not be parsed or may open a file above its folder (namesParent).
-// A folder that cannot be read has no package.
+// could not be read or parsed, or may open a file above its folder
+// (namesParent). A folder that cannot be listed has no package.
 func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 	abs := filepath.Join(g.root, filepath.FromSlash(dir))
 	list, err := os.ReadDir(abs)
@@ -194,11 +193,11 @@ func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 		}
 		src, err := os.ReadFile(filepath.Join(abs, d.Name()))
 		if err != nil {
-			continue
+			return nil, nil, false
 		}
 		f, err := parser.ParseFile(fset, d.Name(), src, parser.ImportsOnly)
 		if err != nil || namesParent(src) {
-			return nil, nil, false // its imports cannot all be read, or it reads above its folder
+			return nil, nil, false
 		}
 		for _, is := range f.Imports {
 			if p, err := strconv.Unquote(is.Path.Value); err == nil {

@@ -228,7 +228,10 @@ func hasPathKey(data []byte) bool {
 
 // shell is the scope of a shell line: the union of its commands'.
 func (sc scoper) shell(cwd, line string) []string {
-	calls := shellCalls(line)
+	calls, redirect := parseShell(line)
+	if redirect {
+		return everything // < FILE: a file no command's words name
+	}
 	var out []string
 	for _, c := range calls {
 		c = skipLaunchers(c)
@@ -291,7 +294,7 @@ func readsNoFile(words []string) bool {
 		return true
 	}
 	switch path.Base(words[0]) {
-	case "echo", "printf", "true", "false", ":", "tee":
+	case "echo", "printf", "true", "false", ":", "tee", "set", "export", "unset":
 		return true
 	case "head", "tail":
 		return numbers() // -n 50

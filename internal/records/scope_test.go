@@ -65,6 +65,10 @@ func TestInputScope(t *testing.T) {
 		{".", []string{"sh", "-c", "cd .. && go test ./..."}, []string{"**"}},
 		{".", []string{"sh", "-c", "go test ./args/ ("}, []string{"**"}},
 		{".", []string{"sh", "-c", "echo hi"}, []string{"**"}},
+		{".", []string{"sh", "-c", "go test ./args/ && sort < names.txt"}, []string{"**"}},
+		{".", []string{"sh", "-c", "set -e; export GOFLAGS=-count=1; go test ./internal/check 2>&1 | tail -n 20"},
+			[]string{"go.mod", "go.sum", "internal/check/*", "internal/check/testdata/**"}},
+		{".", []string{"sh", "-c", "echo $(cat notes.txt)"}, []string{"**"}},
 	}
 	for _, tt := range tests {
 		if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
