@@ -134,18 +134,20 @@ func (sc scoper) call(cwd string, words []string) []string {
 	case tool == "go" && len(words) > 1 && (isGoBuildVerb(words[1]) || words[1] == "run"):
 		return goScope(root, cwd, words[2:], !sc.named)
 	case tool == "cargo" || tool == "cargo-clippy":
-		return projectScope(root, cwd, "Cargo.toml")
+		return sc.project(cwd, "Cargo.toml")
 	case isProjectTool(words):
-		return projectScope(root, cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json")
+		return sc.project(cwd, "package.json", "pyproject.toml", "setup.py", "setup.cfg", "tsconfig.json")
 	}
 	return everything
 }
 
-// projectScope is the folder of the nearest project file (markers) from
-// cwd, whole; the folder of a workspace it belongs to (workspaceAt), whole;
-// and the work tree where a project file may name a file or package
-// outside that folder (reachesOut).
-func projectScope(root, cwd string, markers ...string) []string {
+// project is the folder of the nearest project file (markers) from cwd,
+// whole; the folder of a workspace it belongs to (workspaceAt), whole; and
+// the work tree where a project file or a source file may name a file or
+// package outside that folder (reachesOut, sourcesReachOut), which named
+// scopes do not look for.
+func (sc scoper) project(cwd string, markers ...string) []string {
+	root := sc.root
 	dir := projectDir(root, cwd, markers...)
 	for d := dir; ; d = path.Dir(d) {
 		if workspaceAt(root, d) {
@@ -155,11 +157,84 @@ func projectScope(root, cwd string, markers ...string) []string {
 			break
 		}
 	}
-	if reachesOut(root, dir) {
+	if !sc.named && (reachesOut(root, dir) || sourcesReachOut(root, dir)) {
 		return everything
 	}
 	return []string{join(dir, "**")}
 }
+
+// sourceExts are the files whose strings may name a file to read or a
+// module to import by a relative path.
+var sourceExts = map[string]bool{".rs": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".jsx": true,
+	".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".vue": true, ".svelte": true}
+
+// maxProjectSources bounds the files sourcesReachOut reads; past it the
+// project is taken to reach out.
+const maxProjectSources = 5000
+
+// sourcesReachOut reports whether a source file of the project in dir
+// names, in a string, a path relative to its own folder that leaves the
+// project's (require("../../shared/x"), include_str!("../../data"),
+// sys.path.insert(0, "..")): files outside the project are then inputs of
+// its tests. A string that is ".." alone counts wherever it is (path
+// joins). A project of more than maxProjectSources source files counts.
+func sourcesReachOut(root, dir string) bool {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	n, out := 0, false
+	filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			out = true // a folder it cannot read may hold such a file
+		}
+		if out {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if p != abs && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !sourceExts[filepath.Ext(p)] {
+			return nil
+		}
+		if n++; n > maxProjectSources {
+			out = true
+			return filepath.SkipAll
+		}
+		src, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(abs, filepath.Dir(p))
+		out = err != nil || leavesFolder(src, filepath.ToSlash(rel))
+		return nil
+	})
+	return out
+}
+
+// leavesFolder reports a string literal in src that starts with "../" and,
+// taken from the folder from (relative to the project's), leads out of
+// the project, or that is ".." alone.
+func leavesFolder(src []byte, from string) bool {
+	for _, q := range []byte{'"', '\'', '`'} {
+		for i := 0; ; {
+			j := bytes.Index(src[i:], []byte{q, '.', '.'})
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			end := bytes.IndexAny(src[i:], string([]byte{q, '\n'}))
+			if end < 0 {
+				end = len(src) - i
+			}
+			lit := string(src[i : i+end])
+			if lit == ".." || (strings.HasPrefix(lit, "../") && escapes(path.Join(from, lit))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escapes reports a cleaned relative path that leads above its start.
+func escapes(rel string) bool { return rel == ".." || strings.HasPrefix(rel, "../") }
 
 // projectFiles are the files that say what a project is made of and
 // where its tools look: its manifests and the test runners' and
