@@ -212,6 +212,40 @@ func TestReferencesResolveAgainstCwd(t *testing.T) {
 	}
 }
 
+// A name no folder freshctx looks in holds is the files of the work tree
+// whose path ends with it, all of them (a record saying fresh must have
+// stamped the file the output meant); one that too many files end with
+// leaves the record unknown; one no file ends with names no file.
+func TestReferencesPlacedElsewhere(t *testing.T) {
+	s, r := newService(t)
+	r.Write("deep/x/y.go", "package x\n")
+	r.Write("other/x/y.go", "package x\n")
+	for i := range maxElsewhere + 1 {
+		r.Write(fmt.Sprintf("cmd/c%d/main.go", i), "package main\n")
+	}
+	r.Commit("more")
+	r.Write("new/untracked.go", "package n\n")
+	rec := run(t, s, `echo "x/y.go:3: undefined: z"; echo "untracked.go:1: bad"; echo "nowhere.go:4: x"`)
+	var got []string
+	for _, f := range rec.Files {
+		got = append(got, f.Path)
+	}
+	slices.Sort(got)
+	if want := []string{"deep/x/y.go", "new/untracked.go", "other/x/y.go"}; !slices.Equal(got, want) {
+		t.Fatalf("files = %q, want %q", got, want)
+	}
+	if rec := run(t, s, `echo "nowhere.go:4: x"`); len(rec.Files) != 0 {
+		t.Fatalf("a name no file has: files = %+v", rec.Files)
+	}
+	rec = run(t, s, `echo "main.go:3: boom"; echo "pkg/calc.go:1: x"`)
+	if err := s.CheckAll(context.Background(), []*Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Freshness.Label != freshness.Unknown {
+		t.Fatalf("a name %d files end with: label %s, want unknown (files %+v)", maxElsewhere+1, rec.Freshness.Label, rec.Files)
+	}
+}
+
 // TestNonASCIIPathsResolve: a path whose folder is named with accents or
 // in another script is the file named, and a decoration drawn against a
 // path (a box-drawing line) is no part of it: each reading is tried

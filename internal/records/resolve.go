@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path"
@@ -22,10 +23,15 @@ const maxStamped = 5000
 // order of appearance: relative paths against the command's directory and
 // then the root, Java frames against the usual source roots. Paths outside
 // the root are dropped.
-func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirsOf func(i int) []string) [][]string {
-	out := make([][]string, 0, len(rs))
+//
+// printed is, beside each, the path as the output printed it, for a
+// reference that names a file by a relative path (elsewhere); "" for
+// others.
+func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirsOf func(i int) []string) (out [][]string, printed []string) {
+	out = make([][]string, 0, len(rs))
 	for i, r := range rs {
 		var alts []string
+		name := ""
 		if r.JavaClass != "" {
 			alts = refs.JavaCandidates(r)
 		} else {
@@ -34,12 +40,15 @@ func candidates(ws *workspace.Workspace, cwd string, rs []refs.Ref, dirsOf func(
 				alts = pathCandidates(ws, cwd, r.Alt, dirs)
 			}
 			alts = append(alts, pathCandidates(ws, cwd, r.Path, dirs)...)
+			if !filepath.IsAbs(r.Path) {
+				name = r.Path
+			}
 		}
 		if len(alts) > 0 {
-			out = append(out, alts)
+			out, printed = append(out, alts), append(printed, name)
 		}
 	}
-	return out
+	return out, printed
 }
 
 // pathCandidates are the root-relative paths a path in output may name.
@@ -75,8 +84,10 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 // the first one git reports deleted. Deduplicated. freshctx's own store
 // (own) is never one: it changes with every command, the record's own
 // saving included, so naming it would make every record stale at once.
-func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bool) []string {
-	var out []string
+//
+// unplaced are the indexes of the references none of whose alternatives
+// is a file or a deleted one.
+func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bool) (out []string, unplaced []int) {
 	seen := map[string]bool{}
 	keep := func(rel string) {
 		if !seen[rel] {
@@ -85,7 +96,7 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 		}
 	}
 	look := newListings(ws)
-	for _, as := range alts {
+	for i, as := range alts {
 		as = slices.DeleteFunc(slices.Clone(as), func(rel string) bool { return rel == "." || own(rel) })
 		found := false
 		for _, rel := range as {
@@ -100,11 +111,56 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 		for _, rel := range as {
 			if !look.exists(rel) && deleted(rel) {
 				keep(rel)
+				found = true
 				break
 			}
 		}
+		if !found && len(as) > 0 {
+			unplaced = append(unplaced, i)
+		}
 	}
-	return out
+	return out, unplaced
+}
+
+// maxElsewhere bounds the files one unplaced reference is stamped as; a
+// name more files end with is kept unstamped (the record is then at best
+// unknown).
+const maxElsewhere = 20
+
+// elsewhere places references no folder freshctx looks in holds: the
+// output named y.go, which is deep/x/y.go. Each is stamped as every file of
+// the work tree (tracked, or untracked and not ignored) whose path ends
+// with the printed one, as pick stamps every folder's: guessing one would
+// vouch for the others unseen. A name no file ends with names no file of
+// the work tree. One that more than maxElsewhere files end with is
+// returned in over, to be kept unstamped. Outside git there is no list to
+// search, and nothing is placed.
+func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []string, err error) {
+	if len(names) == 0 || s.WS.Git == nil {
+		return nil, nil, nil
+	}
+	files, err := s.WS.Git.WorkFiles(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range names {
+		name = path.Clean(filepath.ToSlash(name))
+		if name == "." || name == ".." || strings.HasPrefix(name, "../") {
+			continue
+		}
+		var matches []string
+		for _, f := range files {
+			if f == name || strings.HasSuffix(f, "/"+name) {
+				matches = append(matches, f)
+			}
+		}
+		if len(matches) > maxElsewhere {
+			over = append(over, name)
+			continue
+		}
+		found = append(found, matches...)
+	}
+	return found, over, nil
 }
 
 // listings answers whether paths exist from one listing of each folder

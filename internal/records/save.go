@@ -191,9 +191,9 @@ func (s *Service) unstamped(sc *scan) []string {
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
 	sc := &c.analysis.scan
-	alts := candidates(s.WS, s.Cwd, sc.refs, s.lookIn(c, r, argv))
+	alts, printed := candidates(s.WS, s.Cwd, sc.refs, s.lookIn(c, r, argv))
 	for _, f := range m.files {
-		alts = append([][]string{{f}}, alts...)
+		alts, printed = append([][]string{{f}}, alts...), append([]string{""}, printed...)
 	}
 	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
 		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, RacyWindow: s.RacyWindow,
@@ -203,9 +203,24 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 		return err
 	}
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
-	paths := pick(s.WS, alts, deleted, s.ownFiles())
+	paths, unplaced := pick(s.WS, alts, deleted, s.ownFiles())
+	var names []string
+	for _, i := range unplaced {
+		if printed[i] != "" {
+			names = append(names, printed[i])
+		}
+	}
+	found, over, err := s.elsewhere(ctx, names)
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		if !slices.Contains(paths, f) && !s.ownFiles()(f) {
+			paths = append(paths, f)
+		}
+	}
 	paths = keepExplicit(paths, m.files)
-	stamp, err := s.stamp(ctx, snap, paths, s.unstamped(sc), m.start, m.since)
+	stamp, err := s.stamp(ctx, snap, paths, append(s.unstamped(sc), over...), m.start, m.since)
 	if err != nil {
 		return err
 	}
