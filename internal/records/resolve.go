@@ -143,13 +143,17 @@ func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []
 	if err != nil {
 		return nil, nil, err
 	}
+	byBase := map[string][]string{}
+	for _, f := range files {
+		byBase[path.Base(f)] = append(byBase[path.Base(f)], f)
+	}
 	for _, name := range names {
 		name = path.Clean(filepath.ToSlash(name))
 		if name == "." || name == ".." || strings.HasPrefix(name, "../") {
 			continue
 		}
 		var matches []string
-		for _, f := range files {
+		for _, f := range byBase[path.Base(name)] {
 			if f == name || strings.HasSuffix(f, "/"+name) {
 				matches = append(matches, f)
 			}
