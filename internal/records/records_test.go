@@ -246,6 +246,30 @@ func TestReferencesPlacedElsewhere(t *testing.T) {
 	}
 }
 
+// Outside git, the files an unplaced path may be are found by a walk of
+// the tree.
+func TestReferencesPlacedElsewhereOutsideGit(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"deep/x/y.go", "node_modules/m/y.go", "a.go"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := teststore.Workspace(t, dir)
+	if ws.Git != nil {
+		t.Fatal("a plain folder is a git work tree here")
+	}
+	s := &Service{WS: ws, Store: teststore.Open(t, "", store.Options{}), Cwd: dir}
+	rec := run(t, s, `echo "y.go:3: undefined: z"`)
+	if len(rec.Files) != 1 || rec.Files[0].Path != "deep/x/y.go" {
+		t.Fatalf("files = %+v, want deep/x/y.go alone (node_modules is not searched)", rec.Files)
+	}
+}
+
 // TestNonASCIIPathsResolve: a path whose folder is named with accents or
 // in another script is the file named, and a decoration drawn against a
 // path (a box-drawing line) is no part of it: each reading is tried

@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -133,15 +134,20 @@ const maxElsewhere = 20
 // with the printed one, as pick stamps every folder's: guessing one would
 // vouch for the others unseen. A name no file ends with names no file of
 // the work tree. One that more than maxElsewhere files end with is
-// returned in over, to be kept unstamped. Outside git there is no list to
-// search, and nothing is placed.
+// returned in over, to be kept unstamped. Outside git the files are those
+// a walk of the tree finds (treeFiles); where it stopped at its bound,
+// every name is returned in over.
 func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []string, err error) {
-	if len(names) == 0 || s.WS.Git == nil {
+	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	files, err := s.WS.Git.WorkFiles(ctx)
-	if err != nil {
-		return nil, nil, err
+	var files []string
+	if s.WS.Git != nil {
+		if files, err = s.WS.Git.WorkFiles(ctx); err != nil {
+			return nil, nil, err
+		}
+	} else if files, err = treeFiles(s.WS.Root); err != nil {
+		return nil, names, nil // not all could be searched: none is placed for sure
 	}
 	byBase := map[string][]string{}
 	for _, f := range files {
@@ -259,4 +265,35 @@ func flatten(alts [][]string) []string {
 		out = append(out, as...)
 	}
 	return out
+}
+
+// errTooManyFiles stops treeFiles at maxScopeFiles.
+var errTooManyFiles = errors.New("more files than a walk reads")
+
+// treeFiles lists the regular files under root, root-relative, as the
+// input scope's walk sees them (skipDirs are left out), up to
+// maxScopeFiles; past it, or where a folder cannot be read, it fails.
+func treeFiles(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && skipDirs[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if len(out) >= maxScopeFiles {
+			return errTooManyFiles
+		}
+		rel, err := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	return out, err
 }
