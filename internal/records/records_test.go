@@ -246,6 +246,24 @@ func TestReferencesPlacedElsewhere(t *testing.T) {
 	}
 }
 
+// A file list git cannot give (here the command broke the index) leaves
+// an unplaced path not stamped: the record is kept, and unknown.
+func TestUnplacedPathWithoutAFileListIsKeptUnknown(t *testing.T) {
+	s, r := newService(t)
+	r.Write("deep/y.go", "package deep\n")
+	r.Commit("deep")
+	rec := run(t, s, `echo "y.go:3: x"; echo junk > .git/index`)
+	if rec.ID == 0 {
+		t.Fatalf("record not kept: %s", rec.NotKept)
+	}
+	if err := s.CheckAll(context.Background(), []*Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Freshness.Label != freshness.Unknown {
+		t.Fatalf("label %s, want unknown (files %+v)", rec.Freshness.Label, rec.Files)
+	}
+}
+
 // Outside git, the files an unplaced path may be are found by a walk of
 // the tree.
 func TestReferencesPlacedElsewhereOutsideGit(t *testing.T) {

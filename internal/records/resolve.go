@@ -135,19 +135,23 @@ const maxElsewhere = 20
 // vouch for the others unseen. A name no file ends with names no file of
 // the work tree. One that more than maxElsewhere files end with is
 // returned in over, to be kept unstamped. Outside git the files are those
-// a walk of the tree finds (treeFiles); where it stopped at its bound,
-// every name is returned in over.
-func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []string, err error) {
+// a walk of the tree finds (treeFiles). Where the list cannot be had (git
+// failed, the walk stopped at its bound), every name is returned in over.
+func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []string) {
 	if len(names) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	var files []string
+	var err error
 	if s.WS.Git != nil {
-		if files, err = s.WS.Git.WorkFiles(ctx); err != nil {
-			return nil, nil, err
-		}
-	} else if files, err = treeFiles(s.WS.Root); err != nil {
-		return nil, names, nil // not all could be searched: none is placed for sure
+		files, err = s.WS.Git.WorkFiles(ctx)
+	} else {
+		files, err = treeFiles(s.WS.Root)
+	}
+	if err != nil {
+		// Not all could be searched: none is placed for sure, and the
+		// record is still kept, not failed for it.
+		return nil, names
 	}
 	byBase := map[string][]string{}
 	for _, f := range files {
@@ -170,7 +174,7 @@ func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []
 		}
 		found = append(found, matches...)
 	}
-	return found, over, nil
+	return found, over
 }
 
 // listings answers whether paths exist from one listing of each folder

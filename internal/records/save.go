@@ -210,10 +210,7 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 			names = append(names, printed[i])
 		}
 	}
-	found, over, err := s.elsewhere(ctx, names)
-	if err != nil {
-		return err
-	}
+	found, over := s.elsewhere(ctx, names)
 	for _, f := range found {
 		if !slices.Contains(paths, f) && !s.ownFiles()(f) {
 			paths = append(paths, f)
