@@ -104,14 +104,11 @@ func goNamed(mod, cwd string, args []string) []string {
 // goWorkDir is the folder of the nearest go.work from the module's folder
 // up to the root, or "".
 func goWorkDir(root, mod string) string {
-	for dir := mod; ; dir = path.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir), "go.work")); err == nil {
-			return dir
-		}
-		if dir == "." || dir == "/" || dir == "" {
-			return ""
-		}
+	dir := projectDir(root, mod, "go.work")
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir), "go.work")); err != nil {
+		return "" // projectDir gives mod back when none is found
 	}
+	return dir
 }
 
 // goGraph follows the imports of a module's packages, from their files.
@@ -178,8 +175,8 @@ func (g *goGraph) closure(dirs []string) ([]string, bool) {
 
 // read returns the imports of every Go file in dir, and the globs of the
 // folders its //go:embed lines name (each folder whole); false when a file
-// could not be read or parsed, or may open a file above its folder
-// (namesParent). A folder that cannot be listed has no package.
+// could not be read or parsed, or names a path above its folder in a
+// string (leavesFolder). A folder that cannot be listed has no package.
 func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 	abs := filepath.Join(g.root, filepath.FromSlash(dir))
 	list, err := os.ReadDir(abs)
@@ -196,7 +193,7 @@ func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 			return nil, nil, false
 		}
 		f, err := parser.ParseFile(fset, d.Name(), src, parser.ImportsOnly)
-		if err != nil || namesParent(src) {
+		if err != nil || leavesFolder(src, ".") {
 			return nil, nil, false
 		}
 		for _, is := range f.Imports {
@@ -207,25 +204,6 @@ func (g *goGraph) read(dir string) (imports, embeds []string, ok bool) {
 		embeds = append(embeds, embedGlobs(src)...)
 	}
 	return imports, embeds, true
-}
-
-// namesParent reports a string literal that starts with the parent folder
-// (`"../testdata/x"`, `filepath.Join("..", …)`): a test that opens a file
-// of another package's folder has inputs its imports do not show.
-func namesParent(src []byte) bool {
-	for _, q := range []string{"\"..", "`.."} {
-		for from := 0; ; {
-			i := bytes.Index(src[from:], []byte(q))
-			if i < 0 {
-				break
-			}
-			from += i + len(q)
-			if from < len(src) && (src[from] == '/' || src[from] == q[0] || src[from] == '\\') {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // embedGlobs are the folders a file's //go:embed lines name, each as

@@ -177,36 +177,39 @@ const maxProjectSources = 5000
 // project's (require("../../shared/x"), include_str!("../../data"),
 // sys.path.insert(0, "..")): files outside the project are then inputs of
 // its tests. A string that is ".." alone counts wherever it is (path
-// joins). A project of more than maxProjectSources source files counts.
+// joins). A project of more than maxProjectSources source files counts,
+// as one whose walk stops (treeFiles: a folder it cannot read, more than
+// maxScopeFiles files).
 func sourcesReachOut(root, dir string) bool {
 	abs := filepath.Join(root, filepath.FromSlash(dir))
-	n, out := 0, false
-	filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			out = true // a folder it cannot read may hold such a file
-		}
-		if out {
-			return filepath.SkipAll
-		}
-		if d.IsDir() {
-			if p != abs && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !sourceExts[filepath.Ext(p)] {
-			return nil
+	files, err := treeFiles(abs)
+	if err != nil {
+		return true // a folder it cannot read, or past the walk's bound, may hold such a file
+	}
+	n := 0
+	for _, rel := range files {
+		if !sourceExts[path.Ext(rel)] || hiddenFolder(rel) {
+			continue
 		}
 		if n++; n > maxProjectSources {
-			out = true
-			return filepath.SkipAll
+			return true
 		}
-		src, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(abs, filepath.Dir(p))
-		out = err != nil || leavesFolder(src, filepath.ToSlash(rel))
-		return nil
-	})
-	return out
+		src, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(rel)))
+		if err != nil || leavesFolder(src, path.Dir(rel)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenFolder reports a path under a folder whose name starts with ".".
+func hiddenFolder(rel string) bool {
+	for _, seg := range strings.Split(path.Dir(rel), "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." {
+			return true
+		}
+	}
+	return false
 }
 
 // leavesFolder reports a string literal in src that starts with "../" and,
