@@ -176,8 +176,8 @@ const maxProjectSources = 5000
 // names, in a string, a path relative to its own folder that leaves the
 // project's (require("../../shared/x"), include_str!("../../data"),
 // sys.path.insert(0, "..")): files outside the project are then inputs of
-// its tests. A string that is ".." alone counts wherever it is (path
-// joins). A project of more than maxProjectSources source files counts,
+// its tests. A string that is ".." alone counts where it is an argument
+// (a path join), not where it is compared. A project of more than maxProjectSources source files counts,
 // as one whose walk stops (treeFiles: a folder it cannot read, more than
 // maxScopeFiles files).
 func sourcesReachOut(root, dir string) bool {
@@ -214,7 +214,7 @@ func hiddenFolder(rel string) bool {
 
 // leavesFolder reports a string literal in src that starts with "../" and,
 // taken from the folder from (relative to the project's), leads out of
-// the project, or that is ".." alone.
+// the project, or that is ".." given as an argument (joined).
 func leavesFolder(src []byte, from string) bool {
 	for _, q := range []byte{'"', '\'', '`'} {
 		for i := 0; ; {
@@ -228,12 +228,23 @@ func leavesFolder(src []byte, from string) bool {
 				end = len(src) - i
 			}
 			lit := string(src[i : i+end])
-			if lit == ".." || (strings.HasPrefix(lit, "../") && escapes(path.Join(from, lit))) {
+			if (lit == ".." && joined(src[i+end:])) || (strings.HasPrefix(lit, "../") && escapes(path.Join(from, lit))) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// joined reports that the string a literal ".." ends (rest starts at its
+// closing quote) is an argument, as in filepath.Join("..", "x") or
+// os.path.join(here, '..'), not a value compared (rel == "..").
+func joined(rest []byte) bool {
+	if len(rest) == 0 {
+		return true // no closing quote: it cannot be told
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t")
+	return len(rest) == 0 || rest[0] == ',' || rest[0] == ')'
 }
 
 // escapes reports a cleaned relative path that leads above its start.

@@ -107,6 +107,9 @@ func TestGoScopeFallsBackToTheModule(t *testing.T) {
 		{"a path joined from the parent", map[string]string{"m/go.mod": "module example.com/m\n",
 			"m/p/p_test.go": "package p\nimport \"path/filepath\"\nvar f = filepath.Join(\"..\", \"q\")\n"},
 			[]string{"m/go.mod", "m/go.sum", "m/**"}},
+		{"a path compared with the parent", map[string]string{"m/go.mod": "module example.com/m\n",
+			"m/p/p.go": "package p\nfunc up(rel string) bool { return rel == \"..\" }\n"},
+			[]string{"m/go.mod", "m/go.sum", "m/p/*", "m/p/testdata/**"}},
 		{"an imported package's file that does not parse", map[string]string{"m/go.mod": "module example.com/m\n",
 			"m/p/p.go": "package p\nimport _ \"example.com/m/q\"\n", "m/q/q.go": "package q\nimport (\n"},
 			[]string{"m/go.mod", "m/go.sum", "m/**"}},
@@ -130,7 +133,7 @@ func TestEmbedGlobs(t *testing.T) {
 	}
 }
 
-func writeTree(t *testing.T, root string, files map[string]string) {
+func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
