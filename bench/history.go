@@ -76,6 +76,9 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 		"repository of %d commits; `run -- true` took %s more, %s of a git status.",
 		spread(floor), lengths[len(lengths)-1], ms(same.median()-floor.median()),
 		times(float64(same.median()-floor.median())/float64(status.median())))
+	if err := b.longerCommand(ctx, sec, dirs[len(dirs)-1], status); err != nil {
+		return err
+	}
 	if err := b.mcpRun(ctx, sec, dirs[len(dirs)-1], status); err != nil {
 		return err
 	}
@@ -187,5 +190,25 @@ func (b *bench) mcpRun(ctx context.Context, sec *section, dir string, status sam
 		"the run tool with the command `true` (run as `sh -c true`) took %s, against %s for `sh -c true` alone: "+
 		"%s of a git status over it.",
 		spread(run), spread(shell), times(float64(run.median()-shell.median())/float64(status.median())))
+	return nil
+}
+
+// longerCommand times run of a command that lasts longer than a git status
+// (sleep 0.1), against the command alone: the status that gives the
+// record its git facts runs beside the command, so what is left is the
+// process and the store.
+func (b *bench) longerCommand(ctx context.Context, sec *section, dir string, status sample) error {
+	alone, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, "sleep", "0.1") })
+	if err != nil {
+		return err
+	}
+	run, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "sleep", "0.1") })
+	if err != nil {
+		return err
+	}
+	over := run.median() - alone.median()
+	sec.note("A command longer than a status: `run -- sleep 0.1` took %s against %s for `sleep 0.1`, %s more, "+
+		"%s of a git status: the status runs beside the command.", spread(run), spread(alone), ms(over),
+		times(float64(over)/float64(status.median())))
 	return nil
 }

@@ -442,27 +442,67 @@ func TestStatsNeverInflated(t *testing.T) {
 	}
 }
 
-// TestGitStateIsAsTheCommandLeftIt: the record's branch, HEAD and dirty
-// bit are read after the command ended (the status starts as it exits,
-// alongside the analysis), so a command that commits or edits is recorded
-// with what it left, and the tree is that of the HEAD recorded.
-func TestGitStateIsAsTheCommandLeftIt(t *testing.T) {
+// TestGitStateIsAsTheCommandFoundIt: the record's branch, HEAD and dirty
+// bit are read as the command starts, beside it (a command longer than one
+// status pays nothing for them), so a command that commits or edits once
+// the status has been read is recorded with what it found, and the tree is
+// that of the HEAD recorded. Each command here waits for the status to end.
+func TestGitStateIsAsTheCommandFoundIt(t *testing.T) {
 	s, r := newService(t)
-	rec := run(t, s, `echo next > pkg/new.go && git add pkg/new.go && git -c user.name=t -c user.email=t@t commit -qm next && echo committed`)
+	read := filepath.Join(t.TempDir(), "status-read")
+	git := s.WS.Git.Run
+	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		out, err := git(ctx, dir, args...)
+		if slices.Contains(args, "status") {
+			os.WriteFile(read, nil, 0o644)
+		}
+		return out, err
+	}
+	waitThen := func(script string) *Record {
+		os.Remove(read)
+		return run(t, s, "i=0; while [ ! -e "+read+" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; "+script)
+	}
 	head := strings.TrimSpace(r.Git("rev-parse", "HEAD"))
+	tree := strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}"))
+	rec := waitThen(`echo next > pkg/new.go && git add pkg/new.go && git -c user.name=t -c user.email=t@t commit -qm next && echo committed`)
 	if rec.Git.Head != head || rec.Git.Dirty {
-		t.Fatalf("after a commit: git = %+v, want head %s, clean", rec.Git, head)
+		t.Fatalf("a commit after the status: git = %+v, want head %s, clean", rec.Git, head)
 	}
 	got, err := s.Get(context.Background(), rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")); got.stamp.Git.Tree != want {
-		t.Fatalf("stored tree %q, want HEAD's %s", got.stamp.Git.Tree, want)
+	if got.stamp.Git.Tree != tree {
+		t.Fatalf("stored tree %q, want that of the HEAD recorded, %s", got.stamp.Git.Tree, tree)
 	}
-	rec = run(t, s, `echo edit >> pkg/calc.go`)
+	head = strings.TrimSpace(r.Git("rev-parse", "HEAD"))
+	rec = waitThen(`echo edit >> pkg/calc.go`)
+	if rec.Git.Head != head || rec.Git.Dirty {
+		t.Fatalf("an edit after the status: git = %+v, want head %s, clean", rec.Git, head)
+	}
+	rec = waitThen(`true`)
 	if rec.Git.Head != head || !rec.Git.Dirty {
-		t.Fatalf("after an edit: git = %+v, want head %s, dirty", rec.Git, head)
+		t.Fatalf("after the edit: git = %+v, want head %s, dirty", rec.Git, head)
+	}
+}
+
+// TestAFileTheCommandDeletesIsStamped: a file the output names and the
+// command deleted is kept among the record's files, missing, though the
+// status read as the command started saw it: restored, it makes the record
+// stale.
+func TestAFileTheCommandDeletesIsStamped(t *testing.T) {
+	s, r := newService(t)
+	rec := run(t, s, `rm pkg/calc.go; echo "pkg/calc.go:3: gone"`)
+	if len(rec.Files) != 1 || rec.Files[0].Path != "pkg/calc.go" || rec.Files[0].Exists {
+		t.Fatalf("files = %+v, want pkg/calc.go, missing", rec.Files)
+	}
+	r.Git("checkout", "-q", "HEAD", "--", "pkg/calc.go")
+	got, err := s.Show(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Freshness.Label != freshness.StaleChanged {
+		t.Fatalf("restored: %s, want %s", got.Freshness.Label, freshness.StaleChanged)
 	}
 }
 

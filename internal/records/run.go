@@ -16,7 +16,6 @@ import (
 
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -131,6 +130,11 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("run: no command given")
 	}
+	// The git facts are read as the command starts, beside it: a command
+	// that runs longer than one status pays nothing for them.
+	gitCtx, stopGit := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopGit()
+	status := s.statusNow(gitCtx)
 	c, err := s.startCapture(req.Options, req.Argv)
 	if err != nil {
 		return nil, err
@@ -158,7 +162,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", req.Argv[0], err)
 	}
-	c.status = s.statusNow(context.WithoutCancel(ctx))
+	c.status = status
 	// A cancelled run is still recorded: what it printed until then.
 	return s.finish(context.WithoutCancel(ctx), c, recordMeta{
 		kind: "run", argv: req.Argv, exitCode: &code, start: start, since: since, duration: duration,
@@ -237,24 +241,25 @@ type capture struct {
 	done     chan struct{}
 	bytes    atomic.Int64
 	stopProg func()
-	// status is the whole-tree git status started as the command ended
-	// (statusNow), nil when none was started.
+	// status is the whole-tree git status started as the command started
+	// (run) or as its input ended (capture), nil when none was started.
 	status func() (*workspace.Status, error)
 	// waited is set once wait has run; waitErr is what it returned.
 	waited  bool
 	waitErr error
 }
 
-// statusNow starts the whole-tree git status the record's stamp needs as
-// soon as the command has ended, so that it runs while the rest of the
-// output is analysed and stored instead of after. Nil outside git, and
-// when there is no store to keep the record in.
+// statusNow starts the whole-tree git status the record's stamp needs (its
+// branch, HEAD and dirty bit), so that it runs beside what comes next
+// instead of after it: for run, the command itself; for capture, the
+// analysis of the rest of the input. Nil outside git, and when there is no
+// store to keep the record in.
 func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, error) {
 	if s.WS.Git == nil || s.Store == nil {
 		return nil
 	}
 	s.WS.Git.Prefetch(ctx)
-	return later.Start(func() (*workspace.Status, error) { return s.WS.Git.Status(ctx) })
+	return s.WS.Git.StartStatus(ctx)
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {

@@ -112,6 +112,41 @@ func (g *Git) Status(ctx context.Context) (*Status, error) {
 	return g.status(ctx, wholeStatus...)
 }
 
+// StartStatus starts Status's git status now, beside whatever the caller
+// does next (the command a record describes), and returns how to wait for
+// it; every call of that function returns the same result. The status takes
+// no lock while it runs. The stale-index refresh Status would make after a
+// slow status is made when the result is first waited for, never while the
+// status runs beside a command that may be using git itself; the status
+// already read stands, since it is right, only slow.
+func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
+	args := g.statusArgs(wholeStatus...)
+	type result struct {
+		out  []byte
+		took time.Duration
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		start := g.now()
+		out, err := g.Run(ctx, g.Top, args...)
+		done <- result{out, g.now().Sub(start), err}
+	}()
+	return sync.OnceValues(func() (*Status, error) {
+		r := <-done
+		if r.err != nil {
+			return nil, fmt.Errorf("git status: %w", r.err)
+		}
+		if gitDir, refreshed := g.refreshIfSlow(ctx, r.took); refreshed {
+			start := g.now()
+			if _, err := g.Run(ctx, g.Top, args...); err == nil {
+				g.recordBaseline(gitDir, g.now().Sub(start))
+			}
+		}
+		return parseStatus(r.out, g.fromGit)
+	})
+}
+
 // wholeStatus is the mode of Status.
 var wholeStatus = []string{"--untracked-files=normal"}
 

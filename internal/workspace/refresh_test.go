@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,4 +141,60 @@ func count(calls []string, name string) int {
 		}
 	}
 	return n
+}
+
+// TestStartedStatusRefreshesOnlyWhenWaitedFor: a status started beside a
+// command never takes the index lock while it runs (the command may be
+// running git); a slow one's refresh is made when its result is first
+// waited for, once, and the status it read stands.
+func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	r.Write("b.go", "package a\n")
+	defer func(f time.Duration) { refreshFloor = f }(refreshFloor)
+	refreshFloor = 0 // every status counts as slow
+
+	g := newGit(r.Dir, "")
+	var mu sync.Mutex
+	var calls []string
+	statusRan := make(chan struct{})
+	ran := sync.OnceFunc(func() { close(statusRan) })
+	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		name := args[0]
+		if strings.HasPrefix(name, "--") {
+			name = args[1]
+		}
+		mu.Lock()
+		calls = append(calls, name)
+		mu.Unlock()
+		out, err := ExecGit(ctx, dir, args...)
+		if name == "status" {
+			ran()
+		}
+		return out, err
+	}
+	wait := g.StartStatus(context.Background())
+	<-statusRan
+	time.Sleep(20 * time.Millisecond) // time a refresh made beside the status would have had
+	mu.Lock()
+	before := slices.Clone(calls)
+	mu.Unlock()
+	if slices.Contains(before, "update-index") {
+		t.Fatalf("the index was refreshed before the status was waited for: %v", before)
+	}
+	st, err := wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := st.Entry("b.go"); !ok || !st.Dirty() {
+		t.Fatalf("the status read: b.go %+v %v, dirty %v; want b.go untracked, dirty", e, ok, st.Dirty())
+	}
+	again, _ := wait()
+	if again != st {
+		t.Fatal("waiting again gave another status")
+	}
+	if n := count(calls, "update-index"); n != 1 {
+		t.Fatalf("update-index ran %d times, want once, when waited for (calls %v)", n, calls)
+	}
 }
