@@ -115,10 +115,13 @@ func (g *Git) Status(ctx context.Context) (*Status, error) {
 // StartStatus starts Status's git status now, beside whatever the caller
 // does next (the command a record describes), and returns how to wait for
 // it; every call of that function returns the same result. The status takes
-// no lock while it runs. The stale-index refresh Status would make after a
-// slow status is made when the result is first waited for, never while the
-// status runs beside a command that may be using git itself; the status
-// already read stands, since it is right, only slow.
+// no lock while it runs. The stale-index refresh Status makes after a slow
+// status is made here only when the caller had to wait for the status,
+// after the wait, never while the status runs beside a command that may be
+// using git itself; and the status already read stands, since it is right,
+// only slow. A status that ended before it was waited for cost the caller
+// nothing, and its time, taken beside a busy command, says little about
+// the index: it triggers no refresh.
 func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 	args := g.statusArgs(wholeStatus...)
 	type result struct {
@@ -133,9 +136,19 @@ func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 		done <- result{out, g.now().Sub(start), err}
 	}()
 	return sync.OnceValues(func() (*Status, error) {
-		r := <-done
+		var r result
+		waited := false
+		select {
+		case r = <-done:
+		default:
+			waited = true
+			r = <-done
+		}
 		if r.err != nil {
 			return nil, fmt.Errorf("git status: %w", r.err)
+		}
+		if !waited {
+			return parseStatus(r.out, g.fromGit)
 		}
 		if gitDir, refreshed := g.refreshIfSlow(ctx, r.took); refreshed {
 			start := g.now()

@@ -145,56 +145,82 @@ func count(calls []string, name string) int {
 
 // TestStartedStatusRefreshesOnlyWhenWaitedFor: a status started beside a
 // command never takes the index lock while it runs (the command may be
-// running git); a slow one's refresh is made when its result is first
-// waited for, once, and the status it read stands.
+// running git). A slow one the caller had to wait for has its refresh made
+// after the wait, once, and the status it read stands; one that ended
+// before it was waited for cost nothing and refreshes nothing.
 func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
-	r := testgit.New(t)
-	r.Write("a.go", "package a\n")
-	r.Commit("init")
-	r.Write("b.go", "package a\n")
 	defer func(f time.Duration) { refreshFloor = f }(refreshFloor)
 	refreshFloor = 0 // every status counts as slow
-
-	g := newGit(r.Dir, "")
-	var mu sync.Mutex
-	var calls []string
-	statusRan := make(chan struct{})
-	ran := sync.OnceFunc(func() { close(statusRan) })
-	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		name := args[0]
-		if strings.HasPrefix(name, "--") {
-			name = args[1]
-		}
-		mu.Lock()
-		calls = append(calls, name)
-		mu.Unlock()
-		out, err := ExecGit(ctx, dir, args...)
-		if name == "status" {
-			ran()
-		}
-		return out, err
-	}
-	wait := g.StartStatus(context.Background())
-	<-statusRan
-	time.Sleep(20 * time.Millisecond) // time a refresh made beside the status would have had
-	mu.Lock()
-	before := slices.Clone(calls)
-	mu.Unlock()
-	if slices.Contains(before, "update-index") {
-		t.Fatalf("the index was refreshed before the status was waited for: %v", before)
-	}
-	st, err := wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e, ok := st.Entry("b.go"); !ok || !st.Dirty() {
-		t.Fatalf("the status read: b.go %+v %v, dirty %v; want b.go untracked, dirty", e, ok, st.Dirty())
-	}
-	again, _ := wait()
-	if again != st {
-		t.Fatal("waiting again gave another status")
-	}
-	if n := count(calls, "update-index"); n != 1 {
-		t.Fatalf("update-index ran %d times, want once, when waited for (calls %v)", n, calls)
+	for _, c := range []struct {
+		name        string
+		waitFirst   bool // the caller waits while the status still runs
+		wantRefresh int
+	}{
+		{"waited for", true, 1},
+		{"ended before the wait", false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := testgit.New(t)
+			r.Write("a.go", "package a\n")
+			r.Commit("init")
+			r.Write("b.go", "package a\n")
+			g := newGit(r.Dir, "")
+			var mu sync.Mutex
+			var calls []string
+			release, statusRan := make(chan struct{}), make(chan struct{})
+			ran := sync.OnceFunc(func() { close(statusRan) })
+			g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+				name := args[0]
+				if strings.HasPrefix(name, "--") {
+					name = args[1]
+				}
+				mu.Lock()
+				calls = append(calls, name)
+				mu.Unlock()
+				out, err := ExecGit(ctx, dir, args...)
+				if name == "status" {
+					<-release
+					ran()
+				}
+				return out, err
+			}
+			called := func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Clone(calls)
+			}
+			wait := g.StartStatus(context.Background())
+			got := make(chan *Status, 1)
+			if c.waitFirst {
+				go func() {
+					st, err := wait()
+					if err != nil {
+						t.Error(err)
+					}
+					got <- st
+				}()
+				time.Sleep(50 * time.Millisecond) // the caller is waiting
+				close(release)
+			} else {
+				close(release)
+				<-statusRan
+				time.Sleep(20 * time.Millisecond) // the status has handed its result over
+				st, err := wait()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got <- st
+			}
+			st := <-got
+			if e, ok := st.Entry("b.go"); !ok || !st.Dirty() {
+				t.Fatalf("the status read: b.go %+v %v, dirty %v; want b.go untracked, dirty", e, ok, st.Dirty())
+			}
+			if again, _ := wait(); again != st {
+				t.Fatal("waiting again gave another status")
+			}
+			if n := count(called(), "update-index"); n != c.wantRefresh {
+				t.Fatalf("update-index ran %d times, want %d (calls %v)", n, c.wantRefresh, called())
+			}
+		})
 	}
 }
