@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/render"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 type recordFlags struct {
@@ -78,11 +81,15 @@ freshctx exits with the command's exit status.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(cmd.Context()))
+			defer stopStatus()
+			status := a.startStatus(statusCtx)
 			opt, svc, err := f.prepare(cmd, a)
 			if err != nil {
 				return err
 			}
-			rec, err := svc.Run(cmd.Context(), records.RunRequest{Options: opt, Argv: args, Stdin: a.io.In, Env: a.io.Env})
+			rec, err := svc.Run(cmd.Context(), records.RunRequest{Options: opt, Argv: args, Stdin: a.io.In, Env: a.io.Env,
+				GitStatus: status})
 			if err != nil {
 				return err
 			}
@@ -163,4 +170,17 @@ func (a *app) checkNew(cmd *cobra.Command, svc *records.Service, rec *records.Re
 		return nil
 	}
 	return svc.CheckAll(cmd.Context(), []*records.Record{rec})
+}
+
+// startStatus starts the whole-tree git status a run's record takes its
+// git facts from, before the store is opened, so that it runs beside the
+// opening as well as the command. Nil outside git or without a workspace
+// (the run then says why as it would have).
+func (a *app) startStatus(ctx context.Context) func() (*workspace.Status, error) {
+	ws, err := a.workspace()
+	if err != nil || ws.Git == nil {
+		return nil
+	}
+	ws.Git.Prefetch(ctx)
+	return ws.Git.StartStatus(ctx)
 }

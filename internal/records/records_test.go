@@ -486,6 +486,33 @@ func TestGitStateIsAsTheCommandFoundIt(t *testing.T) {
 	}
 }
 
+// TestRunTakesTheStatusItIsGiven: a status the caller started for the run
+// (the CLI starts it before the store opens) is the one the record's git
+// facts come from; Run starts none of its own.
+func TestRunTakesTheStatusItIsGiven(t *testing.T) {
+	s, r := newService(t)
+	given := s.WS.Git.StartStatus(context.Background())
+	if _, err := given(); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("pkg/new.go", "package pkg\n") // dirty from here on
+	statuses := 0
+	git := s.WS.Git.Run
+	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		if slices.Contains(args, "status") {
+			statuses++
+		}
+		return git(ctx, dir, args...)
+	}
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"true"}, GitStatus: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Git.Dirty || statuses != 0 {
+		t.Fatalf("dirty %v after %d statuses of its own, want the given status's clean tree and none", rec.Git.Dirty, statuses)
+	}
+}
+
 // TestAFileTheCommandDeletesIsStamped: a file the output names and the
 // command deleted is kept among the record's files, missing, though the
 // status read as the command started saw it: restored, it makes the record

@@ -92,6 +92,11 @@ type RunRequest struct {
 	Argv  []string
 	Stdin io.Reader
 	Env   []string
+	// GitStatus, when set, is the whole-tree git status the caller started
+	// for this run just before it (the CLI starts it as it reads the
+	// command line, so that it runs beside the store's opening too); Run
+	// starts one itself when it is nil.
+	GitStatus func() (*workspace.Status, error)
 	// OwnGroup runs the command in its own process group, so that when ctx
 	// is cancelled the command and everything it started are ended (and the
 	// record of what ran so far is kept). Not for a command that may read
@@ -132,9 +137,12 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	}
 	// The git facts are read as the command starts, beside it: a command
 	// that runs longer than one status pays nothing for them.
-	gitCtx, stopGit := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopGit()
-	status := s.statusNow(gitCtx)
+	status := req.GitStatus
+	if status == nil || s.Store == nil {
+		gitCtx, stopGit := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopGit()
+		status = s.statusNow(gitCtx)
+	}
 	c, err := s.startCapture(req.Options, req.Argv)
 	if err != nil {
 		return nil, err
