@@ -112,6 +112,10 @@ func (g *Git) Status(ctx context.Context) (*Status, error) {
 	return g.status(ctx, wholeStatus...)
 }
 
+// waitedFor is how long a caller must have waited for a started status
+// before its time is judged (StartStatus).
+const waitedFor = time.Millisecond
+
 // StartStatus starts Status's git status now, beside whatever the caller
 // does next (the command a record describes), and returns how to wait for
 // it; every call of that function returns the same result. The status takes
@@ -119,9 +123,10 @@ func (g *Git) Status(ctx context.Context) (*Status, error) {
 // status is made here only when the caller had to wait for the status,
 // after the wait, never while the status runs beside a command that may be
 // using git itself; and the status already read stands, since it is right,
-// only slow. A status that ended before it was waited for cost the caller
-// nothing, and its time, taken beside a busy command, says little about
-// the index: it triggers no refresh.
+// only slow. A status that had ended (or all but ended: the caller waited
+// less than waitedFor) when it was waited for cost the caller nothing, and
+// its time, taken beside a busy command, says little about the index: it
+// triggers no refresh.
 func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 	args := g.statusArgs(wholeStatus...)
 	type result struct {
@@ -136,18 +141,12 @@ func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 		done <- result{out, g.now().Sub(start), err}
 	}()
 	return sync.OnceValues(func() (*Status, error) {
-		var r result
-		waited := false
-		select {
-		case r = <-done:
-		default:
-			waited = true
-			r = <-done
-		}
+		asked := g.now()
+		r := <-done
 		if r.err != nil {
 			return nil, fmt.Errorf("git status: %w", r.err)
 		}
-		if !waited {
+		if g.now().Sub(asked) < waitedFor {
 			return parseStatus(r.out, g.fromGit)
 		}
 		if gitDir, refreshed := g.refreshIfSlow(ctx, r.took); refreshed {

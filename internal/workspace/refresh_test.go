@@ -190,28 +190,22 @@ func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
 				return slices.Clone(calls)
 			}
 			wait := g.StartStatus(context.Background())
-			got := make(chan *Status, 1)
 			if c.waitFirst {
+				// The status cannot end before it is released, well after
+				// the wait below has begun.
 				go func() {
-					st, err := wait()
-					if err != nil {
-						t.Error(err)
-					}
-					got <- st
+					time.Sleep(200 * time.Millisecond)
+					close(release)
 				}()
-				time.Sleep(50 * time.Millisecond) // the caller is waiting
-				close(release)
 			} else {
 				close(release)
 				<-statusRan
-				time.Sleep(20 * time.Millisecond) // the status has handed its result over
-				st, err := wait()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got <- st
+				time.Sleep(20 * time.Millisecond) // the status hands its result over
 			}
-			st := <-got
+			st, err := wait()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if e, ok := st.Entry("b.go"); !ok || !st.Dirty() {
 				t.Fatalf("the status read: b.go %+v %v, dirty %v; want b.go untracked, dirty", e, ok, st.Dirty())
 			}
