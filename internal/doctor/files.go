@@ -16,7 +16,7 @@ import (
 func permissionCheck(st *store.Store, fix bool) Check {
 	c := Check{Name: "permissions", Status: OK, Detail: "store files are private (0700/0600)"}
 	var loose, fixed []string
-	for _, p := range []string{st.Path(), st.Path() + "-wal", st.Path() + "-shm", st.BlobDir()} {
+	for _, p := range []string{st.Path(), st.Path() + "-wal", st.Path() + "-shm", store.WritersPath(st.Path()), st.BlobDir()} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue

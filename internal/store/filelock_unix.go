@@ -15,6 +15,23 @@ func lockFile(f *os.File) {
 	syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
 
+// tryLockFile takes an exclusive advisory lock on f if nobody holds one,
+// and reports whether it did.
+func tryLockFile(f *os.File) bool {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+}
+
+// waitLockFile waits for an exclusive advisory lock on f; false if it
+// cannot be had (not for a holder: it waits for that one).
+func waitLockFile(f *os.File) bool {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err == nil
+		}
+	}
+}
+
 // lockedByWriter reports whether another open file holds the lock on path.
 func lockedByWriter(path string) bool {
 	f, err := os.Open(path)

@@ -26,11 +26,14 @@ type Store struct {
 	blobs    string // directory of the blob area
 	now      func() time.Time
 	readOnly bool
+	// busyTimeout is how long a writer waits for another.
+	busyTimeout time.Duration
 }
 
 // Options tune Open; the zero value is what the CLI uses for writing commands.
 type Options struct {
-	// BusyTimeout is how long a writer waits for another; default 10s.
+	// BusyTimeout is how long a writer waits for another, first for the
+	// writers' lock (writers.go), then for SQLite's; default 10s.
 	BusyTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
@@ -126,7 +129,7 @@ func openOnce(ctx context.Context, abs string, opt Options, mode string) (*Store
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, now: opt.Now, readOnly: mode != "rw"}
+	s := &Store{db: db, path: abs, now: opt.Now, readOnly: mode != "rw", busyTimeout: opt.BusyTimeout}
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, s.classify(err))

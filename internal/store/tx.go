@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -33,8 +34,14 @@ func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error
 		return fmt.Errorf("%w: %s was opened for reading only", ErrReadOnly, s.path)
 	}
 	var opts *sql.TxOptions
+	// unlock lets the writers' lock go as the transaction ends, before the
+	// callbacks after it, which may write (and so take it) themselves.
+	unlock := func() {}
 	if readOnly {
 		opts = &sql.TxOptions{ReadOnly: true}
+	} else {
+		unlock = sync.OnceFunc(s.lockWriters(ctx))
+		defer unlock()
 	}
 	sqlTx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
@@ -47,6 +54,7 @@ func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error
 			return
 		}
 		sqlTx.Rollback()
+		unlock()
 		for _, f := range tx.afterRollback {
 			f()
 		}
@@ -54,7 +62,9 @@ func (s *Store) tx(ctx context.Context, readOnly bool, fn func(*Tx) error) error
 	if err := fn(tx); err != nil {
 		return s.classify(err)
 	}
-	if err := sqlTx.Commit(); err != nil {
+	err = sqlTx.Commit()
+	unlock()
+	if err != nil {
 		return fmt.Errorf("commit: %w", s.classify(err))
 	}
 	committed = true
