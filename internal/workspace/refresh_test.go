@@ -146,11 +146,11 @@ func count(calls []string, name string) int {
 // TestStartedStatusRefreshesOnlyWhenWaitedFor: a status started beside a
 // command never takes the index lock while it runs (the command may be
 // running git). A slow one the caller had to wait for has its refresh made
-// after the wait, once, and the status it read stands; one that ended
-// before it was waited for cost nothing and refreshes nothing.
+// after the wait, once, and the status it read stands; one that had ended
+// when it was waited for cost nothing and refreshes nothing. The clock is
+// the test's: it moves only where the test says, so neither case rests on
+// the scheduler.
 func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
-	defer func(f time.Duration) { refreshFloor = f }(refreshFloor)
-	refreshFloor = 0 // every status counts as slow
 	for _, c := range []struct {
 		name        string
 		waitFirst   bool // the caller waits while the status still runs
@@ -160,15 +160,21 @@ func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
 		{"ended before the wait", false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := testgit.New(t)
-			r.Write("a.go", "package a\n")
-			r.Commit("init")
-			r.Write("b.go", "package a\n")
-			g := newGit(r.Dir, "")
+			gitDir := t.TempDir()
 			var mu sync.Mutex
+			var now time.Time
 			var calls []string
-			release, statusRan := make(chan struct{}), make(chan struct{})
-			ran := sync.OnceFunc(func() { close(statusRan) })
+			var onNow func() // called, once, at the next reading of the clock
+			g := &Git{Top: "/repo", Now: func() time.Time {
+				mu.Lock()
+				defer mu.Unlock()
+				if f := onNow; f != nil {
+					onNow = nil
+					f()
+				}
+				return now
+			}}
+			entered, release := make(chan struct{}), make(chan struct{})
 			g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
 				name := args[0]
 				if strings.HasPrefix(name, "--") {
@@ -177,30 +183,38 @@ func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
 				mu.Lock()
 				calls = append(calls, name)
 				mu.Unlock()
-				out, err := ExecGit(ctx, dir, args...)
-				if name == "status" {
-					<-release
-					ran()
+				switch name {
+				case "status":
+					if len(calls) == 1 { // the started one, not the baseline's
+						close(entered)
+						<-release
+						if c.waitFirst {
+							mu.Lock()
+							now = now.Add(time.Second) // slow against any baseline
+							mu.Unlock()
+						}
+					}
+					return []byte("# branch.oid (initial)\x00? b.go\x00"), nil
+				case "rev-parse":
+					return []byte(gitDir + "\n" + gitDir + "\n"), nil
 				}
-				return out, err
-			}
-			called := func() []string {
-				mu.Lock()
-				defer mu.Unlock()
-				return slices.Clone(calls)
+				return nil, nil
 			}
 			wait := g.StartStatus(context.Background())
+			<-entered // the status has read its start on the clock
 			if c.waitFirst {
-				// The status cannot end before it is released, well after
-				// the wait below has begun.
-				go func() {
-					time.Sleep(200 * time.Millisecond)
-					close(release)
-				}()
+				// The wait reads the clock as it begins; only then does the
+				// status end, a second later by the clock.
+				mu.Lock()
+				onNow = func() { close(release) }
+				mu.Unlock()
 			} else {
+				// The status took as long, all of it before the wait: the
+				// clock stands still while the wait takes its result.
+				mu.Lock()
+				now = now.Add(time.Second)
+				mu.Unlock()
 				close(release)
-				<-statusRan
-				time.Sleep(20 * time.Millisecond) // the status hands its result over
 			}
 			st, err := wait()
 			if err != nil {
@@ -212,8 +226,10 @@ func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
 			if again, _ := wait(); again != st {
 				t.Fatal("waiting again gave another status")
 			}
-			if n := count(called(), "update-index"); n != c.wantRefresh {
-				t.Fatalf("update-index ran %d times, want %d (calls %v)", n, c.wantRefresh, called())
+			mu.Lock()
+			defer mu.Unlock()
+			if n := count(calls, "update-index"); n != c.wantRefresh {
+				t.Fatalf("update-index ran %d times, want %d (calls %v)", n, c.wantRefresh, calls)
 			}
 		})
 	}
