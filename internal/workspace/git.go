@@ -149,11 +149,8 @@ func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 		if g.now().Sub(asked) < waitedFor {
 			return parseStatus(r.out, g.fromGit)
 		}
-		if gitDir, refreshed := g.refreshIfSlow(ctx, r.took); refreshed {
-			start := g.now()
-			if _, err := g.Run(ctx, g.Top, args...); err == nil {
-				g.recordBaseline(gitDir, g.now().Sub(start))
-			}
+		if again, refreshed := g.refreshAfter(ctx, r.took, args); refreshed {
+			again() // the baseline's measure; the status read stands
 		}
 		return parseStatus(r.out, g.fromGit)
 	})
@@ -166,6 +163,25 @@ var wholeStatus = []string{"--untracked-files=normal"}
 // (not just its directory) and no ignored ones: what changed, file by file.
 func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
 	return g.status(ctx, "--untracked-files=all", "--ignored=no")
+}
+
+// refreshAfter refreshes the index when a status with args took long
+// against the baseline (refreshIfSlow), and says whether it did; again
+// then runs the status once more, keeping its time as the new baseline,
+// and returns what it printed.
+func (g *Git) refreshAfter(ctx context.Context, took time.Duration, args []string) (again func() ([]byte, error), refreshed bool) {
+	gitDir, refreshed := g.refreshIfSlow(ctx, took)
+	if !refreshed {
+		return nil, false
+	}
+	return func() ([]byte, error) {
+		start := g.now()
+		out, err := g.Run(ctx, g.Top, args...)
+		if err == nil {
+			g.recordBaseline(gitDir, g.now().Sub(start))
+		}
+		return out, err
+	}, true
 }
 
 // statusArgs are the arguments of a status of the workspace in the given
@@ -183,11 +199,8 @@ func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
 	start := g.now()
 	out, err := g.Run(ctx, g.Top, args...)
 	if err == nil {
-		if gitDir, refreshed := g.refreshIfSlow(ctx, g.now().Sub(start)); refreshed {
-			start = g.now()
-			if out, err = g.Run(ctx, g.Top, args...); err == nil {
-				g.recordBaseline(gitDir, g.now().Sub(start))
-			}
+		if again, refreshed := g.refreshAfter(ctx, g.now().Sub(start), args); refreshed {
+			out, err = again()
 		}
 	}
 	if err != nil {
