@@ -172,15 +172,14 @@ func (a *app) checkNew(cmd *cobra.Command, svc *records.Service, rec *records.Re
 	return svc.CheckAll(cmd.Context(), []*records.Record{rec})
 }
 
-// startStatus starts the whole-tree git status a run's record takes its
-// git facts from, before the store is opened, so that it runs beside the
-// opening as well as the command. Nil outside git or without a workspace
-// (the run then says why as it would have).
+// startStatus starts the git status a run's record takes its git facts
+// from before the store is opened, so that it runs beside the opening as
+// well as the command. Nil outside git or without a workspace (the run
+// then says why as it would have).
 func (a *app) startStatus(ctx context.Context) func() (*workspace.Status, error) {
 	ws, err := a.workspace()
-	if err != nil || ws.Git == nil {
+	if err != nil {
 		return nil
 	}
-	ws.Git.Prefetch(ctx)
-	return ws.Git.StartStatus(ctx)
+	return records.StartGitStatus(ctx, ws)
 }

@@ -138,7 +138,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	// The git facts are read as the command starts, beside it: a command
 	// that runs longer than one status pays nothing for them.
 	status := req.GitStatus
-	if status == nil || s.Store == nil {
+	if status == nil {
 		gitCtx, stopGit := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopGit()
 		status = s.statusNow(gitCtx)
@@ -263,11 +263,23 @@ type capture struct {
 // analysis of the rest of the input. Nil outside git, and when there is no
 // store to keep the record in.
 func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, error) {
-	if s.WS.Git == nil || s.Store == nil {
+	if s.Store == nil {
 		return nil
 	}
-	s.WS.Git.Prefetch(ctx)
-	return s.WS.Git.StartStatus(ctx)
+	return StartGitStatus(ctx, s.WS)
+}
+
+// StartGitStatus starts the whole-tree git status a record takes its
+// branch, HEAD and dirty bit from (Git.StartStatus), with the git folders
+// read beside it, and returns how to wait for it; nil outside git. A caller
+// that starts it before it opens the store hands it to Run
+// (RunRequest.GitStatus).
+func StartGitStatus(ctx context.Context, ws *workspace.Workspace) func() (*workspace.Status, error) {
+	if ws.Git == nil {
+		return nil
+	}
+	ws.Git.Prefetch(ctx)
+	return ws.Git.StartStatus(ctx)
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
