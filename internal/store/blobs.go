@@ -56,8 +56,9 @@ func (s *Store) CreateBlob() (*BlobWriter, error) {
 		return nil, fmt.Errorf("create blob: %w", classifyOS(err))
 	}
 	// The lock tells a sweep this temporary file has a live writer; the
-	// kernel drops it when the writer dies, however it dies.
-	lockFile(f)
+	// kernel drops it when the writer dies, however it dies. Failing to
+	// take it only makes the file look abandoned sooner.
+	tryLockFile(f)
 	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(blobWindow))
 	if err != nil {

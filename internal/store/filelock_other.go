@@ -4,9 +4,10 @@ package store
 
 import "os"
 
-func lockFile(*os.File) {}
+// advisoryLocks says files cannot be locked here: writers take turns
+// through SQLite's own busy wait, and sweeps go by a file's age.
+const advisoryLocks = false
 
-// Writers take turns through SQLite's own busy wait here.
 func tryLockFile(*os.File) bool  { return false }
 func waitLockFile(*os.File) bool { return false }
 

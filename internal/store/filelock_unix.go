@@ -8,15 +8,12 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on f, held until the file is
-// closed or the process dies. It is a hint for sweeps; failing to take it
-// only makes the file look abandoned sooner.
-func lockFile(f *os.File) {
-	syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-}
+// advisoryLocks says files can be locked here (flock).
+const advisoryLocks = true
 
 // tryLockFile takes an exclusive advisory lock on f if nobody holds one,
-// and reports whether it did.
+// held until the file is closed or the process dies, and reports whether
+// it did.
 func tryLockFile(f *os.File) bool {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }
