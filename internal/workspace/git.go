@@ -103,13 +103,25 @@ func (g *Git) fromGit(p string) (string, bool) {
 }
 
 // Status runs one `git status --porcelain=v2 --branch -z` of the whole
-// workspace: HEAD, the branch, Dirty, and Deleted for every path. Ignored
-// files are not listed: nothing asks for them, and listing them kept git
-// from using its untracked cache where the repository has one (a status a
-// third slower than the user's own in a repository of 12,000 files with it
-// on).
+// workspace, or its two halves at once (wholestatus.go): HEAD, the branch,
+// Dirty, and Deleted for every path. Ignored files are not listed: nothing
+// asks for them, and listing them kept git from using its untracked cache
+// where the repository has one (a status a third slower than the user's
+// own in a repository of 12,000 files with it on). Nor are the commits
+// ahead of and behind the upstream counted: nothing asks for them either,
+// and git walks the history between the two to count them.
 func (g *Git) Status(ctx context.Context) (*Status, error) {
-	return g.status(ctx, wholeStatus...)
+	w := g.planWhole()
+	out, err := w.run(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	if again, refreshed := g.refreshAfter(ctx, out.took, w.args); refreshed {
+		if out.status, err = again(); err != nil {
+			return nil, fmt.Errorf("git status: %w", err)
+		}
+	}
+	return out.parse(g)
 }
 
 // waitedFor is how long a caller must have waited for a started status
@@ -128,36 +140,34 @@ const waitedFor = time.Millisecond
 // its time, taken beside a busy command, says little about the index: it
 // triggers no refresh.
 func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
-	args := g.statusArgs(wholeStatus...)
 	type result struct {
-		out  []byte
-		took time.Duration
-		err  error
+		w   wholeRun
+		out wholeOut
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		start := g.now()
-		out, err := g.Run(ctx, g.Top, args...)
-		done <- result{out, g.now().Sub(start), err}
+		w := g.planWhole()
+		out, err := w.run(ctx, g)
+		done <- result{w, out, err}
 	}()
 	return sync.OnceValues(func() (*Status, error) {
 		asked := g.now()
 		r := <-done
 		if r.err != nil {
-			return nil, fmt.Errorf("git status: %w", r.err)
+			return nil, r.err
 		}
-		if g.now().Sub(asked) < waitedFor {
-			return parseStatus(r.out, g.fromGit)
+		if g.now().Sub(asked) >= waitedFor {
+			if again, refreshed := g.refreshAfter(ctx, r.out.took, r.w.args); refreshed {
+				again() // the baseline's measure; the status read stands
+			}
 		}
-		if again, refreshed := g.refreshAfter(ctx, r.took, args); refreshed {
-			again() // the baseline's measure; the status read stands
-		}
-		return parseStatus(r.out, g.fromGit)
+		return r.out.parse(g)
 	})
 }
 
-// wholeStatus is the mode of Status.
-var wholeStatus = []string{"--untracked-files=normal"}
+// wholeStatus is the mode of Status when it runs as one git.
+var wholeStatus = []string{"--untracked-files=normal", "--no-ahead-behind"}
 
 // StatusFiles is one whole-workspace status that lists every untracked file
 // (not just its directory) and no ignored ones: what changed, file by file.
@@ -194,6 +204,7 @@ func (g *Git) statusArgs(modes ...string) []string {
 	return args
 }
 
+// status runs one status in the given modes.
 func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
 	args := g.statusArgs(modes...)
 	start := g.now()
@@ -289,11 +300,7 @@ func (g *Git) Prefetch(ctx context.Context) {
 func (g *Git) dirs(ctx context.Context) (*gitDirs, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.gitDirs != nil {
-		return g.gitDirs, nil
-	}
-	if d, ok := readGitDirs(g.Top); ok {
-		g.gitDirs = d
+	if d, ok := g.knownDirsLocked(); ok {
 		return d, nil
 	}
 	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir", "--git-common-dir")
@@ -306,6 +313,25 @@ func (g *Git) dirs(ctx context.Context) (*gitDirs, error) {
 	}
 	g.gitDirs = &gitDirs{dir: g.abs(fields[0]), common: g.abs(fields[1])}
 	return g.gitDirs, nil
+}
+
+// knownDirs returns the git folders if they are known without asking git:
+// read before, or readable from the work tree's .git.
+func (g *Git) knownDirs() (*gitDirs, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.knownDirsLocked()
+}
+
+func (g *Git) knownDirsLocked() (*gitDirs, bool) {
+	if g.gitDirs != nil {
+		return g.gitDirs, true
+	}
+	if d, ok := readGitDirs(g.Top); ok {
+		g.gitDirs = d
+		return d, true
+	}
+	return nil, false
 }
 
 // lines splits what rev-parse printed, one answer a line: a folder's path

@@ -41,9 +41,12 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 	refreshFloor = 0 // every status counts as slow the first time
 
 	g := newGit(dst, "")
+	var mu sync.Mutex // a status may run two gits at once
 	var calls []string
 	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		mu.Lock()
 		calls = append(calls, args[0])
+		mu.Unlock()
 		return ExecGit(ctx, dir, args...)
 	}
 	st, err := g.Status(context.Background())

@@ -13,7 +13,9 @@ type Status struct {
 	// Branch is the checked-out branch, "" when HEAD is detached.
 	Branch string
 	// Upstream is the configured upstream branch, if any.
-	Upstream      string
+	Upstream string
+	// Ahead and Behind count the commits between the branch and its
+	// upstream; StatusFiles counts them, Status does not (both 0).
 	Ahead, Behind int
 
 	entries map[string]Entry
@@ -116,24 +118,31 @@ func parseStatus(out []byte, fromGit func(string) (string, bool)) (*Status, erro
 		if p == "" {
 			return nil, fmt.Errorf("git status: malformed line %q", f)
 		}
-		rel, ok := fromGit(p)
-		if !ok {
-			continue
-		}
-		e := Entry{Kind: kind, Path: rel}
+		e := Entry{Kind: kind}
 		if kind != '?' && kind != '!' {
 			e.XY = f[2:4]
 		}
-		if strings.HasSuffix(rel, "/") || rel == "." {
-			if rel == "." {
-				e.Path = "./"
-			}
-			st.dirs = append(st.dirs, e)
-			continue
-		}
-		st.entries[rel] = e
+		st.add(e, p, fromGit)
 	}
 	return st, nil
+}
+
+// add lists e at the top-relative path p git printed, if p is inside the
+// root; a directory's path ends in "/" ("./" for the root itself).
+func (st *Status) add(e Entry, p string, fromGit func(string) (string, bool)) {
+	rel, ok := fromGit(p)
+	if !ok {
+		return
+	}
+	e.Path = rel
+	if strings.HasSuffix(rel, "/") || rel == "." {
+		if rel == "." {
+			e.Path = "./"
+		}
+		st.dirs = append(st.dirs, e)
+		return
+	}
+	st.entries[rel] = e
 }
 
 // afterFields returns what follows the first n space-separated fields.
@@ -163,6 +172,9 @@ func (st *Status) header(line string) error {
 	case "branch.upstream":
 		st.Upstream = val
 	case "branch.ab":
+		if val == "+? -?" { // --no-ahead-behind: not counted
+			return nil
+		}
 		var a, b int
 		if _, err := fmt.Sscanf(val, "+%d -%d", &a, &b); err != nil {
 			return fmt.Errorf("git status: bad branch.ab %q: %w", val, err)

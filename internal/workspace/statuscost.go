@@ -21,7 +21,7 @@ type StatusCost struct {
 	Traced bool
 }
 
-// MeasureStatus runs the status Status runs, once, with git's trace on:
+// MeasureStatus runs the status Status runs as one git, once, with git's trace on:
 // git reports its untracked cache's counters (trace2's "opendir" and the
 // others of read_directory) only when the cache answered. For doctor; a
 // run never pays for the trace.

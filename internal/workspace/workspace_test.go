@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -201,22 +202,38 @@ func TestOpenSubdirectoryRoot(t *testing.T) {
 	}
 }
 
-// A status is one git process, however many paths its answer serves.
-func TestStatusIsOneGitProcess(t *testing.T) {
-	r := testgit.New(t)
-	r.Write("a", "a")
-	r.Commit("init")
-	ws, _ := Discover(r.Dir)
-	calls := 0
-	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		calls++
-		return ExecGit(ctx, dir, args...)
-	}
-	if _, err := ws.Git.Status(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if calls != 1 {
-		t.Fatalf("git ran %d times for one status, want 1", calls)
+// A status is one git status (and at most one listing of untracked files
+// beside it), however many paths its answer serves.
+func TestStatusIsOneGitStatus(t *testing.T) {
+	for _, files := range []int{1, 300} {
+		r := testgit.New(t)
+		for i := range files {
+			r.Write(fmt.Sprintf("d%d/f%d", i%7, i), "a")
+		}
+		r.Commit("init")
+		for i := range files {
+			r.Write(fmt.Sprintf("d%d/f%d", i%7, i), "changed")
+			r.Write(fmt.Sprintf("new%d/f%d", i%5, i), "untracked")
+		}
+		ws, _ := Discover(r.Dir)
+		var mu sync.Mutex
+		var calls []string
+		ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+			mu.Lock()
+			calls = append(calls, args[1]) // after --literal-pathspecs
+			mu.Unlock()
+			return ExecGit(ctx, dir, args...)
+		}
+		st, err := ws.Git.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Dirty() || len(st.Entries()) != files+min(files, 5) {
+			t.Fatalf("%d files: the status lists %d entries, want %d", files, len(st.Entries()), files+min(files, 5))
+		}
+		if count(calls, "status") != 1 || len(calls) > 2 || (len(calls) == 2 && count(calls, "ls-files") != 1) {
+			t.Fatalf("%d files: git ran %v for one status, want one status and at most one ls-files", files, calls)
+		}
 	}
 }
 
