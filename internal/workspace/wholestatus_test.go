@@ -195,3 +195,32 @@ func TestHoldsFindsAWordAcrossPieces(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// TestSplitStatusInOtherLayouts holds the split status to the one status
+// in a repository with a changed submodule, a sparse checkout and a linked
+// work tree, each with untracked files.
+func TestSplitStatusInOtherLayouts(t *testing.T) {
+	base := t.TempDir()
+	lib := testgit.Init(t, mkdir(t, filepath.Join(base, "lib")))
+	lib.Write("l.go", "package l\n")
+	lib.Commit("lib")
+	main := testgit.Init(t, mkdir(t, filepath.Join(base, "main")))
+	main.Write("a/a.go", "package a\n")
+	main.Write("b/b.go", "package b\n")
+	main.Commit("init")
+	main.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.Dir, "sub")
+	main.Commit("submodule")
+	main.Write("sub/l.go", "package l // changed in the submodule\n")
+	main.Write("sub/new.go", "untracked in the submodule")
+	main.Write("a/new.go", "untracked")
+	sameStatus(t, main.Dir, "")
+
+	linked := filepath.Join(base, "linked")
+	main.Git("worktree", "add", "-q", "-b", "wt", linked)
+	testgit.Plain(t, linked).Write("b/new/x.go", "untracked in the linked tree")
+	sameStatus(t, linked, "")
+
+	main.Git("sparse-checkout", "set", "a")
+	main.Write("c/new.go", "untracked beside the sparse cone")
+	sameStatus(t, main.Dir, "")
+}
