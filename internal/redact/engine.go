@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 
 	"github.com/freshctx/freshctx/internal/rx"
@@ -44,20 +43,17 @@ type target struct {
 
 type gate func(line []byte, s, e int) bool
 
-// leakRule is one gitleaks rule with a detector of its own, so a line is
+// leakRule is one gitleaks rule, judged on its own (leak.go), so a line is
 // checked only against the rules its keywords select.
 type leakRule struct {
-	id string
-	re *regexp.Regexp
-	// det is built on the rule's first match: most rules never match an
-	// output, and each detector holds a keyword trie of its own (5 MB for
-	// all of them).
-	det func() *detect.Detector
+	id    string
+	re    *regexp.Regexp
+	judge *leakJudge
 	// windowed rules have run their expression in the gate, on the
 	// stretch of line around a keyword a match can span.
 	windowed bool
 	// reach bounds a windowed rule's match around an admitted occurrence:
-	// on a long line the detector runs there only (see windows).
+	// on a long line the rule is judged there only (see windows).
 	reach reach
 }
 
@@ -97,11 +93,10 @@ func mayHold(line []byte) bool {
 func build() (*engine, error) {
 	// gitleaks logs to stderr at info level; freshctx's stderr is the user's.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
-	d, err := detect.NewDetectorDefaultConfig()
+	cfg, err := defaultConfig()
 	if err != nil {
 		return nil, err
 	}
-	cfg := d.Config
 	global := light(cfg.Allowlists)
 	e := &engine{own: ownRules}
 	ids := make([]string, 0, len(cfg.Rules))
@@ -135,12 +130,7 @@ func build() (*engine, error) {
 	for _, id := range ids {
 		r := cfg.Rules[id]
 		r.Allowlists = light(r.Allowlists)
-		one := config.Config{
-			Rules:        map[string]config.Rule{id: r},
-			Keywords:     map[string]struct{}{},
-			OrderedRules: []string{id},
-			Allowlists:   global,
-		}
+		judge := &leakJudge{rule: r, global: global}
 		g, ok := leakGates[id]
 		if !ok && namedValue(r.Regex.String(), r.Keywords) {
 			g = separatorSoon
@@ -149,15 +139,14 @@ func build() (*engine, error) {
 		if windowed {
 			g = inWindow(g, r.Regex, span)
 		}
-		det := sync.OnceValue(func() *detect.Detector { return detect.NewDetector(one) })
-		rule := leakRule{id: id, re: r.Regex, det: det, windowed: windowed}
+		rule := leakRule{id: id, re: r.Regex, judge: judge, windowed: windowed}
 		if windowed {
 			rule.reach = leakReach(span)
 		} else {
 			rule.reach = boundedReach(r.Regex.String(), r.Keywords)
 		}
 		for _, k := range r.Keywords {
-			one.Keywords[strings.ToLower(k)] = struct{}{}
+			judge.keywords = append(judge.keywords, strings.ToLower(k))
 			for _, w := range prefilterWords(id, k) {
 				add(w, target{i: len(e.gitleaks), gate: g, lineWord: leakLineWords[id], reaches: rule.reach != nil})
 			}
@@ -195,11 +184,11 @@ func light(as []*config.Allowlist) []*config.Allowlist {
 	return out
 }
 
-// find adds the secrets the rule's detector finds in the stretches ws of
-// line or, if ws is nil, in all of it; each secret is then found wherever
-// it occurs in line. The regular expression is tried first: most lines
-// that hold a keyword hold no secret, and the detector costs more than the
-// match.
+// find adds the secrets the rule finds in the stretches ws of line or, if
+// ws is nil, in all of it (leak.go judges each match as gitleaks does);
+// each secret is then found wherever it occurs in line. The regular
+// expression is tried first: most lines that hold a keyword hold no
+// secret, and judging costs more than the match.
 func (g *leakRule) find(line []byte, ws []span, fs []find) []find {
 	if ws == nil {
 		return g.findIn(line, line, fs)
@@ -218,8 +207,8 @@ func (g *leakRule) findIn(line, text []byte, fs []find) []find {
 	if strings.Contains(g.id, "generic") {
 		rank = rankGeneric
 	}
-	for _, f := range g.det().DetectBytes(text) {
-		secret := []byte(f.Secret)
+	for _, s := range g.judge.secrets(string(text)) {
+		secret := []byte(s)
 		if len(secret) == 0 || bytes.Contains(secret, []byte(Mark)) {
 			continue
 		}

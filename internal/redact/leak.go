@@ -1,0 +1,152 @@
+package redact
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// freshctx takes gitleaks' rules (package config: the expressions, their
+// keywords, secret groups, entropy floors and allowlists) and judges a
+// match by them as gitleaks' detector judges a fragment that has no file
+// and no commit, which is what a line of output is. It does not import
+// the detector: that package brings archive, file-type and version
+// libraries for scanning files and repositories, whose start-up cost every
+// freshctx process paid (1 ms of 5 for `freshctx version`), and the
+// detector holds a keyword trie per instance. TestLeakRulesJudgeAsGitleaks
+// (in the tests, which may import it) holds this file to the detector.
+
+// defaultConfig loads gitleaks' default rules as its detector does.
+func defaultConfig() (config.Config, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return config.Config{}, fmt.Errorf("read: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return config.Config{}, fmt.Errorf("unmarshal: %w", err)
+	}
+	return vc.Translate()
+}
+
+// allowSignature on a line keeps gitleaks from reporting its secrets.
+const allowSignature = "gitleaks:allow"
+
+// leakJudge is one gitleaks rule and the allowlists that apply to it.
+type leakJudge struct {
+	rule     config.Rule
+	global   []*config.Allowlist
+	keywords []string // lower case
+}
+
+// secrets returns the secrets the rule finds in text, a fragment of one
+// line, in the order gitleaks reports them: each match of the rule's
+// expression, narrowed to its secret group (or its first non-empty
+// group), above the rule's entropy floor and allowed by no allowlist.
+func (j *leakJudge) secrets(text string) []string {
+	r := &j.rule
+	if r.SkipReport || r.Regex == nil || !j.hasKeyword(text) {
+		return nil
+	}
+	if r.Path != nil && !r.Path.MatchString("") {
+		return nil // the rule is for files of some kind; output is none
+	}
+	if strings.Contains(text, allowSignature) {
+		return nil
+	}
+	var out []string
+	for _, m := range r.Regex.FindAllStringIndex(text, -1) {
+		match := strings.Trim(text[m[0]:m[1]], "\n")
+		secret := match
+		if groups := r.Regex.FindStringSubmatch(match); len(groups) >= 2 {
+			if r.SecretGroup > 0 {
+				if len(groups) <= r.SecretGroup {
+					continue
+				}
+				secret = groups[r.SecretGroup]
+			} else {
+				for _, s := range groups[1:] {
+					if s != "" {
+						secret = s
+						break
+					}
+				}
+			}
+		}
+		if r.Entropy != 0 && leakEntropy(secret) <= r.Entropy {
+			continue
+		}
+		if allowed(j.global, secret, match, text) || allowed(r.Allowlists, secret, match, text) {
+			continue
+		}
+		out = append(out, secret)
+	}
+	return out
+}
+
+// hasKeyword reports whether text holds one of the rule's keywords, as the
+// detector's prefilter requires before it runs a rule.
+func (j *leakJudge) hasKeyword(text string) bool {
+	if len(j.keywords) == 0 {
+		return true
+	}
+	lower := strings.ToLower(text)
+	for _, k := range j.keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed reports whether an allowlist lets the secret pass: its
+// expressions tried on the secret, the match or the line (RegexTarget),
+// its stop words on the secret; with the AND condition every kind of check
+// the list has must pass (a list with none passes, as in gitleaks), and a
+// list of paths or commits never does, since output has neither.
+func allowed(lists []*config.Allowlist, secret, match, line string) bool {
+	for _, a := range lists {
+		target := secret
+		switch a.RegexTarget {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		regex := a.RegexAllowed(target)
+		stop, _ := a.ContainsStopWord(secret)
+		if a.MatchCondition != config.AllowlistMatchAnd {
+			if regex || stop {
+				return true
+			}
+			continue
+		}
+		if len(a.Commits) == 0 && len(a.Paths) == 0 && (len(a.Regexes) == 0 || regex) && (len(a.StopWords) == 0 || stop) {
+			return true
+		}
+	}
+	return false
+}
+
+// leakEntropy is the Shannon entropy gitleaks measures a secret by: symbol
+// frequencies over characters, divided by the length in bytes.
+func leakEntropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	inv := 1 / float64(len(s))
+	var e float64
+	for _, n := range counts {
+		f := float64(n) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
