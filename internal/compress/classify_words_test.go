@@ -106,6 +106,8 @@ func TestEveryListedWordIsFound(t *testing.T) {
 			text:                                 true,
 			"a " + text + " b":                   true,
 			"x" + text:                           false,
+			text + "x":                           false,
+			"(" + text + "x)":                    false,
 			word + "x" + rest:                    false,
 			"(" + text + ")":                     true,
 			strings.ToUpper(text[:1]) + text[1:]: true,
