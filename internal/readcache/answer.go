@@ -27,7 +27,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		res.Mode, res.Reason = ModeFull, f.binary+" file: content not shown, nothing cached"
 		res.Text = fmt.Sprintf("[%s is a %s file of %d bytes; its content is not shown]", f.rel, f.binary, len(f.content))
 		e.shown = showNotice
-		return s.record(ctx, tx, e, res, nil, Span{})
+		return s.record(ctx, tx, e, res, nil, Span{}, "")
 	}
 	pic, err := picture(ctx, tx, session, f.rel)
 	if err != nil {
@@ -61,7 +61,12 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		res.Range = &[2]int{start, shown}
 	}
 	text := numbered(lines, start, shown)
-	res.PlainTokens = s.plainTokens(ctx, tx, pic, f.version, start, shown, text)
+	// With TokensLater a count the answer does not need is left for Status,
+	// which makes it from the version kept (keepVersion): loading the
+	// tokenizer's vocabulary was most of a first read's time in a process
+	// that answers one read.
+	later := s.TokensLater && len(content) <= maxStored
+	res.PlainTokens = s.plainTokens(ctx, tx, pic, f.version, start, shown, text, later)
 	whole := rng.start == 0 && !cut
 	switch {
 	case whole:
@@ -85,7 +90,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	if err := s.keepVersion(ctx, tx, f, content); err != nil {
 		return nil, err
 	}
-	return s.record(ctx, tx, e, res, pic, span)
+	return s.record(ctx, tx, e, res, pic, span, text)
 }
 
 // numbered renders lines start..end as the agents' own read tools do: the
@@ -112,21 +117,47 @@ func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, re
 	if n < f.lines {
 		res.Text += fmt.Sprintf("\n[continue with %s:%d-]", f.rel, n+1)
 	}
-	return s.record(ctx, tx, e, res, nil, Span{})
+	return s.record(ctx, tx, e, res, nil, Span{}, "")
 }
 
 // plainTokens counts what a plain read tool would send for these lines,
 // reusing the count of the read that showed the same lines of the same
-// version (tokenizing 50 KB takes ~10 ms).
-func (s *Service) plainTokens(ctx context.Context, tx *store.Tx, pic Picture, version string, start, end int, text string) int {
+// version (tokenizing 50 KB takes ~10 ms); with later and no count to
+// reuse, it leaves the count for Status (NotCounted).
+func (s *Service) plainTokens(ctx context.Context, tx *store.Tx, pic Picture, version string, start, end int, text string, later bool) int {
 	if base, ok := pic.Covers(start, end); ok && base.Version == version {
 		var n, a, b int
 		err := tx.QueryRowContext(ctx, `SELECT tokens_full, range_start, range_end FROM rc_entries WHERE id = ?`, base.Entry).Scan(&n, &a, &b)
-		if err == nil && a == start && b == end {
+		if err == nil && a == start && b == end && n != NotCounted {
 			return n
 		}
 	}
+	if later {
+		return NotCounted
+	}
 	return countTokens(text)
+}
+
+// noteCheaper reports whether note costs fewer tokens than the plain text
+// of lines numbered lines (text), whose count is n, or NotCounted. A count
+// not made is bounded first: every numbered line starts with its number,
+// which the tokenizer takes as a piece of its own, so the text has at least
+// as many tokens as lines, and a note at most as many as bytes
+// (TestNumberedLinesBoundTheirTokens). Only when that does not decide is
+// the text counted, and n is then the count; without later it is always
+// counted.
+func noteCheaper(note string, n, lines int, later bool, text func() (string, bool)) (cheap bool, count int) {
+	if n == NotCounted {
+		if later && len(note) < lines && utf8.ValidString(note) {
+			return true, NotCounted
+		}
+		t, ok := text()
+		if !ok {
+			return false, NotCounted
+		}
+		n = countTokens(t)
+	}
+	return cheaper(note, n), n
 }
 
 // fit bounds the lines shown from start by the output limits; cut reports
@@ -157,14 +188,21 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		return false, err
 	}
 	note := fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
-	if !cheaper(note, plain) {
+	cheap, plain := noteCheaper(note, plain, f.lines, s.TokensLater, func() (string, bool) {
+		content, ok, err := s.versionContent(ctx, tx, f.version)
+		if err != nil || !ok {
+			return "", false // the file is read and answered as if for the first time
+		}
+		return numbered(splitLines(content), 1, f.lines), true
+	})
+	if !cheap {
 		return false, nil // a tiny file is its own cheapest answer
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
 	res.Text = note
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	e.shown = showWhole
-	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines})
+	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines}, "")
 	return true, err
 }
 
@@ -230,7 +268,9 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 			elsewhere = "; other lines of the file changed since"
 		}
 		note := fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d%s]", f.rel, span.Start, span.End, base.Entry, elsewhere)
-		if !cheaper(note, res.PlainTokens) { // the count of text
+		var cheap bool
+		cheap, res.PlainTokens = noteCheaper(note, res.PlainTokens, span.End-span.Start+1, s.TokensLater, func() (string, bool) { return res.Text, true })
+		if !cheap {
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
 			return
 		}
@@ -308,17 +348,30 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 	if err != nil {
 		return err
 	}
+	count := NotCounted // made when an answer needs it (unchangedWhole)
+	if !s.TokensLater {
+		count = countTokens(numbered(splitLines(content), 1, f.lines))
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO rc_versions (digest, blob, lines, tokens) VALUES (?, ?, ?, ?)`,
-		f.version, blob.Digest.String(), f.lines, countTokens(numbered(splitLines(content), 1, f.lines)))
+		f.version, blob.Digest.String(), f.lines, count)
 	return err
 }
 
 // record appends the read entry, not yet delivered: it becomes trust only
-// when Delivered says the answer reached the model.
-func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span) (*ReadResult, error) {
-	if s.TokensLater && (res.Mode == ModeUnchanged || res.Mode == ModeUnchangedRange) {
+// when Delivered says the answer reached the model. plain is the text a
+// plain read tool would have sent, when res.PlainTokens counts it.
+func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span, plain string) (*ReadResult, error) {
+	switch {
+	case s.TokensLater && (res.Mode == ModeUnchanged || res.Mode == ModeUnchangedRange):
 		res.Tokens, e.servedText = NotCounted, res.Text
-	} else {
+	case res.PlainTokens == NotCounted && res.Text == plain:
+		// It served what a plain read would: Status makes the one count
+		// (an entry not counted with no note served the plain text).
+		res.Tokens = NotCounted
+	default:
+		if res.PlainTokens == NotCounted {
+			res.PlainTokens = countTokens(plain)
+		}
 		res.Tokens = countTokens(res.Text)
 	}
 	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens

@@ -2,6 +2,7 @@ package readcache
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -27,39 +28,60 @@ func TestCheaperIsTheExactComparison(t *testing.T) {
 	})
 }
 
-// A note whose count is left for later counts the same when Status makes
-// it, and the answers are the same answers.
-func TestNoteCountsMadeLaterAreTheSame(t *testing.T) {
+// Counts left for later (a note's, and a plain answer's, made from the
+// version kept) come to the same totals when Status makes them, and the
+// answers are the same answers: every choice between a note and the text
+// is the one an exact count makes. The script reads a file too short for
+// the bound on its count to decide (so it is counted), one long enough,
+// ranges, a changed file (a diff), and a file over the output limit.
+// Every read is made by both services in turn.
+func TestCountsMadeLaterAreTheSame(t *testing.T) {
 	ctx := context.Background()
 	now, later := newFixture(t), newFixture(t)
 	later.svc.TokensLater = true
 	content := lines(80, "first")
 	for _, f := range []*fixture{now, later} {
+		f.svc.MaxLines = 300
 		f.r.Write("pkg/a.go", content)
 		f.r.Write("pkg/b.go", lines(30, "b"))
+		f.r.Write("pkg/tiny.go", "x\n")
+		f.r.Write("pkg/big.go", lines(400, "big"))
 	}
-	script := []struct{ target, mode string }{
+	type step struct{ target, mode string }
+	script := []step{
 		{"pkg/a.go", ModeFull},
 		{"pkg/a.go", ModeUnchanged},
 		{"pkg/a.go:10-40", ModeUnchangedRange},
 		{"pkg/b.go:5-20", ModeFull},
 		{"pkg/b.go:5-20", ModeUnchangedRange},
+		{"pkg/b.go:5-6", ModeUnchangedRange},
+		{"pkg/tiny.go", ModeFull},
+		{"pkg/tiny.go", ModeFull}, // unchanged, but no dearer than a note: the count decides
+		{"pkg/big.go", ModeFull},  // over the limit: cut
+		{"pkg/big.go:1-300", ModeUnchangedRange},
 		{"pkg/a.go", ModeUnchanged},
 	}
-	for _, step := range script {
-		a := now.expect("s", step.target, step.mode)
-		b := later.expect("s", step.target, step.mode)
-		if a.Text != b.Text {
-			t.Fatalf("%s: answers differ:\n%s\n---\n%s", step.target, a.Text, b.Text)
-		}
-		noted := step.mode == ModeUnchanged || step.mode == ModeUnchangedRange
-		if noted && b.Tokens != NotCounted {
-			t.Fatalf("%s: a note counted at once (%d) with TokensLater", step.target, b.Tokens)
-		}
-		if !noted && b.Tokens != a.Tokens {
-			t.Fatalf("%s: %d tokens, want %d", step.target, b.Tokens, a.Tokens)
+	run := func(script []step) {
+		for _, st := range script {
+			a := now.expect("s", st.target, st.mode)
+			b := later.expect("s", st.target, st.mode)
+			if a.Text != b.Text {
+				t.Fatalf("%s: answers differ:\n%s\n---\n%s", st.target, a.Text, b.Text)
+			}
+			if b.Tokens != NotCounted && b.Tokens != a.Tokens {
+				t.Fatalf("%s: %d tokens, want %d", st.target, b.Tokens, a.Tokens)
+			}
+			if b.PlainTokens != NotCounted && b.PlainTokens != a.PlainTokens {
+				t.Fatalf("%s: %d plain tokens, want %d", st.target, b.PlainTokens, a.PlainTokens)
+			}
 		}
 	}
+	run(script)
+	for _, f := range []*fixture{now, later} {
+		f.r.Write("pkg/a.go", editLine(content, 7, "line 7 changed"))
+	}
+	run([]step{{"pkg/a.go", ModeDiff}, {"pkg/a.go", ModeUnchanged}})
+
 	sa, err := now.svc.Status(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +93,43 @@ func TestNoteCountsMadeLaterAreTheSame(t *testing.T) {
 	if sa.TokensServed != sb.TokensServed || sa.TokensPlain != sb.TokensPlain || sa.TokensSaved != sb.TokensSaved {
 		t.Fatalf("status %d served / %d plain, want %d / %d", sb.TokensServed, sb.TokensPlain, sa.TokensServed, sa.TokensPlain)
 	}
-	if sb.Modes[ModeUnchanged] != 2 || sb.Modes[ModeUnchangedRange] != 2 {
-		t.Fatalf("status counts modes %v, want 2 unchanged and 2 unchanged_range", sb.Modes)
+	if sb.Modes[ModeUnchanged] != 3 || sb.Modes[ModeUnchangedRange] != 4 {
+		t.Fatalf("status counts modes %v, want 3 unchanged and 4 unchanged_range", sb.Modes)
 	}
+}
+
+// TestLaterFirstReadCountsNothing: a first read with TokensLater makes no
+// count at all, so a process that answers it never loads the tokenizer's
+// vocabulary.
+func TestLaterFirstReadCountsNothing(t *testing.T) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	f.r.Write("pkg/a.go", lines(80, "first"))
+	res := f.expect("s", "pkg/a.go", ModeFull)
+	if res.Tokens != NotCounted || res.PlainTokens != NotCounted {
+		t.Fatalf("a first read counted %d served, %d plain tokens with TokensLater", res.Tokens, res.PlainTokens)
+	}
+	if again := f.expect("s", "pkg/a.go", ModeUnchanged); again.PlainTokens != NotCounted {
+		t.Fatalf("the unchanged read of 80 lines counted %d plain tokens: the bound decides it", again.PlainTokens)
+	}
+}
+
+// TestNumberedLinesBoundTheirTokens holds the premise of the bound
+// noteCheaper takes before counting: numbered lines have at least as many
+// tokens as lines, whatever the lines hold.
+func TestNumberedLinesBoundTheirTokens(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 60).Draw(t, "lines")
+		var ls []string
+		for i := range n {
+			line := rapid.OneOf(rapid.String(), rapid.StringMatching(`[ \t]{0,200}`), rapid.StringMatching(`[0-9]{0,40}`),
+				rapid.StringMatching(`[a-z (){}.,;:'"/\\-]{0,80}`)).Draw(t, fmt.Sprintf("line %d", i))
+			ls = append(ls, strings.ReplaceAll(line, "\n", "")+"\n")
+		}
+		if got := tokens.Count(numbered(ls, 1, n)); got < n {
+			t.Fatalf("%d numbered lines are %d tokens", n, got)
+		}
+	})
 }
 
 // The memo of recent counts never answers for another text.

@@ -54,8 +54,14 @@ func (s *Service) Status(ctx context.Context, session string) (*Status, error) {
 				continue
 			}
 			st.Modes[e.mode]++
+			if e.tokensFull == NotCounted {
+				e.tokensFull = s.countPlain(ctx, tx, &e)
+			}
 			if e.served == NotCounted {
-				e.served = countTokens(e.servedText)
+				e.served = e.tokensFull // it served the plain text (record)
+				if e.servedText != "" {
+					e.served = countTokens(e.servedText)
+				}
 			}
 			st.TokensServed += e.served
 			st.TokensPlain += e.tokensFull
@@ -134,4 +140,20 @@ func (s *Service) GC(ctx context.Context) (*GCResult, error) {
 		return nil, fmt.Errorf("session gc: %w", err)
 	}
 	return res, nil
+}
+
+// countPlain makes the count a read left for later (TokensLater): what a
+// plain read tool would have sent for the lines it showed, from the
+// version kept. A version no longer kept counts nothing.
+func (s *Service) countPlain(ctx context.Context, tx *store.Tx, e *entry) int {
+	content, ok, err := s.versionContent(ctx, tx, e.version)
+	if err != nil || !ok {
+		return 0
+	}
+	lines := splitLines(content)
+	start, end := max(e.start, 1), min(e.end, len(lines))
+	if end < start {
+		return 0
+	}
+	return countTokens(numbered(lines, start, end))
 }
