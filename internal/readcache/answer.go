@@ -188,6 +188,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		return false, err
 	}
 	note := fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
+	kept := plain
 	cheap, plain := noteCheaper(note, plain, f.lines, s.TokensLater, func() (string, bool) {
 		content, ok, err := s.versionContent(ctx, tx, f.version)
 		if err != nil || !ok {
@@ -195,6 +196,13 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		}
 		return numbered(splitLines(content), 1, f.lines), true
 	})
+	if kept == NotCounted && plain != NotCounted {
+		// Counted now: kept, so that the next read of the version, in
+		// another process, need not count it again.
+		if _, err := tx.ExecContext(ctx, `UPDATE rc_versions SET tokens = ? WHERE digest = ?`, plain, f.version); err != nil {
+			return false, err
+		}
+	}
 	if !cheap {
 		return false, nil // a tiny file is its own cheapest answer
 	}

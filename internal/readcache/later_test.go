@@ -152,3 +152,29 @@ func TestCountMemoAnswersOnlyForItsText(t *testing.T) {
 		}
 	}
 }
+
+// A count made for a choice the bound could not make is kept with the
+// version, so a later read of it, in another process, need not load the
+// tokenizer to choose again.
+func TestCountMadeForAChoiceIsKept(t *testing.T) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	content := "x\ny\nz\n"
+	f.r.Write("pkg/tiny.go", content)
+	first := f.read("s", "pkg/tiny.go")
+	version := func() int {
+		var n int
+		if err := f.svc.Store.DB().QueryRow(`SELECT tokens FROM rc_versions`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := version(); n != NotCounted {
+		t.Fatalf("the first read counted the version: %d", n)
+	}
+	second := f.read("s", "pkg/tiny.go")
+	want := tokens.Count(numbered(splitLines([]byte(content)), 1, 3))
+	if n := version(); n != want {
+		t.Fatalf("after the read that had to count it (%s, then %s), the version keeps %d tokens, want %d", first.Mode, second.Mode, n, want)
+	}
+}
