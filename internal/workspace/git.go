@@ -111,17 +111,7 @@ func (g *Git) fromGit(p string) (string, bool) {
 // ahead of and behind the upstream counted: nothing asks for them either,
 // and git walks the history between the two to count them.
 func (g *Git) Status(ctx context.Context) (*Status, error) {
-	w := g.planWhole()
-	out, err := w.run(ctx, g)
-	if err != nil {
-		return nil, err
-	}
-	if again, refreshed := g.refreshAfter(ctx, out.took, w.args); refreshed {
-		if out.status, err = again(); err != nil {
-			return nil, fmt.Errorf("git status: %w", err)
-		}
-	}
-	return out.parse(g)
+	return g.ask(ctx, g.planWhole())
 }
 
 // waitedFor is how long a caller must have waited for a started status
@@ -206,18 +196,22 @@ func (g *Git) statusArgs(modes ...string) []string {
 
 // status runs one status in the given modes.
 func (g *Git) status(ctx context.Context, modes ...string) (*Status, error) {
-	args := g.statusArgs(modes...)
-	start := g.now()
-	out, err := g.Run(ctx, g.Top, args...)
-	if err == nil {
-		if again, refreshed := g.refreshAfter(ctx, g.now().Sub(start), args); refreshed {
-			out, err = again()
+	return g.ask(ctx, wholeRun{args: g.statusArgs(modes...)})
+}
+
+// ask runs w and, when its status was slow against the baseline, refreshes
+// the index and asks the status again (refreshAfter).
+func (g *Git) ask(ctx context.Context, w wholeRun) (*Status, error) {
+	out, err := w.run(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	if again, refreshed := g.refreshAfter(ctx, out.took, w.args); refreshed {
+		if out.status, err = again(); err != nil {
+			return nil, fmt.Errorf("git status: %w", err)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("git status: %w", err)
-	}
-	return parseStatus(out, g.fromGit)
+	return out.parse(g)
 }
 
 // RepoID returns an id that is the same in every clone of the repository:
