@@ -3,6 +3,8 @@ package readcache
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,5 +178,36 @@ func TestCountMadeForAChoiceIsKept(t *testing.T) {
 	want := tokens.Count(numbered(splitLines([]byte(content)), 1, 3))
 	if n := version(); n != want {
 		t.Fatalf("after the read that had to count it (%s, then %s), the version keeps %d tokens, want %d", first.Mode, second.Mode, n, want)
+	}
+}
+
+// A count left for later whose version is gone (its blob lost) counts
+// nothing: Status still answers, with what it can count.
+func TestCountLeftForAVersionGoneCountsNothing(t *testing.T) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	f.r.Write("pkg/a.go", lines(80, "first"))
+	f.expect("s", "pkg/a.go", ModeFull)
+	before, err := f.svc.Status(context.Background(), "s")
+	if err != nil || before.TokensPlain <= 0 || before.TokensServed != before.TokensPlain {
+		t.Fatalf("with the version kept: %+v, %v; want its count, served as plain", before, err)
+	}
+	var blob string
+	if err := f.svc.Store.DB().QueryRow(`SELECT blob FROM rc_versions`).Scan(&blob); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(f.svc.Store.BlobDir(), blob[:2], blob[2:]+"*"))
+	if len(files) != 1 {
+		t.Fatalf("the version's blob file: %v", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.svc.Status(context.Background(), "s")
+	if err != nil {
+		t.Fatalf("status with the version gone: %v", err)
+	}
+	if after.TokensPlain != 0 || after.TokensServed != 0 || after.Modes[ModeFull] != 1 {
+		t.Fatalf("with the version gone: %d plain, %d served, modes %v; want 0, 0 and the read", after.TokensPlain, after.TokensServed, after.Modes)
 	}
 }

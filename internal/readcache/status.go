@@ -55,7 +55,9 @@ func (s *Service) Status(ctx context.Context, session string) (*Status, error) {
 			}
 			st.Modes[e.mode]++
 			if e.tokensFull == NotCounted {
-				e.tokensFull = s.countPlain(ctx, tx, &e)
+				if e.tokensFull, err = s.countPlain(ctx, tx, &e); err != nil {
+					return err
+				}
 			}
 			if e.served == NotCounted {
 				e.served = e.tokensFull // it served the plain text (record)
@@ -144,16 +146,19 @@ func (s *Service) GC(ctx context.Context) (*GCResult, error) {
 
 // countPlain makes the count a read left for later (TokensLater): what a
 // plain read tool would have sent for the lines it showed, from the
-// version kept. A version no longer kept counts nothing.
-func (s *Service) countPlain(ctx context.Context, tx *store.Tx, e *entry) int {
+// version kept. A version no longer kept (its blob lost) counts nothing.
+func (s *Service) countPlain(ctx context.Context, tx *store.Tx, e *entry) (int, error) {
 	content, ok, err := s.versionContent(ctx, tx, e.version)
-	if err != nil || !ok {
-		return 0
+	if err != nil {
+		return 0, fmt.Errorf("count entry %d: %w", e.id, err)
+	}
+	if !ok {
+		return 0, nil
 	}
 	lines := splitLines(content)
 	start, end := max(e.start, 1), min(e.end, len(lines))
 	if end < start {
-		return 0
+		return 0, nil
 	}
-	return countTokens(numbered(lines, start, end))
+	return countTokens(numbered(lines, start, end)), nil
 }
