@@ -41,9 +41,8 @@ var (
 	warningWords = newWordList([]string{"warning", "warn", "deprecated"}, nil)
 )
 
-// classify says what a cleaned line carries. scratch is reused between
-// calls to hold the lowercased line.
-func classify(line string, scratch *[]byte) Class {
+// classify says what a cleaned line carries.
+func classify(line string) Class {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return Plain
@@ -54,7 +53,7 @@ func classify(line string, scratch *[]byte) Class {
 	if summaryLine.MatchString(t) { // anchored: only tried at the start
 		return SummaryLine
 	}
-	w := scanWords(toLower(t, scratch))
+	w := scanWords(t)
 	if (w.err || errorMark(t) || exceptionName(t)) && !w.none {
 		return Error
 	}
@@ -101,14 +100,15 @@ func newWordList(words []string, phrases map[string]string) *wordList {
 	return l
 }
 
-// at reports whether the word lower[i:j] is one of the list's, or starts
-// one of its phrases.
-func (l *wordList) at(lower []byte, i, j int) bool {
-	if !l.first[lower[i]] || j-i >= len(l.byLen) {
+// at reports whether the word line[i:j], in any case, is one of the
+// list's, or starts one of its phrases.
+func (l *wordList) at(line string, i, j int) bool {
+	c := lowerByte[line[i]]
+	if !l.first[c] || j-i >= len(l.byLen) {
 		return false
 	}
 	for _, w := range l.byLen[j-i] {
-		if w.word[0] == lower[i] && string(lower[i:j]) == w.word && (w.then == "" || followedBy(lower, j, w.then)) {
+		if w.word[0] == c && foldEqual(line[i:j], w.word) && (w.then == "" || followedBy(line, j, w.then)) {
 			return true
 		}
 	}
@@ -119,17 +119,18 @@ func (l *wordList) at(lower []byte, i, j int) bool {
 // word, a phrase saying there were no errors.
 type lineWords struct{ err, warn, none bool }
 
-// scanWords reads a lowercased line's words once for all three
+// scanWords reads a line's words once for all three, in any case
 // (TestWordListsAreTheExpressions holds it to the expressions they stand
-// for).
-func scanWords(lower []byte) (w lineWords) {
-	for i, j := nextWord(lower, 0); i < len(lower); i, j = nextWord(lower, j) {
-		if n := j - i; n >= len(listedAt) || !listedAt[n][lower[i]] {
+// for). It compares each candidate word folded where it lies: lowercasing
+// a copy of every line was a third of the scan.
+func scanWords(line string) (w lineWords) {
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if n := j - i; n >= len(listedAt) || !listedAt[n][lowerByte[line[i]]] {
 			continue // most words of a line: no list has a word of its length starting so
 		}
-		w.err = w.err || errorWords.at(lower, i, j)
-		w.warn = w.warn || warningWords.at(lower, i, j)
-		w.none = w.none || noErrorAt(lower, i, j)
+		w.err = w.err || errorWords.at(line, i, j)
+		w.warn = w.warn || warningWords.at(line, i, j)
+		w.none = w.none || noErrorAt(line, i, j)
 	}
 	return w
 }
@@ -154,23 +155,23 @@ var listedAt = func() (t [16][256]bool) {
 var noErrorWords = []string{"errorfree", "error_free", "0", "no", "without", "error"}
 
 // noErrorAt reports whether a phrase saying there were no errors starts at
-// the word lower[i:j]: "0 errors", "no error", "0 failed", "0 failures",
+// the word line[i:j]: "0 errors", "no error", "0 failed", "0 failures",
 // "error-free" (or "error_free", "errorfree", "error free"), "without
-// errors", as whole words.
-func noErrorAt(lower []byte, i, j int) bool {
+// errors", as whole words in any case.
+func noErrorAt(line string, i, j int) bool {
 	var next []string
-	switch string(lower[i:j]) {
-	case "errorfree", "error_free":
+	switch word := line[i:j]; {
+	case isWord(word, "errorfree"), isWord(word, "error_free"):
 		return true
-	case "0":
+	case word == "0":
 		next = zeroNext
-	case "no", "without":
+	case isWord(word, "no"), isWord(word, "without"):
 		next = noNext
-	case "error":
+	case isWord(word, "error"):
 		next = errorNext
 	}
 	for _, n := range next {
-		if followedBy(lower, j, n) {
+		if followedBy(line, j, n) {
 			return true
 		}
 	}
@@ -184,13 +185,13 @@ var (
 )
 
 // nextWord returns the next run of word bytes at or after from, or
-// len(b), len(b) when there is none.
-func nextWord(b []byte, from int) (start, end int) {
-	for from < len(b) && !wordByte[b[from]] {
+// len(s), len(s) when there is none.
+func nextWord(s string, from int) (start, end int) {
+	for from < len(s) && !wordByte[s[from]] {
 		from++
 	}
 	end = from
-	for end < len(b) && wordByte[b[end]] {
+	for end < len(s) && wordByte[s[end]] {
 		end++
 	}
 	return from, end
@@ -204,11 +205,40 @@ var wordByte = func() (t [256]bool) {
 	return t
 }()
 
-// followedBy reports whether b[at:] starts with s and a word ends there.
-func followedBy(b []byte, at int, s string) bool {
-	k := at + len(s)
-	return k <= len(b) && string(b[at:k]) == s && (k == len(b) || !rx.IsWordByte(b[k]))
+// followedBy reports whether s[at:] starts with lower, in any case, and a
+// word ends there.
+func followedBy(s string, at int, lower string) bool {
+	k := at + len(lower)
+	return k <= len(s) && foldEqual(s[at:k], lower) && (k == len(s) || !wordByte[s[k]])
 }
+
+// isWord reports whether word is lower in any case.
+func isWord(word, lower string) bool {
+	return len(word) == len(lower) && foldEqual(word, lower)
+}
+
+// foldEqual reports whether s, its ASCII letters lowercased, is lower; s
+// is at least as long as lower.
+func foldEqual(s, lower string) bool {
+	for i := range len(lower) {
+		if lowerByte[s[i]] != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerByte lowercases an ASCII letter and leaves every other byte: the
+// listed words are ASCII, and a multi-byte letter is never one of theirs.
+var lowerByte = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // errorMark reports the marks that make a trimmed line an error besides
 // words: "E " (pytest's error lines), a cross anywhere, or a line that
@@ -239,16 +269,3 @@ func exceptionName(t string) bool {
 
 // isSpace is regexp's \s.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
-
-// toLower lowercases ASCII letters into scratch: the keywords are ASCII,
-// and this neither allocates per line nor consults Unicode tables.
-func toLower(s string, scratch *[]byte) []byte {
-	b := append((*scratch)[:0], s...)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	*scratch = b
-	return b
-}

@@ -163,7 +163,6 @@ func TestSelectFallsBackToGeneric(t *testing.T) {
 // An exception's class name is an error line however it is spelled; a
 // method that handles errors is not.
 func TestExceptionNamesAreErrors(t *testing.T) {
-	var scratch []byte
 	for line, want := range map[string]Class{
 		"TypeError: add is not a function":                                        Error,
 		"json.decoder.JSONDecodeError: Expecting property name: line 1 column 15": Error,
@@ -174,7 +173,7 @@ func TestExceptionNamesAreErrors(t *testing.T) {
 		"calling handleError on the queue": Plain,
 		"ErrorBoundary rendered":           Plain,
 	} {
-		if got := classify(line, &scratch); got != want {
+		if got := classify(line); got != want {
 			t.Errorf("classify(%q) = %v, want %v", line, got, want)
 		}
 	}

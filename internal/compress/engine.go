@@ -77,7 +77,6 @@ type engine struct {
 	out      []Kept
 	outBytes int // of the texts in out
 	capped   int
-	scratch  []byte
 
 	blocks blocks
 
@@ -168,7 +167,7 @@ func (g *engine) judge(line string) Class {
 			return c
 		}
 	}
-	return classify(line, &g.scratch)
+	return classify(line)
 }
 
 func (g *engine) flushPrev() {
