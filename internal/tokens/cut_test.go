@@ -94,3 +94,19 @@ func TestLongWhiteSpaceIsCutAndSaidRough(t *testing.T) {
 		t.Fatal("a short run of white space was cut")
 	}
 }
+
+// TestRoughCutInEitherHalfIsSaid: a chunk counted in two halves
+// (countHalves) is said inexact when either half cut a run of white space.
+func TestRoughCutInEitherHalfIsSaid(t *testing.T) {
+	lines, blank := strings.Repeat("x\n", halvesFrom/2), strings.Repeat(" \n", 4*longSpace)
+	for name, text := range map[string]string{"blank run first": blank + "y\n" + lines, "blank run last": lines + blank} {
+		if cutNear(text, len(text)/2) <= 0 {
+			t.Fatalf("%s: no clean cut to count the halves at", name)
+		}
+		var c Counter
+		c.Add(text)
+		if n, exact := c.Total(); exact {
+			t.Errorf("%s: %d tokens said exact, though a run of white space was cut", name, n)
+		}
+	}
+}
