@@ -48,27 +48,31 @@ func BenchmarkRunPipe(b *testing.B) {
 // BenchmarkCaptureKinds measures the whole capture pipeline on a real
 // `go test -v` log and on Go source, each repeated to 20 MB, on 20 MB of
 // base64 (`run -- base64 FILE`, a dump in a test's output) and on 20 MB of
-// minified JavaScript on one line (`cat bundle.min.js`).
+// minified JavaScript on one line (`cat bundle.min.js`); and on 300 KB of
+// Go source, the size of a common test run's output, whose first 256 KiB
+// are counted exactly (tokens.Counter) while the rest is analysed.
 func BenchmarkCaptureKinds(b *testing.B) {
 	for _, k := range []struct {
 		name, path string
 		make       func(int) []byte
+		size       int
 	}{
-		{"go-test-v", "../redact/testdata/go-test-v.log", nil},
-		{"source", "pipeline.go", nil},
-		{"base64", "", testout.Base64},
-		{"minified", "", testout.Minified},
+		{"go-test-v", "../redact/testdata/go-test-v.log", nil, 20 << 20},
+		{"source", "pipeline.go", nil, 20 << 20},
+		{"source-300KB", "pipeline.go", nil, 300 << 10},
+		{"base64", "", testout.Base64, 20 << 20},
+		{"minified", "", testout.Minified, 20 << 20},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			var data []byte
 			if k.make != nil {
-				data = k.make(20 << 20)
+				data = k.make(k.size)
 			} else {
 				one, err := os.ReadFile(k.path)
 				if err != nil {
 					b.Fatal(err)
 				}
-				data = bytes.Repeat(one, 20<<20/len(one))
+				data = bytes.Repeat(one, k.size/len(one))
 			}
 			s, _ := newService(b)
 			b.SetBytes(int64(len(data)))

@@ -13,7 +13,6 @@ import (
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/tokens"
 )
 
 const (
@@ -56,7 +55,7 @@ type sink struct {
 	out      chan<- []outLine
 	spare    <-chan []outLine // batches the analysis is done with (batches.spare)
 	batch    []outLine
-	counter  tokens.Counter
+	count    counting
 	progress *atomic.Int64
 	red      redact.Redactor
 
@@ -235,8 +234,7 @@ func (k *sink) writeStored() {
 			k.err = err
 		}
 	}
-	k.counter.Write(k.stored)
-	k.stored = k.stored[:0]
+	k.stored = k.count.add(k.stored)
 }
 
 // sendBatch hands the lines of one write to the analysis at once: one
@@ -248,7 +246,8 @@ func (k *sink) sendBatch() {
 	}
 }
 
-// flush passes on a last line that had no newline.
+// flush passes on a last line that had no newline, and waits for the
+// stream's tokens to be counted.
 func (k *sink) flush() {
 	if len(k.pending) > 0 || k.long != nil {
 		k.emit(k.pending, false)
@@ -256,6 +255,7 @@ func (k *sink) flush() {
 	}
 	k.sendBatch()
 	k.writeStored()
+	k.count.result()
 }
 
 // analysis consumes lines: it picks a compressor from the head of the

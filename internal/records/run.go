@@ -386,12 +386,12 @@ const preloadLater = 32 << 10
 // later from the kept output is the one made now.
 func (c *capture) countLater(stored, whole bool) bool {
 	return c.opt.TokensLater && whole && c.opt.MaxTokens <= 0 && stored &&
-		c.sinks[Stdout].counter.Held() && c.sinks[Stderr].counter.Held()
+		c.sinks[Stdout].count.result().Held() && c.sinks[Stderr].count.result().Held()
 }
 
 func (c *capture) rawTokens() (int, bool) {
-	n1, e1 := c.sinks[Stdout].counter.Total()
-	n2, e2 := c.sinks[Stderr].counter.Total()
+	n1, e1 := c.sinks[Stdout].count.result().Total()
+	n2, e2 := c.sinks[Stderr].count.result().Total()
 	return n1 + n2, e1 && e2
 }
 

@@ -1,0 +1,51 @@
+package records
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/tokens"
+	"pgregory.net/rapid"
+)
+
+// TestCountingCountsAsTheCounter: chunks handed to the counting goroutine,
+// in buffers the sink then fills again, are counted as one counter fed the
+// same bytes in the same order counts them, exactness included.
+func TestCountingCountsAsTheCounter(t *testing.T) {
+	words := []string{"func", " ", "\n", "\t", "x := 1", "日本", "  \n", "Error:", "0123456789", strings.Repeat("ab", 40)}
+	rapid.Check(t, func(t *rapid.T) {
+		var c counting
+		var want tokens.Counter
+		buf := []byte(nil)
+		for range rapid.IntRange(0, 12).Draw(t, "chunks") {
+			n := rapid.IntRange(0, 20_000).Draw(t, "words")
+			for i := range n {
+				buf = append(buf, words[(i*7+n)%len(words)]...)
+			}
+			want.Write(buf)
+			buf = c.add(buf)
+			if len(buf) != 0 {
+				t.Fatalf("add returned a buffer holding %d bytes", len(buf))
+			}
+			buf = append(buf, "reused"...) // the sink fills it while the chunk is counted
+			buf = buf[:0]
+		}
+		got := c.result()
+		if got != c.result() {
+			t.Fatal("result is not the same counter twice")
+		}
+		gn, gExact := got.Total()
+		wn, wExact := want.Total()
+		if gn != wn || gExact != wExact || got.Held() != want.Held() {
+			t.Fatalf("counted %d (exact %v, held %v), one counter counts %d (exact %v, held %v)",
+				gn, gExact, got.Held(), wn, wExact, want.Held())
+		}
+	})
+}
+
+func TestCountingNothingHoldsNothing(t *testing.T) {
+	var c counting
+	if n, exact := c.result().Total(); n != 0 || !exact || !c.result().Held() {
+		t.Fatalf("no text: %d tokens, exact %v, held %v", n, exact, c.result().Held())
+	}
+}
