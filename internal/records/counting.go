@@ -7,7 +7,8 @@ import "github.com/freshctx/freshctx/internal/tokens"
 // exactly (tokens.Counter): on the sink's goroutine that held the output's
 // redaction and storage back by up to 35 ms, where a second core was idle.
 // Chunks are handed over whole, not copied; the goroutine gives the buffers
-// back once counted.
+// back once counted, and once the stream ends it counts the text its
+// counter still holds, while the digest is finished and counted.
 type counting struct {
 	counter tokens.Counter // the goroutine's until result returns
 	chunks  chan []byte
@@ -44,15 +45,25 @@ func (c *counting) run() {
 		default:
 		}
 	}
+	if !c.counter.Held() {
+		c.counter.Total() // counts what it holds; a text held whole is left to count later (Held)
+	}
 }
 
-// result waits for every chunk to be counted and returns the counter; no
-// chunk may be added after it.
-func (c *counting) result() *tokens.Counter {
+// end says the stream has ended: no chunk is added after it.
+func (c *counting) end() {
 	if c.chunks != nil && !c.ended {
 		close(c.chunks)
-		<-c.done
 	}
 	c.ended = true
+}
+
+// result ends the stream, waits for every chunk to be counted and returns
+// the counter.
+func (c *counting) result() *tokens.Counter {
+	c.end()
+	if c.done != nil {
+		<-c.done
+	}
 	return &c.counter
 }

@@ -246,8 +246,8 @@ func (k *sink) sendBatch() {
 	}
 }
 
-// flush passes on a last line that had no newline, and waits for the
-// stream's tokens to be counted.
+// flush passes on a last line that had no newline, and ends the stream's
+// count (counting.result waits for it).
 func (k *sink) flush() {
 	if len(k.pending) > 0 || k.long != nil {
 		k.emit(k.pending, false)
@@ -255,7 +255,7 @@ func (k *sink) flush() {
 	}
 	k.sendBatch()
 	k.writeStored()
-	k.count.result()
+	k.count.end()
 }
 
 // analysis consumes lines: it picks a compressor from the head of the

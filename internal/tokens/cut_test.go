@@ -15,11 +15,12 @@ var pieces = []string{"\n", "\n\n", "\r\n", " ", "  ", "\t", "a", "Abc", "x1", "
 	"{", "}", "FAIL", "go:12:", "1.5"}
 
 // TestCountInPiecesIsCountWhole: counting a text in pieces cut where cutNear
-// says gives the count of the whole text, for texts made of every kind of
-// neighbourhood, cut as often as they can be.
+// says, and in halves counted at once, gives the count of the whole text,
+// for texts made of every kind of neighbourhood, cut as often as they can
+// be.
 func TestCountInPiecesIsCountWhole(t *testing.T) {
-	defer func(n int) { countPiece = n }(countPiece)
-	countPiece = 4
+	defer func(n, h int) { countPiece, halvesFrom = n, h }(countPiece, halvesFrom)
+	countPiece, halvesFrom = 4, 4
 	rapid.Check(t, func(t *rapid.T) {
 		text := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 60).Draw(t, "text"), "")
 		if got, want := Count(text), countWhole(text); got != want {
@@ -96,7 +97,7 @@ func TestLongWhiteSpaceIsCutAndSaidRough(t *testing.T) {
 }
 
 // TestRoughCutInEitherHalfIsSaid: a chunk counted in two halves
-// (countHalves) is said inexact when either half cut a run of white space.
+// (inHalves) is said inexact when either half cut a run of white space.
 func TestRoughCutInEitherHalfIsSaid(t *testing.T) {
 	lines, blank := strings.Repeat("x\n", halvesFrom/2), strings.Repeat(" \n", 4*longSpace)
 	for name, text := range map[string]string{"blank run first": blank + "y\n" + lines, "blank run last": lines + blank} {

@@ -25,6 +25,12 @@ func Preload() { go codec() }
 
 // Count returns the number of o200k_base tokens in s.
 func Count(s string) int {
+	n, _ := inHalves(s, func(s string) (int, bool) { return countPieces(s), false })
+	return n
+}
+
+// countPieces counts s in pieces of about countPiece, one after another.
+func countPieces(s string) int {
 	n := 0
 	for len(s) > countPiece {
 		cut := cutNear(s, countPiece)
@@ -136,36 +142,38 @@ func (c *Counter) take(b []byte) {
 			return
 		}
 	}
-	n, rough := countHalves(b)
+	n, rough := inHalves(b, countSpaced)
 	c.tokens += n
 	c.counted += int64(len(b))
 	c.roughCut = c.roughCut || rough
 }
 
-// halvesFrom is the length from which countHalves counts a chunk in two.
-const halvesFrom = 16 << 10
+// halvesFrom is the length from which a text is counted in two halves at
+// once (a variable so a test can make it small).
+var halvesFrom = 16 << 10
 
-// countHalves counts b as countSpaced does, its two halves at once where a
-// clean cut (cutNear) lies between them. The tokenizer reads about 7 MB/s
-// and a counter counts the first 256 KiB of every output exactly: where a
+// inHalves counts s with count, its two halves at once where a clean cut
+// (cutNear) lies between them, and says whether either count was rough.
+// The tokenizer reads about 7 MB/s, a counter counts the first 256 KiB of
+// every output exactly, and a digest is counted as it is printed: where a
 // second core is free, as it mostly is while a few hundred kilobytes of
-// output are captured, the wait for that count is halved.
-func countHalves(b []byte) (int, bool) {
+// output are captured, the wait for a count is halved.
+func inHalves[T string | []byte](s T, count func(T) (int, bool)) (int, bool) {
 	cut := -1
-	if len(b) >= halvesFrom {
-		cut = cutNear(b, len(b)/2)
+	if len(s) >= halvesFrom {
+		cut = cutNear(s, len(s)/2)
 	}
 	if cut <= 0 {
-		return countSpaced(b)
+		return count(s)
 	}
 	var n2 int
 	var rough2 bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		n2, rough2 = countSpaced(b[cut:])
+		n2, rough2 = count(s[cut:])
 	}()
-	n1, rough1 := countSpaced(b[:cut])
+	n1, rough1 := count(s[:cut])
 	<-done
 	return n1 + n2, rough1 || rough2
 }
