@@ -54,7 +54,7 @@ func classify(line string) Class {
 		return SummaryLine
 	}
 	w := scanWords(t)
-	if (w.err || errorMark(t) || exceptionName(t)) && !w.none {
+	if (w.err || w.class || errorMark(t)) && !w.none {
 		return Error
 	}
 	if w.warn {
@@ -116,15 +116,18 @@ func (l *wordList) at(line string, i, j int) bool {
 }
 
 // lineWords is what the words of a line say: an error word, a warning
-// word, a phrase saying there were no errors.
-type lineWords struct{ err, warn, none bool }
+// word, a phrase saying there were no errors, a word that names an error
+// or exception class (exceptionName).
+type lineWords struct{ err, warn, none, class bool }
 
-// scanWords reads a line's words once for all three, in any case
-// (TestWordListsAreTheExpressions holds it to the expressions they stand
-// for). It compares each candidate word folded where it lies: lowercasing
-// a copy of every line was a third of the scan.
+// scanWords reads a line's words once for all four, the lists' words in
+// any case (TestWordListsAreTheExpressions holds it to the expressions they
+// stand for, TestClassNamesAreExceptionName to exceptionName). It compares
+// each candidate word folded where it lies: lowercasing a copy of every
+// line was a third of the scan.
 func scanWords(line string) (w lineWords) {
 	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		w.class = w.class || className(line[i:j])
 		if n := j - i; n >= len(listedAt) || !listedAt[n][lowerByte[line[i]]] {
 			continue // most words of a line: no list has a word of its length starting so
 		}
@@ -247,6 +250,11 @@ func errorMark(t string) bool {
 	if len(t) > 1 && t[0] == 'E' && isSpace(t[1]) {
 		return true
 	}
+	// ✗, ✖ and ✕ are E2 9C xx in UTF-8 and × is C3 97: a line with no E2
+	// byte that does not start with C3 holds none of them.
+	if len(t) == 0 || t[0] != 0xC3 && strings.IndexByte(t, 0xE2) < 0 {
+		return false
+	}
 	if strings.Contains(t, "✗") || strings.Contains(t, "✖") {
 		return true
 	}
@@ -254,6 +262,22 @@ func errorMark(t string) bool {
 		if rest, ok := strings.CutPrefix(t, x); ok && rest != "" && isSpace(rest[0]) {
 			return true
 		}
+	}
+	return false
+}
+
+// className reports whether a word names an error or exception class as
+// exceptionName reads one: a capital letter, then more, then "Error" or
+// "Exception".
+func className(word string) bool {
+	if len(word) < len("XError") || word[0] < 'A' || word[0] > 'Z' {
+		return false
+	}
+	switch word[len(word)-1] {
+	case 'r':
+		return strings.HasSuffix(word, "Error")
+	case 'n':
+		return len(word) > len("Exception") && strings.HasSuffix(word, "Exception")
 	}
 	return false
 }

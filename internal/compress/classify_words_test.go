@@ -21,7 +21,7 @@ var (
 func TestWordListsAreTheExpressions(t *testing.T) {
 	pieces := []string{"error", "Errors", "FAIL", "failed", "not", " found", "could", "segmentation", "fault",
 		"undefined", "reference", "warn", "Warning", "deprecated", "x", "_", "-", " ", "  ", ":", "E", "e", "\t",
-		"✗", "×", "✕", "é", "0", "panicked", "s", "no", "without", "free", "failure", "failures", "1", "_"}
+		"✗", "✖", "×", "✕", "é", "0", "panicked", "s", "no", "without", "free", "failure", "failures", "1", "_"}
 	rapid.Check(t, func(t *rapid.T) {
 		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "parts")
 		line := strings.TrimSpace(strings.Join(parts, ""))
@@ -117,6 +117,31 @@ func TestEveryListedWordIsFound(t *testing.T) {
 			if got != want {
 				t.Errorf("%q in %q: found %v, want %v", text, line, got, want)
 			}
+		}
+	}
+}
+
+// TestClassNamesAreExceptionName: the word scan finds a class name in the
+// lines exceptionName finds one in, and in no other.
+func TestClassNamesAreExceptionName(t *testing.T) {
+	pieces := []string{"Error", "Exception", "Type", "json.", "handle", "X", "x", "_", " ", ":", "e", "9", "é", "Errorf", "XException", "(", "Err", "or"}
+	rapid.Check(t, func(t *rapid.T) {
+		line := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "parts"), "")
+		if got, want := scanWords(line).class, exceptionName(line); got != want {
+			t.Fatalf("%q: the word scan found a class name %v, exceptionName %v", line, got, want)
+		}
+	})
+}
+
+// TestErrorMarks: the crosses anywhere, the multiplication signs at the
+// start and followed by white space, pytest's "E ".
+func TestErrorMarks(t *testing.T) {
+	for line, want := range map[string]bool{
+		"× 2 tests failed": true, "✕ renders the page": true, "a ✗ b": true, "done ✖": true, "E   assert 1 == 2": true,
+		"×2": false, "a × b": false, "a ✕ b": false, "Error": false, "é": false, "E": false, "x": false,
+	} {
+		if got := errorMark(line); got != want {
+			t.Errorf("errorMark(%q) = %v, want %v", line, got, want)
 		}
 	}
 }
