@@ -22,7 +22,7 @@ type engine struct {
 	keywords *keywordIndex
 	words    []string   // the prefilter's words, lower case, by keyword id
 	targets  [][]target // by keyword id
-	gitleaks []leakRule
+	gitleaks []*leakRule
 	own      []ownRule
 }
 
@@ -37,29 +37,75 @@ type target struct {
 	// looked for once per line.
 	lineWord string
 	// reaches says the rule has a reach, and so wants every admitted
-	// occurrence, not only the first.
+	// occurrence, not only the first (freshctx's rules; a gitleaks rule
+	// knows once it is translated, leakRule.ready).
 	reaches bool
+}
+
+// wantsEvery reports whether t's rule has a reach.
+func (e *engine) wantsEvery(t target) bool {
+	if t.own {
+		return t.reaches
+	}
+	return e.gitleaks[t.i].ready().reach != nil
 }
 
 type gate func(line []byte, s, e int) bool
 
 // leakRule is one gitleaks rule, judged on its own (leak.go), so a line is
-// checked only against the rules its keywords select.
+// checked only against the rules its keywords select. It is translated
+// (its expressions compiled, its allowlists and reach made) the first time
+// a line passes its keyword and gate: ready.
 type leakRule struct {
-	id    string
-	re    *regexp.Regexp
-	judge *leakJudge
+	id string
 	// windowed rules have run their expression in the gate, on the
 	// stretch of line around a keyword a match can span.
 	windowed bool
+	span     [2]int // a windowed rule's leakSpans
+
+	src     config.ViperConfig         // this rule alone (ruleConfig)
+	globals func() []*config.Allowlist // the global allowlists, translated once
+	once    sync.Once
+	built   leakBuilt
+}
+
+// leakBuilt is what translating a rule makes.
+type leakBuilt struct {
+	re    *regexp.Regexp
+	judge *leakJudge
 	// reach bounds a windowed rule's match around an admitted occurrence:
 	// on a long line the rule is judged there only (see windows).
 	reach reach
 }
 
+// ready translates the rule, once. The default rules are compiled into
+// gitleaks; one that does not translate is a broken build, as in rules.
+func (g *leakRule) ready() *leakBuilt {
+	g.once.Do(func() {
+		cfg, err := g.src.Translate()
+		r, ok := cfg.Rules[g.id]
+		if err != nil || !ok || r.Regex == nil {
+			panic(fmt.Sprintf("redact: gitleaks rule %s does not translate alone: %v", g.id, err))
+		}
+		r.Allowlists = light(r.Allowlists)
+		judge := &leakJudge{rule: r, global: g.globals()}
+		for _, k := range r.Keywords {
+			judge.keywords = append(judge.keywords, strings.ToLower(k))
+		}
+		g.built = leakBuilt{re: r.Regex, judge: judge}
+		if g.windowed {
+			g.built.reach = leakReach(g.span)
+		} else {
+			g.built.reach = boundedReach(r.Regex.String(), r.Keywords)
+		}
+	})
+	return &g.built
+}
+
 // rules builds the engine once per process, on the first line that holds a
-// prefilter word: compiling gitleaks' 200-odd rules takes tens of
-// milliseconds.
+// prefilter word: reading gitleaks' configuration and indexing its 200-odd
+// rules' keywords takes about 6 ms (BenchmarkRulesBuild); each rule is
+// translated when a line first passes its keyword and gate.
 var rules = sync.OnceValue(func() *engine {
 	e, err := build()
 	if err != nil {
@@ -76,8 +122,8 @@ var rules = sync.OnceValue(func() *engine {
 var built atomic.Bool
 
 // quick finds the prefilter's words without the ruleset: building that
-// (gitleaks' configuration, 200-odd expressions) takes 30-50 ms, which a
-// line holding none of the words, as most command lines and labels, and
+// (reading gitleaks' configuration) takes about 6 ms, which a line
+// holding none of the words, as most command lines and labels, and
 // all of an empty output, never needs. prefilterList is checked against
 // the ruleset's own words by TestPrefilterListIsCurrent.
 var quick = sync.OnceValue(func() *keywordIndex { return newKeywordIndex(prefilterList) })
@@ -93,16 +139,25 @@ func mayHold(line []byte) bool {
 func build() (*engine, error) {
 	// gitleaks logs to stderr at info level; freshctx's stderr is the user's.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
-	cfg, err := defaultConfig()
+	vc, err := defaultViperConfig()
 	if err != nil {
 		return nil, err
 	}
-	global := light(cfg.Allowlists)
+	globals := sync.OnceValue(func() []*config.Allowlist {
+		gc := globalConfig(&vc)
+		cfg, err := gc.Translate()
+		if err != nil {
+			panic(fmt.Sprintf("redact: gitleaks' global allowlists do not translate: %v", err))
+		}
+		return light(cfg.Allowlists)
+	})
 	e := &engine{own: ownRules}
-	ids := make([]string, 0, len(cfg.Rules))
-	for id, r := range cfg.Rules {
-		if r.Regex != nil && len(r.Keywords) > 0 {
-			ids = append(ids, id)
+	index := map[string]int{}
+	ids := make([]string, 0, len(vc.Rules))
+	for i, r := range vc.Rules {
+		if r.Regex != "" && len(r.Keywords) > 0 {
+			ids = append(ids, r.ID)
+			index[r.ID] = i
 		}
 	}
 	// Specific rules first: the generic one then finds their secrets
@@ -128,27 +183,22 @@ func build() (*engine, error) {
 		e.targets[id] = append(e.targets[id], t)
 	}
 	for _, id := range ids {
-		r := cfg.Rules[id]
-		r.Allowlists = light(r.Allowlists)
-		judge := &leakJudge{rule: r, global: global}
+		vr := vc.Rules[index[id]]
+		keywords := make([]string, len(vr.Keywords))
+		for i, k := range vr.Keywords {
+			keywords[i] = strings.ToLower(k)
+		}
+		rule := &leakRule{id: id, src: ruleConfig(&vc, index[id]), globals: globals}
 		g, ok := leakGates[id]
-		if !ok && namedValue(r.Regex.String(), r.Keywords) {
-			g = separatorSoon
+		if !ok {
+			g = namedValueGate(vr.Regex, keywords)
 		}
-		span, windowed := leakSpans[id]
-		if windowed {
-			g = inWindow(g, r.Regex, span)
+		if rule.span, rule.windowed = leakSpans[id]; rule.windowed {
+			g = inWindow(g, rule)
 		}
-		rule := leakRule{id: id, re: r.Regex, judge: judge, windowed: windowed}
-		if windowed {
-			rule.reach = leakReach(span)
-		} else {
-			rule.reach = boundedReach(r.Regex.String(), r.Keywords)
-		}
-		for _, k := range r.Keywords {
-			judge.keywords = append(judge.keywords, strings.ToLower(k))
+		for _, k := range keywords {
 			for _, w := range prefilterWords(id, k) {
-				add(w, target{i: len(e.gitleaks), gate: g, lineWord: leakLineWords[id], reaches: rule.reach != nil})
+				add(w, target{i: len(e.gitleaks), gate: g, lineWord: leakLineWords[id]})
 			}
 		}
 		e.gitleaks = append(e.gitleaks, rule)
@@ -160,6 +210,17 @@ func build() (*engine, error) {
 	}
 	e.keywords, e.words = newKeywordIndex(words), words
 	return e, nil
+}
+
+// namedValueGate is separatorSoon for a rule built from gitleaks' template
+// of a service's name and its value (namedValue), else nil. Whether it is
+// one is read from its expression the first time a line holds one of its
+// keywords: parsing them all took a fifth of building the ruleset.
+func namedValueGate(expr string, keywords []string) gate {
+	named := sync.OnceValue(func() bool { return namedValue(expr, keywords) })
+	return func(line []byte, s, e int) bool {
+		return !named() || separatorSoon(line, s, e)
+	}
 }
 
 // light returns copies of allowlists without the Aho-Corasick trie gitleaks
@@ -200,14 +261,15 @@ func (g *leakRule) find(line []byte, ws []span, fs []find) []find {
 }
 
 func (g *leakRule) findIn(line, text []byte, fs []find) []find {
-	if !g.windowed && !g.re.Match(text) {
+	b := g.ready()
+	if !g.windowed && !b.re.Match(text) {
 		return fs
 	}
 	rank := rankSpecific
 	if strings.Contains(g.id, "generic") {
 		rank = rankGeneric
 	}
-	for _, s := range g.judge.secrets(string(text)) {
+	for _, s := range b.judge.secrets(string(text)) {
 		secret := []byte(s)
 		if len(secret) == 0 || bytes.Contains(secret, []byte(Mark)) {
 			continue
@@ -281,14 +343,14 @@ var leakSpans = map[string][2]int{
 	"hashicorp-tf-password": {50, 190},
 }
 
-// inWindow admits an occurrence that g admits and around which re matches
-// within span.
-func inWindow(g gate, re *regexp.Regexp, span [2]int) gate {
+// inWindow admits an occurrence that g admits and around which the rule's
+// expression matches within its span.
+func inWindow(g gate, rule *leakRule) gate {
 	return func(line []byte, s, e int) bool {
 		if g != nil && !g(line, s, e) {
 			return false
 		}
-		return re.Match(line[max(0, s-span[0]):min(len(line), e+span[1])])
+		return rule.ready().re.Match(line[max(0, s-rule.span[0]):min(len(line), e+rule.span[1])])
 	}
 }
 
@@ -444,7 +506,7 @@ func (s *scratch) hits(e *engine, line []byte, open bool) *hitList {
 			if t.own {
 				k += len(e.gitleaks)
 			}
-			if s.seen[k] && !(every && t.reaches) {
+			if s.seen[k] && !(every && e.wantsEvery(t)) {
 				continue
 			}
 			if !open && !ungated && (t.lineWord != "" && !s.lineHolds(line, k, t.lineWord) ||

@@ -3,9 +3,11 @@ package redact
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -48,13 +50,13 @@ func sameJudgement(t rapid.TB, dets map[string]*detect.Detector, line string) (f
 		for _, f := range dets[g.id].DetectString(line) {
 			theirs = append(theirs, f.Secret)
 		}
-		if ours := g.judge.secrets(line); !slices.Equal(ours, theirs) {
+		if ours := g.ready().judge.secrets(line); !slices.Equal(ours, theirs) {
 			t.Fatalf("rule %s on %q: freshctx finds %q, gitleaks %q", g.id, line, ours, theirs)
 		}
 		switch {
 		case len(theirs) > 0:
 			found++
-		case g.re.MatchString(line):
+		case g.ready().re.MatchString(line):
 			judgedOut++
 		}
 	}
@@ -150,10 +152,7 @@ func TestLeakRulesJudgeDrawnLines(t *testing.T) {
 // another's finding near its own (gitleaks' required rules); the default
 // rules have none. A gitleaks that adds one fails here, not silently.
 func TestDefaultRulesNeedNoOtherRule(t *testing.T) {
-	cfg, err := defaultConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := defaultConfig(t)
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +168,161 @@ func TestDefaultRulesNeedNoOtherRule(t *testing.T) {
 		if theirs := d.Config.Rules[id]; theirs.Regex == nil != (r.Regex == nil) || (r.Regex != nil && r.Regex.String() != theirs.Regex.String()) {
 			t.Errorf("rule %s: freshctx loads another expression than gitleaks", id)
 		}
+	}
+}
+
+// defaultConfig is gitleaks' default rules translated whole, as its
+// detector loads them.
+func defaultConfig(t testing.TB) config.Config {
+	t.Helper()
+	vc, err := defaultViperConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestRulesTranslateAsOne: each rule translated alone (ruleConfig) is the
+// rule the whole configuration translates to, and the global allowlists
+// translated alone (globalConfig) are its global allowlists: for the
+// default rules, and for them with their global allowlist given as one
+// that targets no rule beside one that targets three, which gitleaks
+// allows and its default rules may one day hold.
+func TestRulesTranslateAsOne(t *testing.T) {
+	read := func() config.ViperConfig {
+		vc, err := defaultViperConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vc
+	}
+	targeted := func() config.ViperConfig {
+		vc := read()
+		all, some := *vc.AllowList, *vc.AllowList
+		some.TargetRules = []string{"generic-api-key", "aws-access-token", "jwt"}
+		some.Description = "targeted"
+		vc.AllowList, vc.Allowlists = nil, append(vc.Allowlists, &all, &some)
+		return vc
+	}
+	for name, load := range map[string]func() config.ViperConfig{"default": read, "targeted": targeted} {
+		whole := load()
+		want, err := whole.Translate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vc := load()
+		g := globalConfig(&vc)
+		globals, err := g.Translate()
+		if err != nil {
+			t.Fatalf("%s: the global allowlists alone: %v", name, err)
+		}
+		if got, want := allowlistsKey(globals.Allowlists), allowlistsKey(want.Allowlists); got != want {
+			t.Errorf("%s: global allowlists alone\n%s\nwhole\n%s", name, got, want)
+		}
+		targets := 0
+		for i, vr := range vc.Rules {
+			one := ruleConfig(&vc, i)
+			cfg, err := one.Translate()
+			if err != nil {
+				t.Fatalf("%s: rule %s alone: %v", name, vr.ID, err)
+			}
+			if len(cfg.Rules) != 1 || len(cfg.Allowlists) != 0 {
+				t.Fatalf("%s: rule %s alone translates to %d rules and %d global allowlists", name, vr.ID, len(cfg.Rules), len(cfg.Allowlists))
+			}
+			got, wantRule := cfg.Rules[vr.ID], want.Rules[vr.ID]
+			if a, b := ruleKey(got), ruleKey(wantRule); a != b {
+				t.Errorf("%s: rule %s alone\n%s\nwhole\n%s", name, vr.ID, a, b)
+			}
+			if strings.Contains(allowlistsKey(got.Allowlists), "targeted") {
+				targets++
+			}
+		}
+		if wantTargets := map[string]int{"default": 0, "targeted": 3}[name]; targets != wantTargets {
+			t.Errorf("%s: %d rules hold the targeted allowlist, want %d", name, targets, wantTargets)
+		}
+		if len(vc.Rules) != len(want.Rules) {
+			t.Errorf("%s: %d rules read, %d translated whole", name, len(vc.Rules), len(want.Rules))
+		}
+	}
+}
+
+// ruleKey is everything of a translated rule that judging it reads.
+func ruleKey(r config.Rule) string {
+	re, path := "<nil>", "<nil>"
+	if r.Regex != nil {
+		re = r.Regex.String()
+	}
+	if r.Path != nil {
+		path = r.Path.String()
+	}
+	return fmt.Sprintf("id=%s desc=%q re=%q path=%q group=%d entropy=%v keywords=%q tags=%q skip=%v required=%d allowlists=[%s]",
+		r.RuleID, r.Description, re, path, r.SecretGroup, r.Entropy, r.Keywords, r.Tags, r.SkipReport, len(r.RequiredRules),
+		allowlistsKey(r.Allowlists))
+}
+
+// allowlistsKey is every field of allowlists, their stop words and commits
+// sorted (gitleaks keeps them as a set's keys).
+func allowlistsKey(as []*config.Allowlist) string {
+	var b strings.Builder
+	for _, a := range as {
+		var res, paths []string
+		for _, r := range a.Regexes {
+			res = append(res, r.String())
+		}
+		for _, p := range a.Paths {
+			paths = append(paths, p.String())
+		}
+		stop, commits := slices.Sorted(slices.Values(a.StopWords)), slices.Sorted(slices.Values(a.Commits))
+		fmt.Fprintf(&b, "{desc=%q cond=%v target=%q regexes=%q paths=%q stop=%q commits=%q} ",
+			a.Description, a.MatchCondition, a.RegexTarget, res, paths, stop, commits)
+	}
+	return b.String()
+}
+
+// TestRulesTranslateOnceAcrossGoroutines: rules translated on first use by
+// eight goroutines at once (an MCP server captures several outputs at a
+// time) find, in every line of the secret corpus, what rules translated
+// one after another find. Run with -race.
+func TestRulesTranslateOnceAcrossGoroutines(t *testing.T) {
+	var lines [][]byte
+	for _, c := range secretCorpus() {
+		lines = append(lines, []byte(c.line), []byte("x "+c.line+" y"))
+	}
+	one, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]find, len(lines))
+	for i, l := range lines {
+		want[i] = findAll(one, l)
+	}
+	shared, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for k := range lines {
+				i := (k + w*len(lines)/8) % len(lines) // each starts elsewhere
+				if got := findAll(shared, lines[i]); !slices.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("%q: found %v at once, %v one after another", lines[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(want), func(f []find) bool { return len(f) == 0 })); n < len(lines)/2 {
+		t.Fatalf("only %d of %d lines held a secret the rules found: the test proves little", n, len(lines))
 	}
 }

@@ -55,7 +55,7 @@ func TestStopWordsAllowAsGitleaksDoes(t *testing.T) {
 	var generic *leakRule
 	for i, g := range rules().gitleaks {
 		if g.id == "generic-api-key" {
-			generic = &rules().gitleaks[i]
+			generic = rules().gitleaks[i]
 		}
 	}
 	if generic == nil {

@@ -139,8 +139,8 @@ func (r *Redactor) finds(line []byte) []find {
 	windowed := len(line) >= windowFrom && !folds
 	var finds []find
 	for _, i := range hit.gitleaks {
-		g := &e.gitleaks[i]
-		finds = g.find(line, r.scan.windows(line, i, g.reach, windowed, false), finds)
+		g := e.gitleaks[i]
+		finds = g.find(line, r.scan.windows(line, i, g.ready().reach, windowed, false), finds)
 	}
 	for _, i := range hit.own {
 		o := &e.own[i]

@@ -43,7 +43,7 @@ func TestWindowsFindWhatTheWholeLineDoes(t *testing.T) {
 	e := rules()
 	var exprs []string
 	for _, g := range e.gitleaks {
-		exprs = append(exprs, g.re.String())
+		exprs = append(exprs, g.ready().re.String())
 	}
 	for _, o := range e.own {
 		exprs = append(exprs, o.re.String())
@@ -136,8 +136,8 @@ func TestReachHoldsEveryMatch(t *testing.T) {
 	}
 	var rs []rule
 	for i, g := range e.gitleaks {
-		if g.reach != nil {
-			rs = append(rs, rule{g.id, g.re, i, g.reach, nil})
+		if g.ready().reach != nil {
+			rs = append(rs, rule{g.id, g.ready().re, i, g.ready().reach, nil})
 		}
 	}
 	for i, o := range e.own {
@@ -231,7 +231,7 @@ func TestGenericGateEndsTheValue(t *testing.T) {
 	var rule *leakRule
 	for i := range e.gitleaks {
 		if e.gitleaks[i].id == "generic-api-key" {
-			rule = &e.gitleaks[i]
+			rule = e.gitleaks[i]
 		}
 	}
 	if rule == nil {
@@ -266,8 +266,36 @@ func TestGenericGateEndsTheValue(t *testing.T) {
 		if admitted != c.want {
 			t.Errorf("gate(%q) = %v, want %v", c.line, admitted, c.want)
 		}
-		if rule.re.Match(line) && !admitted {
+		if rule.ready().re.Match(line) && !admitted {
 			t.Errorf("the rule matches %q, which the gate turns away", c.line)
 		}
+	}
+}
+
+// TestSecretAfterAnEarlierKeyword: on a long line (windows), a rule's
+// secret is found where its keyword occurs a second time, far from a first
+// occurrence that holds none: each admitted occurrence gets its window.
+func TestSecretAfterAnEarlierKeyword(t *testing.T) {
+	e := rules()
+	byID := map[string]*leakRule{}
+	for _, g := range e.gitleaks {
+		byID[g.id] = g
+	}
+	tried := 0
+	for _, c := range secretCorpus() {
+		g := byID[c.kind]
+		if g == nil || len(g.src.Rules[0].Keywords) == 0 {
+			continue
+		}
+		tried++
+		decoy := strings.ToLower(g.src.Rules[0].Keywords[0])
+		line := "first " + decoy + " = none;" + strings.Repeat(" filler", windowFrom/7+10) + " then " + c.line
+		var r Redactor
+		if out := string(r.Line([]byte(line))); strings.Contains(out, c.secret) {
+			t.Errorf("%s: the secret after a first %q survives on a long line", c.kind, decoy)
+		}
+	}
+	if tried < 50 {
+		t.Fatalf("only %d rules of the corpus tried", tried)
 	}
 }
