@@ -59,13 +59,30 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 		xs = append(xs, float64(n))
 		runSeries, nextSeries, statusSeries = append(runSeries, same), append(nextSeries, next), append(statusSeries, status)
 	}
-	last := rows[len(rows)-1]
-	b.report.headline("`run -- true` in a repository of %d files and %d commits: %s (median) against %s for `git status`, %s of a git status over `true` (%s right after a new commit).",
-		files, lengths[len(lengths)-1], ms(same.median()), ms(status.median()), last[5], last[6])
-	over := float64(same.median()-truth.median()) / float64(status.median())
+	// The goal is judged on the three measured in turn: measured one
+	// after another, a drift of the machine's speed between them once
+	// made a git status 4 ms slower than its neighbours and the goal
+	// "met" on that alone.
+	dir := dirs[len(dirs)-1]
+	turns, err := b.inTurn([]func() *exec.Cmd{
+		func() *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") },
+		func() *exec.Cmd { return b.cmd(ctx, dir, "true") },
+		func() *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") },
+	})
+	if err != nil {
+		return err
+	}
+	tStatus, tTrue, tRun := turns[0], turns[1], turns[2]
+	over := float64(tRun.median()-tTrue.median()) / float64(tStatus.median())
+	b.report.headline("`run -- true` in a repository of %d files and %d commits: %s (median) against %s for `git status`, measured in turn: %s of a git status over `true` (%s right after a new commit, measured apart).",
+		files, lengths[len(lengths)-1], ms(tRun.median()), ms(tStatus.median()), times(over), rows[len(rows)-1][6])
 	b.report.goal(fmt.Sprintf("`run -- true` with %d files and %d commits adds at most 1.2x one `git status`", files, lengths[len(lengths)-1]),
-		over <= 1.2, "%s over `true` against %s for `git status`: %s", ms(same.median()-truth.median()), ms(status.median()), times(over))
+		over <= 1.2, "%s over `true` against %s for `git status`, measured in turn: %s", ms(tRun.median()-tTrue.median()), ms(tStatus.median()), times(over))
 	sec.note("%d files in every repository.", files)
+	sec.note("Measured in turn in the repository of %d commits (a git status, `true`, `run -- true` in each of %d rounds, after one to warm up), "+
+		"the goal's measure: `git status --porcelain` %s, `true` %s, `run -- true` %s: %s of a git status over `true`. The table below measures each "+
+		"apart, %d in a row, and so carries the drift between them.",
+		lengths[len(lengths)-1], len(tRun), spread(tStatus), spread(tTrue), spread(tRun), times(over), len(same))
 	// What any freshctx process costs, measured in the same repository:
 	// the part of the overhead no work on run can take away.
 	floor, err := b.timeCmd(func(int) *exec.Cmd { return b.cmd(ctx, dirs[len(dirs)-1], b.bin, "version") })
@@ -74,12 +91,12 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	}
 	sec.note("The process floor: `freshctx version` (the binary's start and exit, no store, no git) took %s in the "+
 		"repository of %d commits; `run -- true` took %s more, %s of a git status.",
-		spread(floor), lengths[len(lengths)-1], ms(same.median()-floor.median()),
-		times(float64(same.median()-floor.median())/float64(status.median())))
-	if err := b.longerCommand(ctx, sec, dirs[len(dirs)-1], status); err != nil {
+		spread(floor), lengths[len(lengths)-1], ms(tRun.median()-floor.median()),
+		times(float64(tRun.median()-floor.median())/float64(tStatus.median())))
+	if err := b.longerCommand(ctx, sec, dirs[len(dirs)-1], tStatus); err != nil {
 		return err
 	}
-	if err := b.mcpRun(ctx, sec, dirs[len(dirs)-1], status); err != nil {
+	if err := b.mcpRun(ctx, sec, dirs[len(dirs)-1], tStatus); err != nil {
 		return err
 	}
 	inter, err := b.interleaved(ctx, dirs)
@@ -104,14 +121,23 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 		series{"git status", xs, statusSeries})
 }
 
-// interleaved times `run -- true` in each repository in turn, one run per
-// round after a warm-up round, so a drift of the machine's speed falls on
-// every repository alike.
+// interleaved times `run -- true` in each repository in turn (inTurn).
 func (b *bench) interleaved(ctx context.Context, dirs []string) ([]sample, error) {
-	out := make([]sample, len(dirs))
+	cmds := make([]func() *exec.Cmd, len(dirs))
+	for i, dir := range dirs {
+		cmds[i] = func() *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") }
+	}
+	return b.inTurn(cmds)
+}
+
+// inTurn times each of cmds once per round, one after another, over twice
+// the repeats after a warm-up round, so a drift of the machine's speed
+// falls on every one alike.
+func (b *bench) inTurn(cmds []func() *exec.Cmd) ([]sample, error) {
+	out := make([]sample, len(cmds))
 	for round := -1; round < 2*b.repeats; round++ {
-		for i, dir := range dirs {
-			d, err := b.timed(b.cmd(ctx, dir, b.bin, "run", "--", "true"))
+		for i, mk := range cmds {
+			d, err := b.timed(mk())
 			if err != nil {
 				return nil, err
 			}
