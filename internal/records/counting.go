@@ -21,6 +21,11 @@ type counting struct {
 // storeChunk, the exact count's budget and no more waits in memory.
 const countAhead = 6
 
+// keptBuffer is the largest buffer kept for reuse: a chunk holding a long
+// line (a minified bundle's, megabytes) is let go once counted, not kept
+// for every chunk after it.
+const keptBuffer = 2 * storeChunk
+
 // add hands b to the counter and returns an empty buffer to fill next.
 func (c *counting) add(b []byte) []byte {
 	if c.chunks == nil {
@@ -32,7 +37,7 @@ func (c *counting) add(b []byte) []byte {
 	case next := <-c.free:
 		return next
 	default:
-		return make([]byte, 0, cap(b))
+		return make([]byte, 0, min(cap(b), keptBuffer))
 	}
 }
 
@@ -40,6 +45,9 @@ func (c *counting) run() {
 	defer close(c.done)
 	for b := range c.chunks {
 		c.counter.Write(b)
+		if cap(b) > keptBuffer {
+			continue
+		}
 		select {
 		case c.free <- b[:0]:
 		default:

@@ -49,3 +49,17 @@ func TestCountingNothingHoldsNothing(t *testing.T) {
 		t.Fatalf("no text: %d tokens, exact %v, held %v", n, exact, c.result().Held())
 	}
 }
+
+// TestCountingKeepsNoLargeBuffer: a chunk holding a long line is counted
+// and let go, not kept for reuse; one of the usual size is kept.
+func TestCountingKeepsNoLargeBuffer(t *testing.T) {
+	var c counting
+	c.add(make([]byte, 4*keptBuffer))
+	c.add(make([]byte, storeChunk))
+	c.result()
+	for len(c.free) > 0 {
+		if b := <-c.free; cap(b) > keptBuffer {
+			t.Fatalf("a buffer of %d bytes was kept for reuse", cap(b))
+		}
+	}
+}
