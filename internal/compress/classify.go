@@ -103,7 +103,7 @@ func newWordList(words []string, phrases map[string]string) *wordList {
 // at reports whether the word line[i:j], in any case, is one of the
 // list's, or starts one of its phrases.
 func (l *wordList) at(line string, i, j int) bool {
-	c := lowerByte[line[i]]
+	c := rx.Lower[line[i]]
 	if !l.first[c] || j-i >= len(l.byLen) {
 		return false
 	}
@@ -128,7 +128,7 @@ type lineWords struct{ err, warn, none, class bool }
 func scanWords(line string) (w lineWords) {
 	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
 		w.class = w.class || className(line[i:j])
-		if n := j - i; n >= len(listedAt) || !listedAt[n][lowerByte[line[i]]] {
+		if n := j - i; n >= len(listedAt) || !listedAt[n][rx.Lower[line[i]]] {
 			continue // most words of a line: no list has a word of its length starting so
 		}
 		w.err = w.err || errorWords.at(line, i, j)
@@ -224,24 +224,12 @@ func isWord(word, lower string) bool {
 // is at least as long as lower.
 func foldEqual(s, lower string) bool {
 	for i := range len(lower) {
-		if lowerByte[s[i]] != lower[i] {
+		if rx.Lower[s[i]] != lower[i] {
 			return false
 		}
 	}
 	return true
 }
-
-// lowerByte lowercases an ASCII letter and leaves every other byte: the
-// listed words are ASCII, and a multi-byte letter is never one of theirs.
-var lowerByte = func() (t [256]byte) {
-	for c := range t {
-		t[c] = byte(c)
-		if 'A' <= c && c <= 'Z' {
-			t[c] += 'a' - 'A'
-		}
-	}
-	return t
-}()
 
 // errorMark reports the marks that make a trimmed line an error besides
 // words: "E " (pytest's error lines), a cross anywhere, or a line that

@@ -243,7 +243,7 @@ func language(re *syntax.Regexp) ([]string, bool) {
 			if r >= utf8.RuneSelf {
 				return nil, false
 			}
-			b.WriteByte(fold[byte(r)])
+			b.WriteByte(rx.Lower[byte(r)])
 		}
 		return []string{b.String()}, true
 	case syntax.OpCharClass:
@@ -257,7 +257,7 @@ func language(re *syntax.Regexp) ([]string, bool) {
 				return nil, false
 			}
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				if s := string(rune(fold[byte(r)])); !seen[s] {
+				if s := string(rune(rx.Lower[byte(r)])); !seen[s] {
 					seen[s] = true
 					out = append(out, s)
 				}

@@ -422,7 +422,7 @@ func twilioGate(line []byte, s, _ int) bool {
 }
 
 func vaultGate(line []byte, s, _ int) bool {
-	if fold[line[s]] == 'h' {
+	if rx.Lower[line[s]] == 'h' {
 		return true // "hvs."
 	}
 	return (s == 0 || !rx.IsWordByte(line[s-1])) && run(line[s+2:], isAlnum) >= 24

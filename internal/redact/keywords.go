@@ -1,6 +1,10 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/freshctx/freshctx/internal/rx"
+)
 
 // keywordIndex finds which of a set of keywords (ASCII) occur in a line,
 // ignoring ASCII case. It is the prefilter every line passes through, so it
@@ -29,17 +33,6 @@ type keyword struct {
 	word []byte // lower case
 	id   int
 }
-
-var fold = func() (t [256]byte) {
-	for i := range t {
-		c := byte(i)
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		t[i] = c
-	}
-	return t
-}()
 
 func hash(w uint32) uint32 { return (w * 2654435761) >> (32 - tableBits) }
 
@@ -72,7 +65,7 @@ func newKeywordIndex(words []string) *keywordIndex {
 	for id, w := range words {
 		k := keyword{word: []byte(w), id: id}
 		for i, c := range k.word {
-			k.word[i] = fold[c]
+			k.word[i] = rx.Lower[c]
 		}
 		switch {
 		case len(k.word) >= 4:
@@ -90,10 +83,10 @@ func newKeywordIndex(words []string) *keywordIndex {
 // keyword's id and the occurrence's byte range.
 func (x *keywordIndex) scan(line []byte, found func(id, start, end int)) {
 	if len(line) >= 3 {
-		w := uint32(fold[line[0]])<<8 | uint32(fold[line[1]])
+		w := uint32(rx.Lower[line[0]])<<8 | uint32(rx.Lower[line[1]])
 		by3, by4 := x.by3.bucket, x.by4.bucket
 		for i := 2; i < len(line); i++ {
-			w = w<<8 | uint32(fold[line[i]])
+			w = w<<8 | uint32(rx.Lower[line[i]])
 			if g := by3[hash(w&0xffffff)]; g != 0 {
 				check(line, i-2, x.by3.groups[g-1], found)
 			}
@@ -142,7 +135,7 @@ func scanShort(line []byte, k keyword, found func(id, start, end int)) {
 // equalFold compares b, folded, with lower.
 func equalFold(b, lower []byte) bool {
 	for i, c := range b {
-		if fold[c] != lower[i] {
+		if rx.Lower[c] != lower[i] {
 			return false
 		}
 	}

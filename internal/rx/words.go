@@ -33,3 +33,16 @@ func ClassName(s, suffix string) bool {
 func IsWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
+
+// Lower lowercases an ASCII letter and leaves every other byte, as a table
+// the scans of every line index: the words they look for are ASCII, and a
+// byte of a multi-byte letter is never one of theirs.
+var Lower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
