@@ -213,9 +213,10 @@ func build() (*engine, error) {
 }
 
 // namedValueGate is separatorSoon for a rule built from gitleaks' template
-// of a service's name and its value (namedValue), else nil. Whether it is
-// one is read from its expression the first time a line holds one of its
-// keywords: parsing them all took a fifth of building the ruleset.
+// of a service's name and its value (namedValue), and admits every
+// occurrence of any other rule's keyword. Whether a rule is one is read
+// from its expression the first time a line holds one of its keywords:
+// reading all 200-odd took 1.5 ms, a fifth of building the ruleset.
 func namedValueGate(expr string, keywords []string) gate {
 	named := sync.OnceValue(func() bool { return namedValue(expr, keywords) })
 	return func(line []byte, s, e int) bool {
