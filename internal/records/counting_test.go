@@ -51,15 +51,23 @@ func TestCountingNothingHoldsNothing(t *testing.T) {
 }
 
 // TestCountingKeepsNoLargeBuffer: a chunk holding a long line is counted
-// and let go, not kept for reuse; one of the usual size is kept.
+// and let go, not kept for reuse; one of the usual size is kept, handed
+// back by add or waiting in the pool.
 func TestCountingKeepsNoLargeBuffer(t *testing.T) {
 	var c counting
 	c.add(make([]byte, 4*keptBuffer))
-	c.add(make([]byte, storeChunk))
+	usual := make([]byte, storeChunk)
+	next := c.add(usual)
 	c.result()
+	kept := cap(next) > 0 && &next[:1][0] == &usual[0]
 	for len(c.free) > 0 {
-		if b := <-c.free; cap(b) > keptBuffer {
+		b := <-c.free
+		if cap(b) > keptBuffer {
 			t.Fatalf("a buffer of %d bytes was kept for reuse", cap(b))
 		}
+		kept = kept || &b[:1][0] == &usual[0]
+	}
+	if !kept {
+		t.Fatal("the buffer of the usual size was not kept for reuse")
 	}
 }
