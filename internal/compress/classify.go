@@ -3,8 +3,6 @@ package compress
 import (
 	"github.com/freshctx/freshctx/internal/rx"
 	"strings"
-
-	"github.com/freshctx/freshctx/internal/refs"
 )
 
 // Class is what a line says.
@@ -41,8 +39,9 @@ var (
 	warningWords = newWordList([]string{"warning", "warn", "deprecated"}, nil)
 )
 
-// classify says what a cleaned line carries.
-func classify(line string) Class {
+// classify says what a cleaned line carries; seen is what a search of it
+// for file references found, if it was searched.
+func classify(line string, seen Seen) Class {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return Plain
@@ -60,7 +59,10 @@ func classify(line string) Class {
 	if w.warn {
 		return Warning
 	}
-	if len(refs.Line(t)) > 0 {
+	if seen == NotSearched {
+		seen = SeenIn(line)
+	}
+	if seen == HasRef {
 		return Ref
 	}
 	return Plain

@@ -173,7 +173,7 @@ func TestExceptionNamesAreErrors(t *testing.T) {
 		"calling handleError on the queue": Plain,
 		"ErrorBoundary rendered":           Plain,
 	} {
-		if got := classify(line); got != want {
+		if got := classify(line, NotSearched); got != want {
 			t.Errorf("classify(%q) = %v, want %v", line, got, want)
 		}
 	}

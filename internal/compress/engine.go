@@ -64,6 +64,7 @@ type engine struct {
 	prev      string
 	prevCount int
 	prevClass Class // Auto: judge prev when it is flushed
+	prevSeen  Seen  // what a search of prev for file references found
 	started   bool
 
 	early     []pending // the first lines, kept whole if the output is short
@@ -123,26 +124,37 @@ func NewEngine(in Intent, r Rules) Compressor {
 	return &engine{intent: in, rules: r, selective: in == Raw}
 }
 
-func (g *engine) Line(text string) {
-	text = Clean(text)
+func (g *engine) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)}) }
+
+// PreparedLine implements PreparedLiner.
+func (g *engine) PreparedLine(p Prepared) {
+	text, seen := p.Clean, p.Refs
 	if g.rules.Transform != nil {
-		var ok bool
-		if text, ok = g.rules.Transform(text); !ok {
+		t, ok := g.rules.Transform(text)
+		if !ok {
 			return
 		}
+		if t != text {
+			seen = NotSearched
+		}
+		text = t
 	}
-	g.lineAs(text, Auto)
+	g.lineSeen(text, Auto, seen)
 }
 
 // lineAs takes a cleaned line whose class a wrapper already knows (Auto:
 // judge it as usual). Repeats collapse into one line that counts them.
-func (g *engine) lineAs(text string, c Class) {
+func (g *engine) lineAs(text string, c Class) { g.lineSeen(text, c, NotSearched) }
+
+// lineSeen is lineAs for a line whose search for file references may be
+// known (seen).
+func (g *engine) lineSeen(text string, c Class, seen Seen) {
 	if g.started && text == g.prev && c == g.prevClass {
 		g.prevCount++
 		return
 	}
 	g.flushPrev()
-	g.prev, g.prevCount, g.prevClass, g.started = text, 1, c, true
+	g.prev, g.prevCount, g.prevClass, g.prevSeen, g.started = text, 1, c, seen, true
 }
 
 // skip counts lines a wrapper dropped without showing them to the engine,
@@ -161,13 +173,13 @@ func (g *engine) skip(n int) {
 	g.take(p)
 }
 
-func (g *engine) judge(line string) Class {
+func (g *engine) judge(line string, seen Seen) Class {
 	if g.rules.Judge != nil {
 		if c := g.rules.Judge(line); c != Auto {
 			return c
 		}
 	}
-	return classify(line)
+	return classify(line, seen)
 }
 
 func (g *engine) flushPrev() {
@@ -180,7 +192,7 @@ func (g *engine) flushPrev() {
 	}
 	class := g.prevClass
 	if class == Auto {
-		class = g.judge(g.prev)
+		class = g.judge(g.prev, g.prevSeen)
 	}
 	p := pending{text: text, class: class, n: g.prevCount}
 	if !g.selective {

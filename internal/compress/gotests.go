@@ -102,8 +102,13 @@ func newGoTests(e *engine, transform func(string) (string, bool)) *goTests {
 	return &goTests{engine: e, transform: transform, held: map[string]*heldTest{}}
 }
 
-func (g *goTests) Line(text string) {
-	text = Clean(text)
+func (g *goTests) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)}) }
+
+// PreparedLine implements PreparedLiner; what the search for references
+// found is not used: the line may be held, rewritten, before the engine
+// judges it.
+func (g *goTests) PreparedLine(p Prepared) {
+	text := p.Clean
 	var ok bool
 	if text, ok = g.transform(text); !ok {
 		return

@@ -54,8 +54,12 @@ func newPyTraces(e *engine) *pyTraces {
 	return &pyTraces{engine: e}
 }
 
-func (p *pyTraces) Line(text string) {
-	text = Clean(text)
+func (p *pyTraces) Line(text string) { p.PreparedLine(Prepared{Clean: Clean(text)}) }
+
+// PreparedLine implements PreparedLiner; what the search for references
+// found is not used: tracebacks are held and judged whole.
+func (p *pyTraces) PreparedLine(pl Prepared) {
+	text := pl.Clean
 	if p.trace == nil && pyFailedParam.MatchString(text) {
 		if !p.failed.add(text) {
 			p.flushFailed()

@@ -30,6 +30,13 @@ type outLine struct {
 	text   string
 	stream Stream
 	use    lineUse
+	// clean is text as compress.Clean returns it, and refs what the search
+	// of it for file references found, when cleaned: the scan reads a line
+	// before the digest does and works both out for itself, and the digest
+	// takes them from it instead of working them out again.
+	clean   string
+	refs    compress.Seen
+	cleaned bool
 }
 
 // lineUse says which part of the analysis a line is for.
@@ -258,10 +265,11 @@ func (k *sink) flush() {
 	k.count.end()
 }
 
-// analysis consumes lines: it picks a compressor from the head of the
-// output and feeds it, while its scan, on a goroutine of its own, collects
-// file references and facts from the same lines. The two share nothing but
-// the lines, so on two cores neither waits for the other.
+// analysis consumes lines: its scan, on a goroutine of its own, collects
+// file references and facts from them, and hands each batch on to the
+// digest, which picks a compressor from the head of the output and feeds
+// it. The two share nothing but the lines, and a batch is with one at a
+// time, so on two cores neither waits for the other.
 type analysis struct {
 	argv   []string
 	intent compress.Intent
@@ -271,6 +279,7 @@ type analysis struct {
 	headSize int
 	factory  compress.Factory
 	comp     compress.Compressor
+	prepared compress.PreparedLiner // comp, if it takes prepared lines
 	lines    atomic.Int64
 
 	scan scan
@@ -285,19 +294,19 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 	return &analysis{argv: argv, intent: intent, root: root, scan: scan{refIndex: map[string]int{}, goBlocks: newGoBlocks()}}
 }
 
-// consume reads every batch of lines, handing each to the scan once the
-// digest is done with it (the scan gives it back to spare),
-// and returns when both have seen the last.
+// consume reads every batch of lines, the scan first and then the digest
+// (which gives it back to spare), and returns when both have seen the
+// last.
 func (a *analysis) consume(in <-chan []outLine, spare batches) {
-	// The scan may lag the digest by a few batches, no more: each batch
+	// The digest may lag the scan by a few batches, no more: each batch
 	// holds up to maxBatch lines of up to maxLine bytes, and every batch
 	// in flight is memory the heap limit cannot reclaim.
-	toScan, scanned := make(chan []outLine, 4), make(chan struct{})
+	scanned := make(chan []outLine, 4)
 	go func() {
-		a.scan.consume(toScan, spare)
+		a.scan.consume(in, scanned)
 		close(scanned)
 	}()
-	for batch := range in {
+	for batch := range scanned {
 		for _, l := range batch {
 			if l.use == forScan {
 				continue
@@ -309,20 +318,16 @@ func (a *analysis) consume(in <-chan []outLine, spare batches) {
 			}
 			a.guardedAdd(l)
 		}
-		// The scan takes the batch once the digest is done with it, so
-		// that it is the batch's last reader: it gives the batch back.
-		toScan <- batch
+		spare.giveBack(batch)
 	}
-	close(toScan)
 	if a.fallback == nil {
 		a.guardedChoose()
 	}
-	<-scanned
 }
 
 func (a *analysis) add(l outLine) {
 	if a.comp != nil {
-		a.comp.Line(l.text)
+		a.feed(l)
 		return
 	}
 	a.head = append(a.head, l)
@@ -344,10 +349,21 @@ func (a *analysis) choose() {
 	}
 	a.factory = selectCompressor(a.argv, head.Bytes())
 	a.comp = a.factory.New(compress.Options{Intent: a.intent, Root: a.root})
+	a.prepared, _ = a.comp.(compress.PreparedLiner)
 	for _, l := range a.head {
-		a.comp.Line(l.text)
+		a.feed(l)
 	}
 	a.head = nil
+}
+
+// feed hands a line to the compressor, as the scan prepared it where it
+// did and the compressor takes that.
+func (a *analysis) feed(l outLine) {
+	if a.prepared != nil && l.cleaned {
+		a.prepared.PreparedLine(compress.Prepared{Clean: l.clean, Refs: l.refs})
+		return
+	}
+	a.comp.Line(l.text)
 }
 
 // scan collects the file references and facts of an output's lines.
@@ -356,6 +372,7 @@ type scan struct {
 	refs      []refs.Ref
 	refIndex  map[string]int // a reference's key → its index in refs
 	lastLine  string         // references of a repeated line are not searched again
+	lastSeen  compress.Seen  // what the search of lastLine found
 	lastFacts string
 	// goBlocks says in which go test packages' output each reference
 	// was seen (outdirs.go).
@@ -372,20 +389,23 @@ type scan struct {
 	skipped int
 }
 
-func (s *scan) consume(in <-chan []outLine, spare batches) {
+// consume scans every batch of lines and hands it on to the digest.
+func (s *scan) consume(in <-chan []outLine, digest chan<- []outLine) {
 	for batch := range in {
-		for _, l := range batch {
-			if l.use != forDigest {
-				s.guardedLine(l.text)
+		for i := range batch {
+			if batch[i].use != forDigest {
+				s.guardedLine(&batch[i])
 			}
 		}
-		spare.giveBack(batch)
+		digest <- batch
 	}
 }
 
 // guardedLine scans one line, surviving a panic: the line's references and
-// facts are then skipped, and the digest says so (guard.go).
-func (s *scan) guardedLine(text string) {
+// facts are then skipped, and the digest says so (guard.go). It leaves the
+// cleaned line and what its search for references found in l for the
+// digest.
+func (s *scan) guardedLine(l *outLine) {
 	defer func() {
 		if r := recover(); r != nil {
 			if s.fault == "" {
@@ -394,8 +414,9 @@ func (s *scan) guardedLine(text string) {
 			s.skipped++
 		}
 	}()
-	clean := compress.Clean(text)
-	s.collectRefs(clean)
+	clean := compress.Clean(l.text)
+	l.clean, l.cleaned = clean, true
+	l.refs = s.collectRefs(clean)
 	if pkg, ok := goPackageLine(clean); ok {
 		s.goBlocks.ended(pkg)
 	} else if dir, ok := enteredDir(clean); ok {
@@ -408,13 +429,18 @@ func (s *scan) guardedLine(text string) {
 }
 
 // collectRefs gathers the references of a cleaned line, and the go test
-// blocks each is seen in.
-func (s *scan) collectRefs(text string) {
-	if text == s.lastLine || s.dropped != nil {
-		return
+// blocks each is seen in, and says what it found (NotSearched once the
+// output named more than maxRefs).
+func (s *scan) collectRefs(text string) compress.Seen {
+	if s.dropped != nil {
+		return compress.NotSearched
 	}
-	s.lastLine = text
-	for _, r := range lineRefs(text) {
+	if text == s.lastLine {
+		return s.lastSeen
+	}
+	s.lastLine, s.lastSeen = text, compress.NotSearched
+	found := lineRefs(text)
+	for _, r := range found {
 		key := r.Alt + "\x00" + r.Path
 		if r.JavaClass != "" {
 			key = r.JavaClass + "/" + r.Path
@@ -423,7 +449,7 @@ func (s *scan) collectRefs(text string) {
 		if !seen {
 			if len(s.refs) >= maxRefs {
 				s.dropped = &r
-				return
+				return compress.NotSearched
 			}
 			i = len(s.refs)
 			s.refIndex[key] = i
@@ -431,6 +457,11 @@ func (s *scan) collectRefs(text string) {
 		}
 		s.goBlocks.seen(i)
 	}
+	s.lastSeen = compress.NoRef
+	if len(found) > 0 {
+		s.lastSeen = compress.HasRef
+	}
+	return s.lastSeen
 }
 
 // overRef is a reference seen in the output of a go package past the
