@@ -18,6 +18,12 @@ func Clean(line string) string {
 	return trimBlankRight(termsafe.String(line))
 }
 
+// CleanSafe is Clean of a line termsafe.Safe holds safe, which has no
+// control character (no carriage return) for Clean to act on: its
+// trailing blanks go, and that is all. A caller that has asked Safe
+// already spares the line a second reading.
+func CleanSafe(line string) string { return trimBlankRight(line) }
+
 // trimBlankRight is strings.TrimRight(s, " \t") without building the cut
 // set at every line.
 func trimBlankRight(s string) string {

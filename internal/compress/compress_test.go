@@ -49,6 +49,25 @@ func TestCleanIsItsDefinition(t *testing.T) {
 	})
 }
 
+// TestCleanSafeIsClean: over any line termsafe holds safe (tabs, blanks,
+// Unicode spaces and text), CleanSafe is Clean.
+func TestCleanSafeIsClean(t *testing.T) {
+	safe := 0
+	rapid.Check(t, func(t *rapid.T) {
+		line := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.SampledFrom([]rune(" \t\r\x1bab:.\u00a0\u3000\u202eé")))).Draw(t, "line")
+		if !termsafe.Safe(line) {
+			return
+		}
+		safe++
+		if got, want := CleanSafe(line), Clean(line); got != want {
+			t.Fatalf("CleanSafe(%q) = %q, Clean = %q", line, got, want)
+		}
+	})
+	if safe == 0 {
+		t.Fatal("no safe line drawn")
+	}
+}
+
 func noisyLog() string {
 	var b strings.Builder
 	for i := range 200 {

@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/termsafe"
 )
 
 const (
@@ -37,6 +38,9 @@ type outLine struct {
 	clean   string
 	refs    compress.Seen
 	cleaned bool
+	// safe says text is as termsafe.String returns it (sanitize asked):
+	// compress.CleanSafe cleans it.
+	safe bool
 }
 
 // lineUse says which part of the analysis a line is for.
@@ -173,7 +177,8 @@ func (k *sink) emit(line []byte, newline bool) {
 	if more > 0 {
 		text += fmt.Sprintf(" … [%d more bytes on this line]", more)
 	}
-	k.batch = append(k.batch, outLine{text: sanitize(text), stream: k.stream})
+	text, safe := sanitize(text)
+	k.batch = append(k.batch, outLine{text: text, stream: k.stream, safe: safe})
 }
 
 // emitPiece redacts a piece of a line too long to wait for. The scan sees
@@ -196,13 +201,14 @@ func (k *sink) emitPiece(piece []byte) {
 
 func (k *sink) scanPiece(red []byte) {
 	text, _ := headOf(red)
-	k.batch = append(k.batch, outLine{text: sanitize(text), stream: k.stream, use: forScan})
+	text, safe := sanitize(text)
+	k.batch = append(k.batch, outLine{text: text, stream: k.stream, use: forScan, safe: safe})
 }
 
 // endLong passes on the digest's line for a line that came in pieces.
 func (k *sink) endLong() {
 	l := *k.long
-	l.text = sanitize(l.text + fmt.Sprintf(" … [%d more bytes on this line]", k.longMore))
+	l.text, l.safe = sanitize(l.text + fmt.Sprintf(" … [%d more bytes on this line]", k.longMore))
 	k.batch = append(k.batch, l)
 	k.long, k.longMore = nil, 0
 }
@@ -414,7 +420,12 @@ func (s *scan) guardedLine(l *outLine) {
 			s.skipped++
 		}
 	}()
-	clean := compress.Clean(l.text)
+	var clean string
+	if l.safe {
+		clean = compress.CleanSafe(l.text)
+	} else {
+		clean = compress.Clean(l.text)
+	}
 	l.clean, l.cleaned = clean, true
 	l.refs = s.collectRefs(clean)
 	if pkg, ok := goPackageLine(clean); ok {
@@ -489,13 +500,18 @@ var (
 )
 
 // sanitize makes a line safe to show: binary lines are summarised and
-// invalid UTF-8 replaced.
-func sanitize(s string) string {
+// invalid UTF-8 replaced. It says whether the line is safe for a terminal
+// as it is (termsafe.Safe), which most lines are: one reading of them
+// answers both.
+func sanitize(s string) (string, bool) {
+	if termsafe.Safe(s) {
+		return s, true // no NUL, valid UTF-8
+	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return fmt.Sprintf("[%d bytes of binary output]", len(s))
+		return fmt.Sprintf("[%d bytes of binary output]", len(s)), false
 	}
 	if !utf8.ValidString(s) {
-		return strings.ToValidUTF8(s, "\uFFFD")
+		return strings.ToValidUTF8(s, "\uFFFD"), false
 	}
-	return s
+	return s, false
 }

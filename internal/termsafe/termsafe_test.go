@@ -68,8 +68,8 @@ func FuzzString(f *testing.F) {
 		if String(got) != got {
 			t.Fatalf("String is not idempotent on %q", s)
 		}
-		if safe(s) && got != s {
-			t.Fatalf("safe input changed: %q → %q", s, got)
+		if Safe(s) != (got == s) {
+			t.Fatalf("Safe(%q) = %v, but String returns %q", s, Safe(s), got)
 		}
 		if strings.Count(got, "\n") > strings.Count(s, "\n") {
 			t.Fatal("newlines added")
@@ -101,17 +101,26 @@ func TestWriterJoinsSplitSequences(t *testing.T) {
 	}
 }
 
-// TestPrintable8 holds the eight-byte test to the byte-by-byte one.
+// TestPrintable8 holds the eight-byte test to the byte-by-byte one:
+// printable ASCII or tab.
 func TestPrintable8(t *testing.T) {
+	answers := map[bool]int{}
 	rapid.Check(t, func(t *rapid.T) {
-		// Mostly printable bytes, so both answers are common.
-		b := rapid.SliceOfN(rapid.OneOf(rapid.ByteRange(0x20, 0x7e), rapid.ByteRange(0x20, 0x7e), rapid.Byte()), 8, 8).Draw(t, "bytes")
+		// Mostly printable bytes and tabs, so both answers are common, and
+		// the bytes beside the edges of the range.
+		edges := rapid.SampledFrom([]byte{0x00, 0x08, 0x0a, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x89, 0xa0, 0xff})
+		b := rapid.SliceOfN(rapid.OneOf(rapid.ByteRange(0x20, 0x7e), rapid.ByteRange(0x20, 0x7e), rapid.ByteRange(0x20, 0x7e),
+			rapid.Just(byte('\t')), rapid.Just(byte('\t')), edges, rapid.Byte()), 8, 8).Draw(t, "bytes")
 		want := true
 		for _, c := range b {
-			want = want && c >= 0x20 && c <= 0x7e
+			want = want && (c >= 0x20 && c <= 0x7e || c == '\t')
 		}
 		if got := printable8(binary.LittleEndian.Uint64(b)); got != want {
 			t.Fatalf("%q: printable8 %v, want %v", b, got, want)
 		}
+		answers[want]++
 	})
+	if answers[true] == 0 || answers[false] == 0 {
+		t.Fatalf("answers drawn: %v; want both", answers)
+	}
 }
