@@ -2,6 +2,8 @@ package compress
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,4 +70,61 @@ func TestHeldLinesAreBoundedInBytes(t *testing.T) {
 			t.Fatalf("Python held %d bytes of a traceback after %d lines, bound %d", p.held, i+1, maxTraceBytes)
 		}
 	}
+}
+
+// TestFullDigestReadsNoMore: once the digest holds all it can keep, later
+// lines are counted, not judged, and the digest says so; what it kept is
+// what it kept without them. Compressors that collapse blocks can make
+// room, so they read on.
+func TestFullDigestReadsNoMore(t *testing.T) {
+	const late = 300
+	for _, f := range []Factory{Generic, Go} {
+		for _, in := range []Intent{Summary, Errors, Raw} {
+			t.Run(f.Name+"/"+string(in), func(t *testing.T) {
+				digest := func(extra int) []Kept {
+					c := f.New(Options{Intent: in})
+					for i := range maxKept + 500 {
+						c.Line(fmt.Sprintf("error: failure %d at pkg/f%d.go:%d", i, i, i))
+					}
+					for i := range extra {
+						c.Line(fmt.Sprintf("panic: late failure %d at pkg/late.go:%d", i, i))
+					}
+					return c.Finish()
+				}
+				alone, more := digest(0), digest(late)
+				if len(alone) != len(more) {
+					t.Fatalf("%d lines kept, %d with later lines", len(alone), len(more))
+				}
+				for i := range len(alone) - 1 {
+					if alone[i] != more[i] {
+						t.Fatalf("line %d: %q, with later lines %q", i, alone[i].Text, more[i].Text)
+					}
+				}
+				if a, m := unreadIn(alone[len(alone)-1].Text), unreadIn(more[len(more)-1].Text); a < 1 || m != a+late {
+					t.Fatalf("the digest ends %q, and without the later lines %q: want %d more lines not read",
+						more[len(more)-1].Text, alone[len(alone)-1].Text, late)
+				}
+			})
+		}
+	}
+	for _, f := range []Factory{Python, JS} {
+		c := f.New(Options{Intent: Summary})
+		for i := range maxKept + 500 {
+			c.Line(fmt.Sprintf("error: failure %d at pkg/f%d.go:%d", i, i, i))
+		}
+		out := c.Finish()
+		if last := out[len(out)-1].Text; unreadIn(last) >= 0 || !strings.Contains(last, "more kept lines dropped") {
+			t.Fatalf("%s, which collapses blocks, ends %q: want it to read on to the end", f.Name, last)
+		}
+	}
+}
+
+// unreadIn is the count of lines a full digest says it did not read, or -1.
+func unreadIn(marker string) int {
+	m := regexp.MustCompile(`and the (\d+) lines after them not read`).FindStringSubmatch(marker)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

@@ -78,6 +78,10 @@ type engine struct {
 	out      []Kept
 	outBytes int // of the texts in out
 	capped   int
+	// unread counts the lines not read once the digest was full: judging
+	// them could only count what it would have kept, and took a sixth of
+	// the CPU of a capture of 100 MB of Go source.
+	unread int
 
 	blocks blocks
 
@@ -128,6 +132,10 @@ func (g *engine) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)}
 
 // PreparedLine implements PreparedLiner.
 func (g *engine) PreparedLine(p Prepared) {
+	if g.full() {
+		g.unread++
+		return
+	}
 	text, seen := p.Clean, p.Refs
 	if g.rules.Transform != nil {
 		t, ok := g.rules.Transform(text)
@@ -303,6 +311,13 @@ func (g *engine) reportGap() {
 	}
 }
 
+// full reports that the digest can take no more lines, whatever follows:
+// it holds maxKept lines or maxKeptBytes bytes and does not collapse
+// blocks (which can make room).
+func (g *engine) full() bool {
+	return g.rules.Block == nil && (len(g.out) >= maxKept || g.outBytes >= maxKeptBytes)
+}
+
 func (g *engine) emit(text string, p Priority) {
 	if len(g.out) >= maxKept || g.outBytes+len(text) > maxKeptBytes {
 		g.capped++
@@ -340,7 +355,11 @@ func (g *engine) Finish() []Kept {
 		g.emit(omittedMarker(g.omitted), PrioMarker)
 		g.omitted = 0
 	}
-	if g.capped > 0 {
+	switch {
+	case g.unread > 0:
+		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped, and the %d lines after them not read: the digest's limit of %d lines or %d MiB; see the raw output]",
+			g.capped, g.unread, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
+	case g.capped > 0:
 		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of %d lines or %d MiB; see the raw output]",
 			g.capped, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
 	}

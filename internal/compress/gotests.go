@@ -108,6 +108,10 @@ func (g *goTests) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)
 // found is not used: the line may be held, rewritten, before the engine
 // judges it.
 func (g *goTests) PreparedLine(p Prepared) {
+	if g.engine.full() {
+		g.engine.unread++ // nothing it holds or reads can be kept now
+		return
+	}
 	text := p.Clean
 	var ok bool
 	if text, ok = g.transform(text); !ok {
