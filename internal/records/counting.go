@@ -2,20 +2,27 @@ package records
 
 import "github.com/freshctx/freshctx/internal/tokens"
 
-// counting counts a stream's tokens on a goroutine of its own. The
-// tokenizer reads about 7 MB/s and every output's first 256 KiB is counted
-// exactly (tokens.Counter): on the sink's goroutine that held the output's
-// redaction and storage back by about 35 ms (256 KiB at 7 MB/s), where a
-// second core was idle.
-// Chunks are handed over whole, not copied; the goroutine gives the buffers
-// back once counted, and once the stream ends it counts the text its
-// counter still holds, while the digest is finished and counted.
+// counting stores a stream's redacted output and counts its tokens, on a
+// goroutine of its own. The tokenizer reads about 7 MB/s and every
+// output's first 256 KiB is counted exactly (tokens.Counter): on the
+// sink's goroutine that held the output's redaction back by about 35 ms
+// (256 KiB at 7 MB/s), where a second core was idle; and compressing and
+// hashing the output for its blob there made the sink, the one goroutine
+// that reads every byte in turn, the slowest step of a long capture.
+// Chunks are handed over whole, not copied; the goroutine writes each
+// (write), counts it and gives the buffer back, and once the stream ends
+// it counts the text its counter still holds, while the digest is
+// finished and counted.
 type counting struct {
 	counter tokens.Counter // the goroutine's until result returns
-	chunks  chan []byte
-	free    chan []byte
-	done    chan struct{}
-	ended   bool
+	// write stores a chunk before it is counted; it runs on the goroutine,
+	// and what it writes to is the goroutine's until written returns.
+	write  func([]byte)
+	chunks chan []byte
+	free   chan []byte
+	stored chan struct{} // closed once every chunk is written
+	done   chan struct{}
+	ended  bool
 }
 
 // countAhead bounds the chunks waiting to be counted: with chunks of about
@@ -30,7 +37,8 @@ const keptBuffer = 2 * storeChunk
 // add hands b to the counter and returns an empty buffer to fill next.
 func (c *counting) add(b []byte) []byte {
 	if c.chunks == nil {
-		c.chunks, c.free, c.done = make(chan []byte, countAhead), make(chan []byte, countAhead+2), make(chan struct{})
+		c.chunks, c.free = make(chan []byte, countAhead), make(chan []byte, countAhead+2)
+		c.stored, c.done = make(chan struct{}), make(chan struct{})
 		go c.run()
 	}
 	c.chunks <- b
@@ -45,6 +53,9 @@ func (c *counting) add(b []byte) []byte {
 func (c *counting) run() {
 	defer close(c.done)
 	for b := range c.chunks {
+		if c.write != nil {
+			c.write(b)
+		}
 		c.counter.Write(b)
 		if cap(b) > keptBuffer {
 			continue
@@ -54,6 +65,7 @@ func (c *counting) run() {
 		default:
 		}
 	}
+	close(c.stored)
 	if !c.counter.Held() {
 		c.counter.Total() // counts what it holds; a text held whole is left to count later (Held)
 	}
@@ -65,6 +77,14 @@ func (c *counting) end() {
 		close(c.chunks)
 	}
 	c.ended = true
+}
+
+// written ends the stream and waits for every chunk to be written.
+func (c *counting) written() {
+	c.end()
+	if c.stored != nil {
+		<-c.stored
+	}
 }
 
 // result ends the stream, waits for every chunk to be counted and returns

@@ -71,3 +71,26 @@ func TestCountingKeepsNoLargeBuffer(t *testing.T) {
 		t.Fatal("the buffer of the usual size was not kept for reuse")
 	}
 }
+
+// TestCountingWritesEveryChunkFirst: the counting goroutine writes every
+// chunk, in order and before the buffer goes back to be filled again, and
+// written returns only once the last is written. Under -race a write after
+// written is also a data race.
+func TestCountingWritesEveryChunkFirst(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var stored, want []byte
+		c := counting{write: func(b []byte) { stored = append(stored, b...) }}
+		buf := []byte(nil)
+		for i := range rapid.IntRange(0, 12).Draw(t, "chunks") {
+			buf = append(buf, strings.Repeat(string(rune('a'+i%26)), rapid.IntRange(1, storeChunk/4).Draw(t, "size"))...)
+			want = append(want, buf...)
+			buf = c.add(buf)
+			buf = append(buf, "overwritten"...) // the sink fills the buffer it got back at once
+			buf = buf[:0]
+		}
+		c.written()
+		if string(stored) != string(want) {
+			t.Fatalf("wrote %d bytes, want the %d added, in order", len(stored), len(want))
+		}
+	})
+}

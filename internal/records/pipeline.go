@@ -237,17 +237,24 @@ func (k *sink) store(b []byte) {
 	}
 }
 
-// writeStored passes what store gathered to the blob and the counter.
+// writeStored passes what store gathered to the counting goroutine, which
+// writes it to the blob (writeBlob) and counts it.
 func (k *sink) writeStored() {
 	if len(k.stored) == 0 {
 		return
 	}
+	k.stored = k.count.add(k.stored)
+}
+
+// writeBlob writes a chunk to the stream's blob, on the counting
+// goroutine: a failure is kept (err) and nothing more is written. Both
+// the blob and err are the goroutine's until count.written returns.
+func (k *sink) writeBlob(b []byte) {
 	if k.err == nil {
-		if _, err := k.blob.Write(k.stored); err != nil {
+		if _, err := k.blob.Write(b); err != nil {
 			k.err = err
 		}
 	}
-	k.stored = k.count.add(k.stored)
 }
 
 // sendBatch hands the lines of one write to the analysis at once: one

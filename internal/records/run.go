@@ -294,7 +294,9 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		// A store that cannot take the output does not stop the command:
 		// the sink keeps the error, the analysis still reads every line.
 		b, err := s.createBlob()
-		c.sinks[i] = &sink{blob: b, err: err, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
+		k := &sink{blob: b, err: err, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
+		k.count.write = k.writeBlob
+		c.sinks[i] = k
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
 	c.spool, c.drained = newSpool(s.spoolDir()), make(chan error, 1)
@@ -356,6 +358,7 @@ func (c *capture) drain() error {
 	close(c.lines)
 	<-c.done
 	for _, k := range c.sinks {
+		k.count.written() // from here on the blob and err are read here
 		if k.err != nil {
 			return fmt.Errorf("store %s: %w", k.stream, k.err)
 		}
