@@ -39,7 +39,7 @@ func TestDigestIsBoundedInBytes(t *testing.T) {
 					t.Fatalf("digest of %d lines holds %d bytes, bound %d", len(out), size, maxKeptBytes)
 				}
 				last := out[len(out)-1].Text
-				if !strings.Contains(last, "more kept lines dropped") {
+				if !strings.Contains(last, "more kept line") {
 					t.Fatalf("the digest does not say it dropped lines; it ends %.200q", last)
 				}
 			})
@@ -121,10 +121,25 @@ func TestFullDigestReadsNoMore(t *testing.T) {
 
 // unreadIn is the count of lines a full digest says it did not read, or -1.
 func unreadIn(marker string) int {
-	m := regexp.MustCompile(`and the (\d+) lines after them not read`).FindStringSubmatch(marker)
+	m := regexp.MustCompile(`(\d+) later lines? not read`).FindStringSubmatch(marker)
 	if m == nil {
 		return -1
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+func TestCappedMarker(t *testing.T) {
+	for _, c := range []struct {
+		dropped, unread int
+		want            string
+	}{
+		{800, 0, "… [800 more kept lines dropped: the digest's limit of 5000 lines or 1 MiB; see the raw output]"},
+		{1, 3412524, "… [1 more kept line dropped, 3412524 later lines not read: the digest's limit of 5000 lines or 1 MiB; see the raw output]"},
+		{0, 1, "… [1 later line not read: the digest's limit of 5000 lines or 1 MiB; see the raw output]"},
+	} {
+		if got := cappedMarker(c.dropped, c.unread); got != c.want {
+			t.Errorf("cappedMarker(%d, %d) = %q, want %q", c.dropped, c.unread, got, c.want)
+		}
+	}
 }

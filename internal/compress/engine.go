@@ -355,13 +355,8 @@ func (g *engine) Finish() []Kept {
 		g.emit(omittedMarker(g.omitted), PrioMarker)
 		g.omitted = 0
 	}
-	switch {
-	case g.unread > 0:
-		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped, and the %d lines after them not read: the digest's limit of %d lines or %d MiB; see the raw output]",
-			g.capped, g.unread, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
-	case g.capped > 0:
-		g.out = append(g.out, Kept{Text: fmt.Sprintf("… [%d more kept lines dropped: the digest's limit of %d lines or %d MiB; see the raw output]",
-			g.capped, maxKept, maxKeptBytes>>20), Prio: PrioMarker})
+	if g.capped > 0 || g.unread > 0 {
+		g.out = append(g.out, Kept{Text: cappedMarker(g.capped, g.unread), Prio: PrioMarker})
 	}
 	return g.out
 }
@@ -394,6 +389,28 @@ func (g *engine) whole() []Kept {
 }
 
 // omittedMarker is the line that stands for n dropped lines.
+// cappedMarker says what a digest at its limit left out: the lines it
+// would have kept, and the lines it did not read once it could keep none.
+func cappedMarker(dropped, unread int) string {
+	var parts []string
+	if dropped > 0 {
+		parts = append(parts, counted(dropped, "more kept line")+" dropped")
+	}
+	if unread > 0 {
+		parts = append(parts, counted(unread, "later line")+" not read")
+	}
+	return fmt.Sprintf("… [%s: the digest's limit of %d lines or %d MiB; see the raw output]",
+		strings.Join(parts, ", "), maxKept, maxKeptBytes>>20)
+}
+
+// counted is n and what it counts, plural unless n is 1.
+func counted(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func omittedMarker(n int) string {
 	if n == 1 {
 		return "… [1 line omitted]"
