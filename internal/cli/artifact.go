@@ -11,6 +11,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/nouns"
 )
 
 // Exit statuses of `artifact get`.
@@ -154,8 +155,8 @@ func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) 
 	}
 	a.warn(res.Warnings)
 	return a.render(res, func() error {
-		_, err := fmt.Fprintf(a.io.Out, "stored %s of %s %s · %d bytes · %s · %s@%s\n", render.Count(res.Slices, "slice", "slices"),
-			res.Type, res.Key, res.Bytes, render.Count(res.Deps, "dep", "deps"), res.Ref, render.Short(res.Commit))
+		_, err := fmt.Fprintf(a.io.Out, "stored %s of %s %s · %d bytes · %s · %s@%s\n", nouns.Count(res.Slices, "slice", "slices"),
+			res.Type, res.Key, res.Bytes, nouns.Count(res.Deps, "dep", "deps"), res.Ref, render.Short(res.Commit))
 		return err
 	})
 }
@@ -246,7 +247,7 @@ func newArtifactInvalidateCmd(a *app) *cobra.Command {
 				return err
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "invalidated %s\n", render.Count(res.Invalidated, "artifact", "artifacts"))
+				_, err := fmt.Fprintf(a.io.Out, "invalidated %s\n", nouns.Count(res.Invalidated, "artifact", "artifacts"))
 				return err
 			})
 		},

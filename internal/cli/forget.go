@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"github.com/freshctx/freshctx/internal/render"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/records"
 )
 
@@ -52,7 +52,7 @@ records are deleted or none is.`,
 			}
 			return a.render(out, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "forgot %s; deleted %d blobs, freed %d bytes\n",
-					render.Count(len(out.IDs), "record", "records"), out.BlobsDeleted, out.BytesFreed)
+					nouns.Count(len(out.IDs), "record", "records"), out.BlobsDeleted, out.BytesFreed)
 				return err
 			})
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/registry"
 )
 
@@ -143,7 +144,7 @@ stale and says how many lines moved.`,
 				return err
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "summarized %s\n", render.Count(len(res.Updated), "file", "files"))
+				_, err := fmt.Fprintf(a.io.Out, "summarized %s\n", nouns.Count(len(res.Updated), "file", "files"))
 				return err
 			})
 		},

@@ -3,6 +3,8 @@ package compress
 import (
 	"fmt"
 	"strings"
+
+	"github.com/freshctx/freshctx/internal/nouns"
 )
 
 // Options are what a compressor is made for.
@@ -388,29 +390,21 @@ func (g *engine) whole() []Kept {
 	return out
 }
 
-// omittedMarker is the line that stands for n dropped lines.
 // cappedMarker says what a digest at its limit left out: the lines it
 // would have kept, and the lines it did not read once it could keep none.
 func cappedMarker(dropped, unread int) string {
 	var parts []string
 	if dropped > 0 {
-		parts = append(parts, counted(dropped, "more kept line")+" dropped")
+		parts = append(parts, nouns.Count(dropped, "more kept line", "more kept lines")+" dropped")
 	}
 	if unread > 0 {
-		parts = append(parts, counted(unread, "later line")+" not read")
+		parts = append(parts, nouns.Count(unread, "later line", "later lines")+" not read")
 	}
 	return fmt.Sprintf("… [%s: the digest's limit of %d lines or %d MiB; see the raw output]",
 		strings.Join(parts, ", "), maxKept, maxKeptBytes>>20)
 }
 
-// counted is n and what it counts, plural unless n is 1.
-func counted(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
+// omittedMarker is the line that stands for n dropped lines.
 func omittedMarker(n int) string {
 	if n == 1 {
 		return "… [1 line omitted]"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -19,26 +20,26 @@ func blobCheck(ctx context.Context, st *store.Store, fix bool) (*store.BlobFiles
 	}
 	var found []string
 	if n := len(files.Orphans); n > 0 {
-		found = append(found, plural(n, "orphan file", "orphan files")+" no row records")
+		found = append(found, nouns.Count(n, "orphan file", "orphan files")+" no row records")
 	}
 	if n := len(files.Temporary); n > 0 {
-		found = append(found, plural(n, "unfinished file", "unfinished files")+" of killed writers")
+		found = append(found, nouns.Count(n, "unfinished file", "unfinished files")+" of killed writers")
 	}
 	if n := len(files.Trash); n > 0 {
-		found = append(found, plural(n, "file", "files")+" an older freshctx set aside")
+		found = append(found, nouns.Count(n, "file", "files")+" an older freshctx set aside")
 	}
 	if n := len(files.Unknown); n > 0 {
-		found = append(found, plural(n, "file", "files")+" freshctx did not write (left alone: "+strings.Join(first(files.Unknown, 3), ", ")+")")
+		found = append(found, nouns.Count(n, "file", "files")+" freshctx did not write (left alone: "+strings.Join(first(files.Unknown, 3), ", ")+")")
 	}
-	c.Detail = fmt.Sprintf("%s in %s", plural(files.Files, "blob", "blobs"), st.BlobDir())
+	c.Detail = fmt.Sprintf("%s in %s", nouns.Count(files.Files, "blob", "blobs"), st.BlobDir())
 	if len(found) > 0 {
 		c.Status = Warn
 		c.Detail += "; " + strings.Join(found, "; ")
 	}
 	if fix && (files.Removed > 0 || len(files.Restored) > 0) {
-		c.Fixed = fmt.Sprintf("removed %s (%d bytes)", plural(files.Removed, "file", "files"), files.Freed)
+		c.Fixed = fmt.Sprintf("removed %s (%d bytes)", nouns.Count(files.Removed, "file", "files"), files.Freed)
 		if n := len(files.Restored); n > 0 {
-			c.Fixed += ", put back " + plural(n, "set-aside blob", "set-aside blobs")
+			c.Fixed += ", put back " + nouns.Count(n, "set-aside blob", "set-aside blobs")
 		}
 		if len(files.Unknown) == 0 {
 			c.Status = OK
@@ -100,14 +101,14 @@ func missingCheck(ctx context.Context, st *store.Store, missing []store.Blob, fi
 	if len(ids) > 0 {
 		c.Status = Warn
 		lost = append(lost, fmt.Sprintf("%s lost their raw output (the digest is kept): #%s — freshctx forget %s",
-			plural(len(ids), "record", "records"), strings.Join(first(ids, 10), " #"), strings.Join(ids, " ")))
+			nouns.Count(len(ids), "record", "records"), strings.Join(first(ids, 10), " #"), strings.Join(ids, " ")))
 	}
 	if caches > 0 {
 		c.Status = Warn
-		lost = append(lost, plural(caches, "cached item", "cached items")+" lost content (rebuilt on next use)")
+		lost = append(lost, nouns.Count(caches, "cached item", "cached items")+" lost content (rebuilt on next use)")
 	}
 	if len(lost) == 0 {
-		lost = append(lost, plural(len(missing), "unused blob row has", "unused blob rows have")+" no file")
+		lost = append(lost, nouns.Count(len(missing), "unused blob row has", "unused blob rows have")+" no file")
 		c.Status = Warn
 	}
 	c.Detail = strings.Join(lost, "; ")
@@ -117,7 +118,7 @@ func missingCheck(ctx context.Context, st *store.Store, missing []store.Blob, fi
 			c.Status, c.Fixed = Fail, fmt.Sprintf("fix failed: %v", err)
 			return c
 		}
-		c.Fixed = fmt.Sprintf("dropped %s", plural(int(n), "cache row", "cache rows"))
+		c.Fixed = fmt.Sprintf("dropped %s", nouns.Count(int(n), "cache row", "cache rows"))
 		if more := dropUnreferenced(ctx, st); more != "" {
 			c.Fixed += ", " + more
 		}
@@ -165,5 +166,5 @@ func dropUnreferenced(ctx context.Context, st *store.Store) string {
 	if err != nil || n == 0 {
 		return ""
 	}
-	return "deleted " + plural(n, "unreferenced blob", "unreferenced blobs")
+	return "deleted " + nouns.Count(n, "unreferenced blob", "unreferenced blobs")
 }

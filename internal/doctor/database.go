@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -35,7 +36,7 @@ func integrityCheck(ctx context.Context, st *store.Store) Check {
 			return err
 		}
 		if fk > 0 {
-			problems = append(problems, plural(fk, "row refers", "rows refer")+" to a missing row")
+			problems = append(problems, nouns.Count(fk, "row refers", "rows refer")+" to a missing row")
 		}
 		return nil
 	})

@@ -92,10 +92,3 @@ func openCheck(err error) Check {
 	}
 	return c
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -322,7 +323,7 @@ func callSummarize(ctx context.Context, s *Server, raw json.RawMessage) (string,
 	if err != nil {
 		return "", nil, err
 	}
-	return "summarized " + render.Count(len(res.Updated), "file", "files") + "\n", res, nil
+	return "summarized " + nouns.Count(len(res.Updated), "file", "files") + "\n", res, nil
 }
 
 func callClose(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
@@ -406,7 +407,7 @@ func callInvalidate(ctx context.Context, s *Server, raw json.RawMessage) (string
 	if err != nil {
 		return "", nil, err
 	}
-	return "invalidated " + render.Count(res.Invalidated, "artifact", "artifacts") + "\n", res, nil
+	return "invalidated " + nouns.Count(res.Invalidated, "artifact", "artifacts") + "\n", res, nil
 }
 
 func callArtifactStats(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {

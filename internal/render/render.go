@@ -14,6 +14,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -49,10 +50,10 @@ func footer(r *records.Record) string {
 		parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
 	}
 	if n := len(r.Files); n > 0 {
-		parts = append(parts, Count(n, "file", "files"))
+		parts = append(parts, nouns.Count(n, "file", "files"))
 	}
 	if r.Redactions > 0 {
-		parts = append(parts, Count(r.Redactions, "secret", "secrets")+" redacted")
+		parts = append(parts, nouns.Count(r.Redactions, "secret", "secrets")+" redacted")
 	}
 	if r.NotKept != "" {
 		parts = append(parts, "the digest above is all that remains")
@@ -142,7 +143,7 @@ func Hits(w io.Writer, hits []records.Hit) error {
 
 func Stats(w io.Writer, st *records.Stats) error {
 	fmt.Fprintf(w, "%s · %d raw tokens → %d served · %d saved (%.1f%%)",
-		Count(st.Records, "record", "records"), st.RawTokens, st.DigestTokens, st.SavedTokens, st.SavingsPct)
+		nouns.Count(st.Records, "record", "records"), st.RawTokens, st.DigestTokens, st.SavedTokens, st.SavingsPct)
 	if st.Estimated > 0 {
 		fmt.Fprintf(w, " · %d estimated", st.Estimated)
 	}
@@ -164,7 +165,7 @@ func Sync(w io.Writer, r *registry.SyncResult) error {
 	if r.Head != "" {
 		parts = append(parts, "HEAD "+Short(r.Head))
 	}
-	parts = append(parts, Count(r.Files, "file", "files"))
+	parts = append(parts, nouns.Count(r.Files, "file", "files"))
 	if r.Action == registry.ActionVerify {
 		parts = append(parts, fmt.Sprintf("%d checked: %d changed, %d missing, %d new", r.Candidates, r.Mismatch, r.Missing, r.New))
 	}
@@ -221,7 +222,7 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 	for reason, n := range r.Counts.Skipped {
 		skipped = append(skipped, fmt.Sprintf("%d %s", n, reason))
 	}
-	line := fmt.Sprintf("%s · %d stale · %d without summary", Count(r.Counts.Files, "file", "files"), r.Counts.Stale, r.Counts.Unsummarized)
+	line := fmt.Sprintf("%s · %d stale · %d without summary", nouns.Count(r.Counts.Files, "file", "files"), r.Counts.Stale, r.Counts.Unsummarized)
 	if len(skipped) > 0 {
 		line += " · skipped: " + strings.Join(SortStrings(skipped), ", ")
 	}
@@ -240,7 +241,7 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 }
 
 func Close(w io.Writer, r *registry.CloseResult) error {
-	fmt.Fprintf(w, "commit %s · %s updated\n", Short(r.Commit), Count(len(r.Updated), "file", "files"))
+	fmt.Fprintf(w, "commit %s · %s updated\n", Short(r.Commit), nouns.Count(len(r.Updated), "file", "files"))
 	if len(r.NeedsSummary) > 0 {
 		fmt.Fprintf(w, "needs summary: %s\n", strings.Join(r.NeedsSummary, ", "))
 	}
@@ -468,12 +469,4 @@ func Sessions(w io.Writer, list []readcache.SessionInfo) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, s.Entries, s.Leaf, Age(timeSince(s.CreatedAt)), state)
 	}
 	return tw.Flush()
-}
-
-// Count is n and a noun in its number: "1 file", "2 files".
-func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
