@@ -17,15 +17,15 @@ type counting struct {
 	counter tokens.Counter // the goroutine's until result returns
 	// write stores a chunk before it is counted; it runs on the goroutine,
 	// and what it writes to is the goroutine's until written returns.
-	write  func([]byte)
-	chunks chan []byte
-	free   chan []byte
-	stored chan struct{} // closed once every chunk is written
-	done   chan struct{}
-	ended  bool
+	write      func([]byte)
+	chunks     chan []byte
+	free       chan []byte
+	allWritten chan struct{} // closed once every chunk is written
+	done       chan struct{}
+	ended      bool
 }
 
-// countAhead bounds the chunks waiting to be counted: with chunks of about
+// countAhead bounds the chunks waiting to be written and counted: with chunks of about
 // storeChunk, the exact count's budget and no more waits in memory.
 const countAhead = 6
 
@@ -38,7 +38,7 @@ const keptBuffer = 2 * storeChunk
 func (c *counting) add(b []byte) []byte {
 	if c.chunks == nil {
 		c.chunks, c.free = make(chan []byte, countAhead), make(chan []byte, countAhead+2)
-		c.stored, c.done = make(chan struct{}), make(chan struct{})
+		c.allWritten, c.done = make(chan struct{}), make(chan struct{})
 		go c.run()
 	}
 	c.chunks <- b
@@ -65,7 +65,7 @@ func (c *counting) run() {
 		default:
 		}
 	}
-	close(c.stored)
+	close(c.allWritten)
 	if !c.counter.Held() {
 		c.counter.Total() // counts what it holds; a text held whole is left to count later (Held)
 	}
@@ -82,8 +82,8 @@ func (c *counting) end() {
 // written ends the stream and waits for every chunk to be written.
 func (c *counting) written() {
 	c.end()
-	if c.stored != nil {
-		<-c.stored
+	if c.allWritten != nil {
+		<-c.allWritten
 	}
 }
 

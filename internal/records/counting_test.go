@@ -1,8 +1,11 @@
 package records
 
 import (
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/tokens"
 	"pgregory.net/rapid"
@@ -93,4 +96,28 @@ func TestCountingWritesEveryChunkFirst(t *testing.T) {
 			t.Fatalf("wrote %d bytes, want the %d added, in order", len(stored), len(want))
 		}
 	})
+}
+
+// TestWrittenAllWaitsForEveryStream: a failed write on stdout is reported
+// only once stderr's writes have ended too, since the caller then discards
+// both blobs.
+func TestWrittenAllWaitsForEveryStream(t *testing.T) {
+	stdout, stderr := &sink{stream: Stdout}, &sink{stream: Stderr}
+	stdout.count.write = func([]byte) { stdout.err = errors.New("disk full") }
+	var last atomic.Bool
+	stderr.count.write = func(b []byte) {
+		time.Sleep(5 * time.Millisecond)
+		last.Store(b[0] == 'z')
+	}
+	stdout.count.add([]byte("out"))
+	for _, c := range "abcz" {
+		stderr.count.add([]byte{byte(c)})
+	}
+	err := writtenAll([]*sink{stdout, stderr})
+	if err == nil || !strings.Contains(err.Error(), "store stdout: disk full") {
+		t.Fatalf("err = %v, want stdout's failure", err)
+	}
+	if !last.Load() {
+		t.Fatal("writtenAll returned before stderr's last chunk was written")
+	}
 }

@@ -57,10 +57,13 @@ const (
 // secret is split.
 const maxPending = 64 << 10
 
-// sink receives one stream. It redacts secrets line by line, writes what is
-// left to the stream's blob, counts its tokens, and sends each line,
-// truncated to maxLine and made safe to show (sanitize), to the analysis.
+// sink receives one stream. It redacts secrets line by line, hands what is
+// left to its counting goroutine to write to the stream's blob and count,
+// and sends each line, truncated to maxLine and made safe to show
+// (sanitize), to the analysis.
 type sink struct {
+	// blob and err (a failed write) are the counting goroutine's until
+	// count.written returns.
 	blob     *store.BlobWriter
 	stream   Stream
 	out      chan<- []outLine
@@ -235,7 +238,8 @@ func headOf(red []byte) (string, int) {
 	return string(red), 0
 }
 
-// size is how many bytes the stream's blob holds.
+// size is how many bytes the stream's blob holds, once count.written
+// returned.
 func (k *sink) size() int64 {
 	if k.blob == nil {
 		return 0

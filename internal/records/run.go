@@ -357,13 +357,26 @@ func (c *capture) drain() error {
 	}
 	close(c.lines)
 	<-c.done
-	for _, k := range c.sinks {
-		k.count.written() // from here on the blob and err are read here
+	if err := writtenAll(c.sinks[:]); err != nil {
+		return err
+	}
+	return spoolErr
+}
+
+// writtenAll waits until every sink's output is written, and then returns
+// the first write that failed: the blobs are then the caller's to keep or
+// discard, which they were not while a stream after the failed one was
+// still being written.
+func writtenAll(sinks []*sink) error {
+	for _, k := range sinks {
+		k.count.written()
+	}
+	for _, k := range sinks {
 		if k.err != nil {
 			return fmt.Errorf("store %s: %w", k.stream, k.err)
 		}
 	}
-	return spoolErr
+	return nil
 }
 
 // discard drops the blobs of a capture that is not kept, once nothing
