@@ -3,9 +3,11 @@ package compress
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // hostileLine is a line of just under 4 KB (the longest the analysis
@@ -140,6 +142,61 @@ func TestCappedMarker(t *testing.T) {
 	} {
 		if got := cappedMarker(c.dropped, c.unread); got != c.want {
 			t.Errorf("cappedMarker(%d, %d) = %q, want %q", c.dropped, c.unread, got, c.want)
+		}
+	}
+}
+
+// TestSatedReadsNoLine: a compressor that says it is sated is not sated
+// at the start, becomes so once its digest is full, and from then on reads
+// no line it is given, so its caller may reuse the line's memory at once:
+// lines given to it from a buffer overwritten after each call leave the
+// same digest as the same lines given as strings of their own. Python's
+// and JS's compressors, which collapse blocks, are never sated.
+func TestSatedReadsNoLine(t *testing.T) {
+	const late = 300
+	for _, f := range []Factory{Generic, Go} {
+		for _, in := range []Intent{Summary, Errors, Raw} {
+			t.Run(f.Name+"/"+string(in), func(t *testing.T) {
+				digest := func(reuse bool) []Kept {
+					c := f.New(Options{Intent: in})
+					s, ok := c.(Sated)
+					if !ok || s.Sated() {
+						t.Fatalf("%T: sated at the start, or cannot say", c)
+					}
+					for i := 0; !s.Sated(); i++ {
+						if i > maxKept+500 {
+							t.Fatalf("not sated after %d kept lines", i)
+						}
+						c.Line(fmt.Sprintf("error: failure %d at pkg/f%d.go:%d", i, i, i))
+					}
+					buf := make([]byte, 0, 64)
+					for i := range late {
+						line := fmt.Sprintf("panic: late failure %d at pkg/late.go:%d", i, i)
+						if !reuse {
+							c.Line(line)
+							continue
+						}
+						buf = append(buf[:0], line...)
+						c.Line(unsafe.String(&buf[0], len(buf)))
+						for j := range buf {
+							buf[j] = '#'
+						}
+					}
+					return c.Finish()
+				}
+				if own, reused := digest(false), digest(true); !slices.Equal(own, reused) {
+					t.Fatalf("a sated digest changed with the memory of lines given to it:\n%v\nwant\n%v", reused, own)
+				}
+			})
+		}
+	}
+	for _, f := range []Factory{Python, JS} {
+		c := f.New(Options{Intent: Summary})
+		for i := range maxKept + 500 {
+			c.Line(fmt.Sprintf("error: failure %d at pkg/f%d.go:%d", i, i, i))
+		}
+		if s, ok := c.(Sated); ok && s.Sated() {
+			t.Fatalf("%s, which collapses blocks, says it is sated", f.Name)
 		}
 	}
 }

@@ -320,6 +320,9 @@ func (g *engine) full() bool {
 	return g.rules.Block == nil && (len(g.out) >= maxKept || g.outBytes >= maxKeptBytes)
 }
 
+// Sated implements Sated: a full digest reads no more lines.
+func (g *engine) Sated() bool { return g.full() }
+
 func (g *engine) emit(text string, p Priority) {
 	if len(g.out) >= maxKept || g.outBytes+len(text) > maxKeptBytes {
 		g.capped++

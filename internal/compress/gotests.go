@@ -104,6 +104,10 @@ func newGoTests(e *engine, transform func(string) (string, bool)) *goTests {
 
 func (g *goTests) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)}) }
 
+// Sated implements Sated: once its engine is full, the wrapper reads no
+// more lines either.
+func (g *goTests) Sated() bool { return g.engine.full() }
+
 // PreparedLine implements PreparedLiner; what the search for references
 // found is not used: the line may be held, rewritten, before the engine
 // judges it.

@@ -36,3 +36,12 @@ func SeenIn(line string) Seen {
 	}
 	return NoRef
 }
+
+// Sated is a Compressor that can say it reads no more lines: every line
+// given to it from then on is counted, not read or kept. Until Sated
+// reports true, a compressor may keep any line it was given (or part of
+// it) to the end, so a caller that reuses the memory of its lines copies
+// them first; once it is true, it need not.
+type Sated interface {
+	Sated() bool
+}

@@ -209,7 +209,8 @@ type Set struct {
 	list []Fact
 }
 
-// Add records the facts of a line.
+// Add records the facts of a line. The set keeps copies of the facts it
+// keeps, never a part of line: the caller may reuse line's memory.
 func (s *Set) Add(line string) {
 	max := s.Max
 	if max == 0 {
@@ -223,6 +224,7 @@ func (s *Set) Add(line string) {
 			s.seen = map[Fact]bool{}
 		}
 		if !s.seen[f] {
+			f.Value = strings.Clone(f.Value)
 			s.seen[f] = true
 			s.list = append(s.list, f)
 		}

@@ -61,11 +61,12 @@ func (g *goBlocks) seen(i int) {
 	}
 }
 
-// ended ends the current block with its package's summary line.
+// ended ends the current block with its package's summary line; it
+// keeps a copy of pkg, which is cut from the line.
 func (g *goBlocks) ended(pkg string) {
 	k := slices.Index(g.pkgs, pkg)
 	if k < 0 && len(g.pkgs) < maxOutDirs {
-		k, g.pkgs = len(g.pkgs), append(g.pkgs, pkg)
+		k, g.pkgs = len(g.pkgs), append(g.pkgs, strings.Clone(pkg))
 	}
 	for _, i := range g.open {
 		switch {

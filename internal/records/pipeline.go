@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/facts"
@@ -43,6 +44,48 @@ type outLine struct {
 	safe bool
 }
 
+// lineBatch is the lines of one write (or of maxBatch lines of it) on
+// their way to the analysis, and the bytes most of their texts are cut
+// from.
+type lineBatch struct {
+	lines []outLine
+	// text holds the bytes of the lines' texts cut from it (cut): one
+	// buffer per batch, reused with it, where a string allocated per line
+	// was half of all a capture of source allocated. Such a text is valid
+	// only until the batch is given back: whoever keeps one, or a part of
+	// one, longer keeps a copy (outLine.owned, and the scan's own).
+	text []byte
+}
+
+// cut copies the start of a line that the analysis sees (maxLine bytes)
+// into the batch's text and returns it, and how many bytes it leaves out.
+// Bytes once cut are never written again while the batch is out: append
+// may move text, and the texts cut before keep the old bytes alive.
+func (b *lineBatch) cut(red []byte) (string, int) {
+	n := min(len(red), maxLine)
+	if n == 0 {
+		return "", len(red)
+	}
+	start := len(b.text)
+	b.text = append(b.text, red[:n]...)
+	return unsafe.String(&b.text[start], n), len(red) - n
+}
+
+// owned returns l with texts of its own, for a reader that keeps them
+// after its batch goes back.
+func (l outLine) owned() outLine {
+	text := strings.Clone(l.text)
+	if l.cleaned {
+		if strings.HasPrefix(l.text, l.clean) {
+			l.clean = text[:len(l.clean)] // the usual case: Clean trims the end
+		} else {
+			l.clean = strings.Clone(l.clean)
+		}
+	}
+	l.text = text
+	return l
+}
+
 // lineUse says which part of the analysis a line is for.
 type lineUse uint8
 
@@ -66,9 +109,9 @@ type sink struct {
 	// count.written returns.
 	blob     *store.BlobWriter
 	stream   Stream
-	out      chan<- []outLine
-	spare    <-chan []outLine // batches the analysis is done with (batches.spare)
-	batch    []outLine
+	out      chan<- *lineBatch
+	spare    <-chan *lineBatch // batches the analysis is done with (batches)
+	batch    *lineBatch
 	count    counting
 	progress *atomic.Int64
 	red      redact.Redactor
@@ -111,7 +154,7 @@ func (k *sink) Write(p []byte) (int, error) {
 		k.emit(line, true)
 		k.pending = k.pending[:0]
 		p = p[i+1:]
-		if len(k.batch) >= maxBatch {
+		if len(k.batch.lines) >= maxBatch {
 			k.sendBatch() // a long write feeds the analysis as it goes
 			k.sizeBatch(p)
 		}
@@ -131,8 +174,23 @@ func (k *sink) sizeBatch(p []byte) {
 	case b := <-k.spare:
 		k.batch = b
 	default:
-		k.batch = make([]outLine, 0, min(bytes.Count(p, []byte{'\n'})+1, maxBatch))
+		k.batch = &lineBatch{
+			lines: make([]outLine, 0, min(bytes.Count(p, []byte{'\n'})+1, maxBatch)),
+			text:  make([]byte, 0, min(len(p), maxBatchText)),
+		}
 	}
+}
+
+// add appends a line to the batch, starting one if none is.
+func (k *sink) add(l outLine) {
+	k.sizeBatch(nil)
+	k.batch.lines = append(k.batch.lines, l)
+}
+
+// cut is lineBatch.cut on the batch, started if none is.
+func (k *sink) cut(red []byte) (string, int) {
+	k.sizeBatch(nil)
+	return k.batch.cut(red)
 }
 
 // maxBatch bounds the lines handed to the analysis at once.
@@ -146,7 +204,7 @@ const maxBatch = 512
 // room for 8, a capture of 30 MB of source still allocated 15 MB of
 // batches, and one of 100 MB took 60-62 collections instead of 42-45. A
 // batch that finds the channel full is left to the collector.
-type batches chan []outLine
+type batches chan *lineBatch
 
 func newBatches() batches { return make(batches, linesAhead+scanAhead+3) }
 
@@ -159,14 +217,39 @@ const (
 	scanAhead  = 4
 )
 
+// maxBatchText bounds the text a batch given back keeps for its next
+// use: one of long lines (maxBatch of maxLine bytes) is let go.
+const maxBatchText = 256 << 10
+
 // giveBack empties a batch (its lines' texts go) and offers it again.
-func (b batches) giveBack(batch []outLine) {
-	clear(batch)
+func (b batches) giveBack(batch *lineBatch) {
+	clear(batch.lines)
+	batch.lines = batch.lines[:0]
+	if poisonGivenBack {
+		for i := range batch.text {
+			batch.text[i] = poison
+		}
+	}
+	batch.text = batch.text[:0]
+	if cap(batch.text) > maxBatchText {
+		batch.text = nil
+	}
+	if !reuseBatches {
+		return
+	}
 	select {
-	case b <- batch[:0]:
+	case b <- batch:
 	default:
 	}
 }
+
+// Set by tests: poisonGivenBack overwrites the text of every batch given
+// back with poison, so that a text kept past its batch (a missing copy)
+// shows in what was kept; reuseBatches false leaves every batch to the
+// collector, as if none were ever reused.
+var poisonGivenBack, reuseBatches = false, true
+
+const poison = 0xff
 
 // emit redacts the end of one line (all of it, or the last piece of a
 // line that came in pieces) and passes it on.
@@ -189,12 +272,12 @@ func (k *sink) emit(line []byte, newline bool) {
 	if red == nil {
 		return // inside a private key block: dropped whole
 	}
-	text, more := headOf(red)
+	text, more := k.cut(red)
 	if more > 0 {
 		text += fmt.Sprintf(" … [%d more bytes on this line]", more)
 	}
 	text, safe := sanitize(text)
-	k.batch = append(k.batch, outLine{text: text, stream: k.stream, safe: safe})
+	k.add(outLine{text: text, stream: k.stream, safe: safe})
 }
 
 // emitPiece redacts a piece of a line too long to wait for. The scan sees
@@ -208,7 +291,7 @@ func (k *sink) emitPiece(piece []byte) {
 	k.store(red)
 	k.scanPiece(red)
 	if k.long == nil {
-		text, more := headOf(red)
+		text, more := headOf(red) // its own: it waits for the line's end
 		k.long, k.longMore = &outLine{text: text, stream: k.stream, use: forDigest}, more
 		return
 	}
@@ -216,21 +299,21 @@ func (k *sink) emitPiece(piece []byte) {
 }
 
 func (k *sink) scanPiece(red []byte) {
-	text, _ := headOf(red)
+	text, _ := k.cut(red)
 	text, safe := sanitize(text)
-	k.batch = append(k.batch, outLine{text: text, stream: k.stream, use: forScan, safe: safe})
+	k.add(outLine{text: text, stream: k.stream, use: forScan, safe: safe})
 }
 
 // endLong passes on the digest's line for a line that came in pieces.
 func (k *sink) endLong() {
 	l := *k.long
 	l.text, l.safe = sanitize(l.text + fmt.Sprintf(" … [%d more bytes on this line]", k.longMore))
-	k.batch = append(k.batch, l)
+	k.add(l)
 	k.long, k.longMore = nil, 0
 }
 
-// headOf is the start of a line the analysis sees (maxLine bytes) and how
-// many bytes it leaves out.
+// headOf is the start of a line the analysis sees (maxLine bytes), as a
+// string of its own, and how many bytes it leaves out.
 func headOf(red []byte) (string, int) {
 	if len(red) > maxLine {
 		return string(red[:maxLine]), len(red) - maxLine
@@ -277,7 +360,7 @@ func (k *sink) writeBlob(b []byte) {
 // sendBatch hands the lines of one write to the analysis at once: one
 // channel operation per write, not per line.
 func (k *sink) sendBatch() {
-	if len(k.batch) > 0 {
+	if k.batch != nil && len(k.batch.lines) > 0 {
 		k.out <- k.batch
 		k.batch = nil
 	}
@@ -310,6 +393,7 @@ type analysis struct {
 	factory  compress.Factory
 	comp     compress.Compressor
 	prepared compress.PreparedLiner // comp, if it takes prepared lines
+	sated    compress.Sated         // comp, if it can say it reads no more
 	lines    atomic.Int64
 
 	scan scan
@@ -327,18 +411,25 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 // consume reads every batch of lines, the scan first and then the digest
 // (which gives it back to spare), and returns when both have seen the
 // last.
-func (a *analysis) consume(in <-chan []outLine, spare batches) {
-	scanned := make(chan []outLine, scanAhead) // the digest lags the scan by a few batches, no more
+//
+// The digest may keep any line it reads to the end, so it reads a copy of
+// each (outLine.owned) until its compressor says it reads no more
+// (compress.Sated): a full digest copies nothing.
+func (a *analysis) consume(in <-chan *lineBatch, spare batches) {
+	scanned := make(chan *lineBatch, scanAhead) // the digest lags the scan by a few batches, no more
 	go func() {
 		a.scan.consume(in, scanned)
 		close(scanned)
 	}()
 	for batch := range scanned {
-		for _, l := range batch {
+		for _, l := range batch.lines {
 			if l.use == forScan {
 				continue
 			}
 			a.lines.Add(1)
+			if a.sated == nil || !a.sated.Sated() {
+				l = l.owned()
+			}
 			if a.fallback != nil {
 				a.fallback.Line(l.text)
 				continue
@@ -377,6 +468,7 @@ func (a *analysis) choose() {
 	a.factory = selectCompressor(a.argv, head.Bytes())
 	a.comp = a.factory.New(compress.Options{Intent: a.intent, Root: a.root})
 	a.prepared, _ = a.comp.(compress.PreparedLiner)
+	a.sated, _ = a.comp.(compress.Sated)
 	for _, l := range a.head {
 		a.feed(l)
 	}
@@ -395,12 +487,16 @@ func (a *analysis) feed(l outLine) {
 
 // scan collects the file references and facts of an output's lines.
 type scan struct {
-	facts     facts.Set
-	refs      []refs.Ref
-	refIndex  map[string]int // a reference's key → its index in refs
-	lastLine  string         // references of a repeated line are not searched again
-	lastSeen  compress.Seen  // what the search of lastLine found
-	lastFacts string
+	facts    facts.Set
+	refs     []refs.Ref
+	refIndex map[string]int // a reference's key → its index in refs
+	// lastLine is a copy of the last line searched for references (those
+	// of a repeated line are not searched again), lastSeen what the search
+	// found, and lastFacts a copy of the last line searched for facts: a
+	// line's text goes with its batch (lineBatch.text).
+	lastLine  []byte
+	lastSeen  compress.Seen
+	lastFacts []byte
 	// goBlocks says in which go test packages' output each reference
 	// was seen (outdirs.go).
 	goBlocks goBlocks
@@ -417,11 +513,11 @@ type scan struct {
 }
 
 // consume scans every batch of lines and hands it on to the digest.
-func (s *scan) consume(in <-chan []outLine, digest chan<- []outLine) {
+func (s *scan) consume(in <-chan *lineBatch, digest chan<- *lineBatch) {
 	for batch := range in {
-		for i := range batch {
-			if batch[i].use != forDigest {
-				s.guardedLine(&batch[i])
+		for i := range batch.lines {
+			if batch.lines[i].use != forDigest {
+				s.guardedLine(&batch.lines[i])
 			}
 		}
 		digest <- batch
@@ -454,9 +550,9 @@ func (s *scan) guardedLine(l *outLine) {
 	} else if dir, ok := enteredDir(clean); ok {
 		s.entered = addDir(s.entered, dir)
 	}
-	if clean != s.lastFacts {
-		s.facts.Add(clean)
-		s.lastFacts = clean
+	if clean != string(s.lastFacts) {
+		s.facts.Add(clean) // it keeps copies of what it keeps
+		s.lastFacts = append(s.lastFacts[:0], clean...)
 	}
 }
 
@@ -467,10 +563,10 @@ func (s *scan) collectRefs(text string) compress.Seen {
 	if s.dropped != nil {
 		return compress.NotSearched
 	}
-	if text == s.lastLine {
+	if text == string(s.lastLine) {
 		return s.lastSeen
 	}
-	s.lastLine, s.lastSeen = text, compress.NotSearched
+	s.lastLine, s.lastSeen = append(s.lastLine[:0], text...), compress.NotSearched
 	found := lineRefs(text)
 	for _, r := range found {
 		key := r.Alt + "\x00" + r.Path
@@ -479,6 +575,7 @@ func (s *scan) collectRefs(text string) compress.Seen {
 		}
 		i, seen := s.refIndex[key]
 		if !seen {
+			r = ownedRef(r)
 			if len(s.refs) >= maxRefs {
 				s.dropped = &r
 				return compress.NotSearched
@@ -496,6 +593,13 @@ func (s *scan) collectRefs(text string) compress.Seen {
 	return s.lastSeen
 }
 
+// ownedRef is r with strings of its own: they are cut from a line, whose
+// text goes with its batch.
+func ownedRef(r refs.Ref) refs.Ref {
+	r.Path, r.JavaClass, r.Alt = strings.Clone(r.Path), strings.Clone(r.JavaClass), strings.Clone(r.Alt)
+	return r
+}
+
 // overRef is a reference seen in the output of a go package past the
 // packages followed, if any: where it lies is not known.
 func (s *scan) overRef() *refs.Ref {
@@ -505,12 +609,13 @@ func (s *scan) overRef() *refs.Ref {
 	return &s.refs[s.goBlocks.over]
 }
 
-// addDir adds a folder an output named, once, up to maxOutDirs.
+// addDir adds a folder an output named, once, up to maxOutDirs; it keeps
+// a copy of d, which is cut from a line.
 func addDir(dirs []string, d string) []string {
 	if len(dirs) >= maxOutDirs || slices.Contains(dirs, d) {
 		return dirs
 	}
-	return append(dirs, d)
+	return append(dirs, strings.Clone(d))
 }
 
 // lineRefs finds a line's file references, and selectCompressor picks the

@@ -243,7 +243,7 @@ type capture struct {
 	spool    *spool
 	drained  chan error
 	sinks    [2]*sink
-	lines    chan []outLine
+	lines    chan *lineBatch
 	spare    batches
 	analysis *analysis
 	done     chan struct{}
@@ -289,7 +289,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	// The redaction ruleset is not warmed: most outputs never hold a word
 	// that needs it, and building it anyway cost every run 6 ms of CPU
 	// (its rules are translated one by one as lines need them).
-	c := &capture{opt: opt, lines: make(chan []outLine, linesAhead), spare: newBatches(), done: make(chan struct{})}
+	c := &capture{opt: opt, lines: make(chan *lineBatch, linesAhead), spare: newBatches(), done: make(chan struct{})}
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:
 		// the sink keeps the error, the analysis still reads every line.
