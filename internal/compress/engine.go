@@ -323,6 +323,9 @@ func (g *engine) full() bool {
 // Sated implements Sated: a full digest reads no more lines.
 func (g *engine) Sated() bool { return g.full() }
 
+// Skip implements Sated.
+func (g *engine) Skip(n int) { g.unread += n }
+
 func (g *engine) emit(text string, p Priority) {
 	if len(g.out) >= maxKept || g.outBytes+len(text) > maxKeptBytes {
 		g.capped++

@@ -108,6 +108,9 @@ func (g *goTests) Line(text string) { g.PreparedLine(Prepared{Clean: Clean(text)
 // more lines either.
 func (g *goTests) Sated() bool { return g.engine.full() }
 
+// Skip implements Sated.
+func (g *goTests) Skip(n int) { g.engine.Skip(n) }
+
 // PreparedLine implements PreparedLiner; what the search for references
 // found is not used: the line may be held, rewritten, before the engine
 // judges it.

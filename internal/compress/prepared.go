@@ -41,7 +41,9 @@ func SeenIn(line string) Seen {
 // given to it from then on is counted, not read or kept. Until Sated
 // reports true, a compressor may keep any line it was given (or part of
 // it) to the end, so a caller that reuses the memory of its lines copies
-// them first; once it is true, it need not.
+// them first; once it is true, it need not, and Skip(n) counts n lines as
+// n calls of Line would, without them.
 type Sated interface {
 	Sated() bool
+	Skip(n int)
 }

@@ -414,7 +414,8 @@ func newAnalysis(argv []string, intent compress.Intent, root string) *analysis {
 //
 // The digest may keep any line it reads to the end, so it reads a copy of
 // each (outLine.owned) until its compressor says it reads no more
-// (compress.Sated): a full digest copies nothing.
+// (compress.Sated): a full digest copies nothing, and is told how many
+// lines each batch held instead of being handed them one by one.
 func (a *analysis) consume(in <-chan *lineBatch, spare batches) {
 	scanned := make(chan *lineBatch, scanAhead) // the digest lags the scan by a few batches, no more
 	go func() {
@@ -422,6 +423,18 @@ func (a *analysis) consume(in <-chan *lineBatch, spare batches) {
 		close(scanned)
 	}()
 	for batch := range scanned {
+		if a.fallback == nil && a.sated != nil && a.sated.Sated() {
+			n := 0
+			for _, l := range batch.lines {
+				if l.use != forScan {
+					n++
+				}
+			}
+			a.lines.Add(int64(n))
+			a.sated.Skip(n)
+			spare.giveBack(batch)
+			continue
+		}
 		for _, l := range batch.lines {
 			if l.use == forScan {
 				continue

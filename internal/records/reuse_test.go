@@ -168,8 +168,9 @@ func firstDifference(a, b string) string {
 }
 
 // TestFullDigestCopiesNoLine: once the digest is full it reads no more
-// lines, and neither the analysis nor the sinks allocate anything for each
-// line after that: 6.8 MB of lines past a full digest add less than half
+// lines (it is told how many there were, and says so as a digest handed
+// each would), and neither the analysis nor the sinks allocate anything
+// for each line after that: 6.8 MB of lines past a full digest add less than half
 // their size to what the capture allocates, the tokenizer aside (a quarter
 // was measured: batches and buffers the longer pipeline fills; a copy of
 // each line, for the digest or for the batch, adds 125-130%).
@@ -203,6 +204,15 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 	}
 	measure(full) // loads the tokenizer and the rules
 	alone, more := measure(full), measure(lines)
+	// The lines it was not handed are counted as if they had been.
+	head := strings.Join(lines[:100], "\n")
+	c := compress.Select(nil, []byte(head)).New(compress.Options{Intent: compress.Summary})
+	for _, l := range lines {
+		c.Line(l)
+	}
+	if got, want := analyse(t, s, nil, writesOf(lines, 1000)).digest, compress.Render(c.Finish()); got != want {
+		t.Fatalf("the capture's digest differs from one handed every line:\n%s", firstDifference(got, want))
+	}
 	if added := int64(more) - int64(alone); added > int64(after)/2 {
 		t.Fatalf("%d bytes of lines after the digest filled added %d bytes allocated (%d against %d), want at most %d",
 			after, added, more, alone, after/2)
