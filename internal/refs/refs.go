@@ -242,7 +242,12 @@ func lineKeyword(line string) bool {
 // extension: turned away here, it never meets the expressions, which cost
 // a capture of base64 more than everything else it does.
 func onlyPath(line string) bool {
-	t := strings.TrimSpace(line)
+	return !endsInNoExtension(line) && trimmedOnlyPath(strings.TrimSpace(line))
+}
+
+// trimmedOnlyPath is onlyPath of a line trimmed of white space, read
+// whole.
+func trimmedOnlyPath(t string) bool {
 	ext := len(t) // the extension first: most lines fail there, at their end
 	for ext > 0 && rx.IsWordByte(t[ext-1]) {
 		ext--
@@ -259,6 +264,32 @@ func onlyPath(line string) bool {
 		sep = sep || c == '/' || c == '\\'
 	}
 	return sep
+}
+
+// endsInNoExtension is onlyPath's first no, read from the line's end
+// alone (trimming every line first was a tenth of the search of source):
+// less its trailing ASCII white space, the line ends in ASCII that is not
+// a word byte, or in word bytes after anything but '.'. A line that ends
+// in a byte past ASCII (maybe Unicode white space) is left to onlyPath.
+func endsInNoExtension(line string) bool {
+	end := len(line)
+	for end > 0 && isASCIISpace(line[end-1]) {
+		end--
+	}
+	ext := end
+	for ext > 0 && rx.IsWordByte(line[ext-1]) {
+		ext--
+	}
+	if ext == end { // no word byte at the end: an ASCII one ends the trimmed line too
+		return end > 0 && line[end-1] < utf8.RuneSelf // a longer one may be white space
+	}
+	// Word bytes at the start, or after white space or any byte but '.',
+	// are no extension, whatever the trimming leaves of the line.
+	return ext == 0 || line[ext-1] != '.'
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // isWordChar is regexp's \w: ASCII letters, digits and '_'.

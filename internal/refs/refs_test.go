@@ -151,3 +151,22 @@ func TestHasFileURLIsContains(t *testing.T) {
 		}
 	})
 }
+
+// TestOnlyPathReadsTheEndFirst: onlyPath, which turns most lines away by
+// their end alone (endsInNoExtension), answers as reading the trimmed line
+// whole does, for lines of path bytes, ASCII and Unicode white space and
+// other bytes.
+func TestOnlyPathReadsTheEndFirst(t *testing.T) {
+	space := rapid.SampledFrom([]string{" ", "\t", "\v", "\u00a0", "\u0085", "\u2003"})
+	path := rapid.SampledFrom([]string{"a", "go", "x_1", ".", "/", "/", "\\", "-", "é", ")", "\xc2", " "})
+	rapid.Check(t, func(t *rapid.T) {
+		part := func(g *rapid.Generator[string], most int, label string) string {
+			return strings.Join(rapid.SliceOfN(g, 0, most).Draw(t, label), "")
+		}
+		line := part(space, 2, "lead") + part(path, 5, "path") + rapid.SampledFrom([]string{".go", ".go", "", ".", "go"}).Draw(t, "ext") +
+			part(space, 2, "tail")
+		if got, want := onlyPath(line), trimmedOnlyPath(strings.TrimSpace(line)); got != want {
+			t.Fatalf("onlyPath(%q) = %v, want %v", line, got, want)
+		}
+	})
+}
