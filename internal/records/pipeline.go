@@ -503,13 +503,12 @@ type scan struct {
 	facts    facts.Set
 	refs     []refs.Ref
 	refIndex map[string]int // a reference's key → its index in refs
-	// lastLine is a copy of the last line searched for references (those
-	// of a repeated line are not searched again), lastSeen what the search
-	// found, and lastFacts a copy of the last line searched for facts: a
-	// line's text goes with its batch (lineBatch.text).
-	lastLine  []byte
-	lastSeen  compress.Seen
-	lastFacts []byte
+	// last is a copy of the line scanned last (a line's text goes with its
+	// batch, lineBatch.text), and lastSeen what its search for references
+	// found: a line that repeats it is searched for neither references nor
+	// facts again.
+	last     []byte
+	lastSeen compress.Seen
 	// goBlocks says in which go test packages' output each reference
 	// was seen (outdirs.go).
 	goBlocks goBlocks
@@ -557,29 +556,33 @@ func (s *scan) guardedLine(l *outLine) {
 		clean = compress.Clean(l.text)
 	}
 	l.clean, l.cleaned = clean, true
-	l.refs = s.collectRefs(clean)
+	repeat := clean == string(s.last)
+	if !repeat {
+		s.last = append(s.last[:0], clean...)
+	}
+	l.refs = s.collectRefs(clean, repeat)
 	if pkg, ok := goPackageLine(clean); ok {
 		s.goBlocks.ended(pkg)
 	} else if dir, ok := enteredDir(clean); ok {
 		s.entered = addDir(s.entered, dir)
 	}
-	if clean != string(s.lastFacts) {
+	if !repeat {
 		s.facts.Add(clean) // it keeps copies of what it keeps
-		s.lastFacts = append(s.lastFacts[:0], clean...)
 	}
 }
 
 // collectRefs gathers the references of a cleaned line, and the go test
 // blocks each is seen in, and says what it found (NotSearched once the
-// output named more than maxRefs).
-func (s *scan) collectRefs(text string) compress.Seen {
+// output named more than maxRefs); a line that repeats the last one
+// (repeat) is not searched again.
+func (s *scan) collectRefs(text string, repeat bool) compress.Seen {
 	if s.dropped != nil {
 		return compress.NotSearched
 	}
-	if text == string(s.lastLine) {
+	if repeat {
 		return s.lastSeen
 	}
-	s.lastLine, s.lastSeen = append(s.lastLine[:0], text...), compress.NotSearched
+	s.lastSeen = compress.NotSearched
 	found := lineRefs(text)
 	for _, r := range found {
 		key := r.Alt + "\x00" + r.Path
