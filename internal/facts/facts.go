@@ -106,48 +106,60 @@ func lineColInFirstWord(line string) bool {
 	return false
 }
 
-// hintsByByte lists, for each byte, the patterns whose hint of two bytes
-// or more starts with it; hintPairs marks those hints' first two bytes, so
-// most positions of a line are passed over with one bit test; oneByte
-// lists the patterns whose hint is a single byte, and noHint is the set of
-// those without one.
-var hintsByByte, hintPairs, oneByte, noHint = func() (t [256][]int, pairs [1 << 16 / 64]uint64, one []int, none uint64) {
+// hintsByByte lists, for each byte, the patterns whose hint starts with
+// it; hintPairs marks the first two bytes of those hints, and for a hint
+// of one byte every pair it starts (a zero byte standing for the line's
+// end), so most positions of a line are passed over with one bit test;
+// noHint is the set of the patterns without a hint.
+var hintsByByte, hintPairs, noHint = func() (t [256][]int, pairs [1 << 16 / 64]uint64, none uint64) {
 	if len(patterns) > 64 {
 		panic("facts: more patterns than hintsIn's mask holds")
 	}
+	mark := func(pair uint16) { pairs[pair/64] |= 1 << (pair % 64) }
 	for i, p := range patterns {
 		switch len(p.hint) {
 		case 0:
 			none |= 1 << i
+			continue
 		case 1:
-			one = append(one, i)
+			for next := range 256 {
+				mark(uint16(p.hint[0])<<8 | uint16(next))
+			}
 		default:
-			t[p.hint[0]] = append(t[p.hint[0]], i)
-			pair := uint16(p.hint[0])<<8 | uint16(p.hint[1])
-			pairs[pair/64] |= 1 << (pair % 64)
+			mark(uint16(p.hint[0])<<8 | uint16(p.hint[1]))
 		}
+		t[p.hint[0]] = append(t[p.hint[0]], i)
 	}
-	return t, pairs, one, none
+	return t, pairs, none
 }()
 
 // hintsIn returns the set of patterns whose hint line holds (or that have
-// none), found in one pass over the line.
+// none), found in one pass over the line: a bit test per byte pair, and a
+// look at the hints that start at a pair that is marked.
 func hintsIn(line string) uint64 {
 	set := noHint
-	for _, k := range oneByte {
-		if strings.IndexByte(line, patterns[k].hint[0]) >= 0 {
-			set |= 1 << k
-		}
+	if line == "" {
+		return set
 	}
-	for i := 0; i+1 < len(line); i++ {
-		pair := uint16(line[i])<<8 | uint16(line[i+1])
-		if hintPairs[pair/64]&(1<<(pair%64)) == 0 {
-			continue
+	prev := line[0]
+	for i := 1; i < len(line); i++ {
+		c := line[i]
+		if pair := uint16(prev)<<8 | uint16(c); hintPairs[pair/64]&(1<<(pair%64)) != 0 {
+			set = hintsAt(line, i-1, set)
 		}
-		for _, k := range hintsByByte[line[i]] {
-			if set&(1<<k) == 0 && strings.HasPrefix(line[i:], patterns[k].hint) {
-				set |= 1 << k
-			}
+		prev = c
+	}
+	if pair := uint16(prev) << 8; hintPairs[pair/64]&(1<<(pair%64)) != 0 {
+		set = hintsAt(line, len(line)-1, set) // the hints of one byte
+	}
+	return set
+}
+
+// hintsAt adds to set the patterns whose hint starts at line[i].
+func hintsAt(line string, i int, set uint64) uint64 {
+	for _, k := range hintsByByte[line[i]] {
+		if set&(1<<k) == 0 && strings.HasPrefix(line[i:], patterns[k].hint) {
+			set |= 1 << k
 		}
 	}
 	return set

@@ -137,3 +137,33 @@ func TestNameGates(t *testing.T) {
 		}
 	}
 }
+
+// TestHintsInFindsEveryHint: hintsIn's one pass over a line finds every
+// pattern whose hint the line holds, wherever it is (a hint of one byte at
+// the line's end too), and no other.
+func TestHintsInFindsEveryHint(t *testing.T) {
+	var pieces []string
+	for _, p := range patterns {
+		if p.hint != "" {
+			pieces = append(pieces, p.hint, p.hint[:1], p.hint[len(p.hint)-1:])
+		}
+	}
+	pieces = append(pieces, "a", " ", "\t", "é", "\x00", "\xff", "F", "FAI")
+	check := func(t interface{ Fatalf(string, ...any) }, line string) {
+		want := uint64(0)
+		for i, p := range patterns {
+			if strings.Contains(line, p.hint) {
+				want |= 1 << i
+			}
+		}
+		if got := hintsIn(line); got != want {
+			t.Fatalf("hintsIn(%q) = %b, want %b", line, got, want)
+		}
+	}
+	for _, line := range []string{"", "'", "x'", "'é", "'\xff", "'\x00", "●", "a ●", "FAIL", "FAI", "x FAIL"} {
+		check(t, line)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		check(t, strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 8).Draw(t, "pieces"), ""))
+	})
+}
