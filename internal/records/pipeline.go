@@ -106,8 +106,10 @@ const maxPending = 64 << 10
 // (sanitize), to the analysis.
 type sink struct {
 	// blob and err (a failed write) are the counting goroutine's until
-	// count.written returns.
+	// count.written returns; create makes the blob on the stream's first
+	// output, unless err already says why it cannot be kept.
 	blob     *store.BlobWriter
+	create   func() (*store.BlobWriter, error)
 	stream   Stream
 	out      chan<- *lineBatch
 	spare    <-chan *lineBatch // batches the analysis is done with (batches)
@@ -347,9 +349,13 @@ func (k *sink) writeStored() {
 }
 
 // writeBlob writes a chunk to the stream's blob, on the counting
-// goroutine: a failure is kept (err) and nothing more is written. Both
-// the blob and err are the goroutine's until count.written returns.
+// goroutine, creating the blob with the first: a failure is kept (err) and
+// nothing more is written. Both the blob and err are the goroutine's until
+// count.written returns.
 func (k *sink) writeBlob(b []byte) {
+	if k.blob == nil && k.err == nil {
+		k.blob, k.err = k.create()
+	}
 	if k.err == nil {
 		if _, err := k.blob.Write(b); err != nil {
 			k.err = err

@@ -293,8 +293,9 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 	for i := range c.sinks {
 		// A store that cannot take the output does not stop the command:
 		// the sink keeps the error, the analysis still reads every line.
-		b, err := s.createBlob()
-		k := &sink{blob: b, err: err, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
+		// The blob itself is created by the stream's first output
+		// (sink.writeBlob): one that prints nothing has none.
+		k := &sink{err: s.blobErr(), create: s.createBlob, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
 		k.count.write = k.writeBlob
 		c.sinks[i] = k
 	}
@@ -331,10 +332,23 @@ func (s *Service) spoolDir() string {
 }
 
 func (s *Service) createBlob() (*store.BlobWriter, error) {
-	if s.Store == nil {
-		return nil, s.StoreErr
+	if err := s.blobErr(); err != nil {
+		return nil, err
 	}
 	return s.Store.CreateBlob()
+}
+
+// blobErr is why no stream's output can be kept, where that is known
+// before any output comes: there is no store, or it was opened for
+// reading only.
+func (s *Service) blobErr() error {
+	if s.Store == nil {
+		if s.StoreErr == nil {
+			return errors.New("no store")
+		}
+		return s.StoreErr
+	}
+	return s.Store.BlobsWritable()
 }
 
 // wait takes the rest of the spool, flushes the sinks and waits for the

@@ -76,3 +76,29 @@ func TestRunWhenBlobsUnwritable(t *testing.T) {
 		t.Fatalf("list = %v, %v", list, err)
 	}
 }
+
+// TestSilentStreamsNeedNoBlob: a stream's blob is made by its first
+// output, so a command that prints nothing is kept even where no blob can
+// be made (the blob area unwritable as above), and a stream that stays
+// silent beside one that prints gets no blob.
+func TestSilentStreamsNeedNoBlob(t *testing.T) {
+	s, _ := newService(t)
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo out"}, Env: os.Environ()})
+	if err != nil || rec.ID == 0 {
+		t.Fatalf("Run: %v, not kept: %q", err, rec.NotKept)
+	}
+	if rec.blobs[Stdout] == "" || rec.blobs[Stderr] != "" {
+		t.Fatalf("blobs %q: want stdout's alone", rec.blobs)
+	}
+	blobs := s.Store.BlobDir()
+	if err := os.RemoveAll(blobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blobs, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, err = s.Run(context.Background(), RunRequest{Argv: []string{"true"}, Env: os.Environ()})
+	if err != nil || rec.ID == 0 || rec.NotKept != "" {
+		t.Fatalf("Run: %v, id %d, not kept %q: want a silent command kept without a blob", err, rec.ID, rec.NotKept)
+	}
+}
