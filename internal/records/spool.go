@@ -1,8 +1,10 @@
 package records
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 )
@@ -92,6 +94,11 @@ func (s *spool) put(stream Stream, p []byte) {
 func (s *spool) spill(stream Stream, p []byte) bool {
 	if s.file == nil {
 		f, err := os.CreateTemp(s.dir, "spool-*")
+		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(s.dir, 0o700) == nil {
+			// The blob folder is made by a stream's first blob, which a
+			// new store's first capture can need to spill before.
+			f, err = os.CreateTemp(s.dir, "spool-*")
+		}
 		if err != nil {
 			s.fileErr = err
 			return false

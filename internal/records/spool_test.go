@@ -68,7 +68,11 @@ func TestSpoolNeverHoldsTheWriterAndKeepsOrder(t *testing.T) {
 }
 
 func TestSpoolWithoutAFileWaitsInsteadOfLosing(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "gone")
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(notDir, "gone") // cannot be made: a file stands where its parent should
 	want, got := spoolRun(t, missing, 1000, false)
 	for st := range want {
 		if !bytes.Equal(want[st], got[st]) {
@@ -181,4 +185,22 @@ func seqOutput(n int) string {
 		fmt.Fprintln(&b, i)
 	}
 	return b.String()
+}
+
+// TestSpoolMakesItsFolder: the spool spills into the blob folder, which
+// the first blob makes, and a store's first capture can need to spill
+// before its first blob is made: the spool makes the folder itself
+// (private, as the blobs' is), and the writer is never held.
+func TestSpoolMakesItsFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "blobs")
+	want, got := spoolRun(t, dir, 1000, true)
+	for st := range want {
+		if !bytes.Equal(want[st], got[st]) {
+			t.Fatalf("%s: got %d bytes, want %d, or in another order", Stream(st), len(got[st]), len(want[st]))
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the spool's folder: %v, %v; want a folder only its owner can read", fi, err)
+	}
 }
