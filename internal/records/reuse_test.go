@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/refs"
@@ -43,7 +45,7 @@ func TestNoTextOutlivesItsBatch(t *testing.T) {
 				reuseBatches = true
 				got := analyse(t, s, o.argv, writesOf(o.lines, perWrite))
 				if got.digest != want.digest {
-					t.Errorf("digest differs:\n%s", firstDifference(got.digest, want.digest))
+					t.Errorf("digest differs:\n%s", udiff.Unified("without reuse", "with reuse", want.digest, got.digest))
 				}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("kept with batches reused:\n%+v\nwithout:\n%+v", got, want)
@@ -156,17 +158,6 @@ func manyRefLines() []string {
 	return out
 }
 
-// firstDifference shows where two texts first differ.
-func firstDifference(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d: %q\nwant   %q", i+1, al[i], bl[i])
-		}
-	}
-	return fmt.Sprintf("%d lines, want %d", len(al), len(bl))
-}
-
 // TestFullDigestCopiesNoLine: once the digest is full it reads no more
 // lines (it is told how many there were, and says so as a digest handed
 // each would), and neither the analysis nor the sinks allocate anything
@@ -211,7 +202,7 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 		c.Line(l)
 	}
 	if got, want := analyse(t, s, nil, writesOf(lines, 1000)).digest, compress.Render(c.Finish()); got != want {
-		t.Fatalf("the capture's digest differs from one handed every line:\n%s", firstDifference(got, want))
+		t.Fatalf("the capture's digest differs from one handed every line:\n%s", udiff.Unified("handed every line", "captured", want, got))
 	}
 	if added := int64(more) - int64(alone); added > int64(after)/2 {
 		t.Fatalf("%d bytes of lines after the digest filled added %d bytes allocated (%d against %d), want at most %d",
