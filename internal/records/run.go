@@ -339,16 +339,16 @@ func (s *Service) createBlob() (*store.BlobWriter, error) {
 }
 
 // blobErr is why no stream's output can be kept, where that is known
-// before any output comes: there is no store, or it was opened for
-// reading only.
+// before any output comes: there is no store. (A store that cannot take a
+// blob says so when the first is made.)
 func (s *Service) blobErr() error {
 	if s.Store == nil {
 		if s.StoreErr == nil {
-			return errors.New("no store")
+			return errors.New("no store to keep the output in")
 		}
 		return s.StoreErr
 	}
-	return s.Store.BlobsWritable()
+	return nil
 }
 
 // wait takes the rest of the spool, flushes the sinks and waits for the

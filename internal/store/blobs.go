@@ -43,20 +43,10 @@ type BlobWriter struct {
 // compress the same within 1 MiB; only a repeat from further back is lost.
 const blobWindow = 1 << 20
 
-// BlobsWritable says why no blob can be created, where that is known
-// without creating one: the store was opened for reading only. CreateBlob
-// fails with the same error.
-func (s *Store) BlobsWritable() error {
-	if s.readOnly {
-		return fmt.Errorf("create blob: %w: %s was opened for reading only", ErrReadOnly, s.path)
-	}
-	return nil
-}
-
 // CreateBlob starts a new blob.
 func (s *Store) CreateBlob() (*BlobWriter, error) {
-	if err := s.BlobsWritable(); err != nil {
-		return nil, err
+	if s.readOnly {
+		return nil, fmt.Errorf("create blob: %w: %s was opened for reading only", ErrReadOnly, s.path)
 	}
 	if err := os.MkdirAll(s.blobs, 0o700); err != nil {
 		return nil, fmt.Errorf("create blob area: %w", classifyOS(err))
