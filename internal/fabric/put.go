@@ -74,10 +74,8 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range stamp.Files {
-		if !f.Existed {
-			return nil, fmt.Errorf("--dep %s: no such file", f.Path)
-		}
+	if err := allExist(stamp, spec, req.Key, ""); err != nil {
+		return nil, err
 	}
 	pathSet, proof, ttl, err := s.settle(ctx, snap, spec, req.TTL)
 	if err != nil {
@@ -104,6 +102,22 @@ func (s *Service) Put(ctx context.Context, req PutRequest) (*PutResult, error) {
 		return nil, fmt.Errorf("put %s %s: %w", req.Type, req.Key, err)
 	}
 	return res, nil
+}
+
+// allExist refuses a stamp that found one of its files missing, naming it
+// as the caller gave it: the key of a type keyed by a file, or a --dep
+// (of the slice named by where, if any).
+func allExist(st freshness.Stamp, spec Spec, key, where string) error {
+	for _, f := range st.Files {
+		switch {
+		case f.Existed:
+		case spec.KeyIsFile && f.Path == key:
+			return fmt.Errorf("%skey %s: no such file (a %s is keyed by the file it describes)", where, f.Path, spec.Name)
+		default:
+			return fmt.Errorf("%s--dep %s: no such file", where, f.Path)
+		}
+	}
+	return nil
 }
 
 // unprovable warns of the files of a stamp that can never be found

@@ -68,10 +68,8 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 		if stamps[i], err = snap.Stamp(ctx, deps[i], time.Time{}); err != nil {
 			return nil, err
 		}
-		for _, f := range stamps[i].Files {
-			if !f.Existed {
-				return nil, fmt.Errorf("slice %q: dep %s: no such file", in[i].Name, f.Path)
-			}
+		if err := allExist(stamps[i], spec, req.Key, fmt.Sprintf("slice %q: ", in[i].Name)); err != nil {
+			return nil, err
 		}
 		warnings = append(warnings, unprovable(stamps[i], fmt.Sprintf("slice %q: ", in[i].Name))...)
 	}

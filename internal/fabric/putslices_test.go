@@ -60,7 +60,7 @@ func TestPutSlicesIsAllOrNone(t *testing.T) {
 		in   []SliceInput
 		want string
 	}{
-		{"missing dep", []SliceInput{{Name: "a", Deps: []string{"mod_a/a.go"}}, {Name: "b", Deps: []string{"gone.go"}}}, `slice "b": dep gone.go: no such file`},
+		{"missing dep", []SliceInput{{Name: "a", Deps: []string{"mod_a/a.go"}}, {Name: "b", Deps: []string{"gone.go"}}}, `slice "b": --dep gone.go: no such file`},
 		{"twice", []SliceInput{{Name: "a"}, {Name: "a"}}, `slice "a" is given twice`},
 		{"no name", []SliceInput{{Name: "a"}, {Deps: []string{"README.md"}}}, "slice 2 of 2 has no name"},
 		{"none", nil, "no slices given"},
