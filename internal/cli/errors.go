@@ -35,6 +35,7 @@ func exitCode(err error) int {
 	var es exitStatus
 	var se *records.StartError
 	var ue usageError
+	var re *readcache.RangeError
 	switch {
 	case err == nil:
 		return 0
@@ -42,7 +43,7 @@ func exitCode(err error) int {
 		return es.code
 	case errors.As(err, &se):
 		return se.Code
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &re):
 		return 2
 	}
 	return 1
@@ -52,13 +53,14 @@ func exitCode(err error) int {
 func errorCode(err error) string {
 	var se *records.StartError
 	var ue usageError
+	var re *readcache.RangeError
 	switch {
 	case errors.As(err, &se):
 		if se.Code == 127 {
 			return "command_not_found"
 		}
 		return "command_not_executable"
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &re):
 		return "usage"
 	case errors.Is(err, workspace.ErrOutsideRoot):
 		return "outside_root"

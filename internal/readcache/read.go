@@ -91,14 +91,8 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 	if err != nil {
 		return nil, err
 	}
-	if req.Offset > 0 || req.Limit > 0 {
-		if rng.start != 0 {
-			return nil, errors.New("give either PATH:N-M or --offset/--limit, not both")
-		}
-		rng.start = max(req.Offset, 1)
-		if req.Limit > 0 {
-			rng.end = rng.start + req.Limit - 1
-		}
+	if rng, err = withOffset(req, rng); err != nil {
+		return nil, err
 	}
 	if why := workspace.Sensitive(rel); why != "" && !req.AllowSensitive {
 		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
@@ -123,6 +117,26 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 		noteEncoding(res, f)
 	}
 	return res, err
+}
+
+// withOffset narrows a whole-file scope to --offset and --limit (0: not
+// given), refusing them beside a PATH:N-M and below zero.
+func withOffset(req ReadRequest, rng lineRange) (lineRange, error) {
+	switch {
+	case req.Offset < 0:
+		return rng, &RangeError{fmt.Sprintf("--offset %d", req.Offset), "the first line to read, 1 or more"}
+	case req.Limit < 0:
+		return rng, &RangeError{fmt.Sprintf("--limit %d", req.Limit), "how many lines to read, 1 or more"}
+	case req.Offset == 0 && req.Limit == 0:
+		return rng, nil
+	case rng.start != 0:
+		return rng, &RangeError{req.Target + " with --offset/--limit", "either PATH:N-M or --offset/--limit, not both"}
+	}
+	rng.start = max(req.Offset, 1)
+	if req.Limit > 0 {
+		rng.end = rng.start + req.Limit - 1
+	}
+	return rng, nil
 }
 
 // noteEncoding tells the reader that what it sees was decoded: the lines

@@ -1,12 +1,22 @@
 package readcache
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 
 	"github.com/freshctx/freshctx/internal/rx"
 )
+
+// RangeError is a read whose scope cannot be a range of lines: a spec that
+// is neither PATH:N nor PATH:N-M, N past M, a range given twice, or an
+// offset or limit below zero. It is a mistake in the request, not a failure
+// to read.
+type RangeError struct {
+	Given string // the spec or flags as given
+	Want  string // what would have been a range
+}
+
+func (e *RangeError) Error() string { return e.Given + ": want " + e.Want }
 
 // lineRange is a requested scope: start 0 means the whole file; end 0 means
 // to the end.
@@ -24,7 +34,7 @@ var (
 func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 	p, r := spec, lineRange{}
 	if badRange.MatchString(spec) && rangeSuffix.FindStringSubmatch(spec) == nil && !s.exists(spec) {
-		return "", r, fmt.Errorf("%s: want PATH:N-M (lines N to M) or PATH:N (line N to the end)", spec)
+		return "", r, &RangeError{spec, "PATH:N-M (lines N to M) or PATH:N (line N to the end)"}
 	}
 	// A file may be called "notes:3-4": when it exists and "notes" does
 	// not, the spec is its name.
@@ -35,7 +45,7 @@ func (s *Service) parseTarget(spec string) (string, lineRange, error) {
 			r.end, _ = strconv.Atoi(m[3])
 		}
 		if r.start < 1 || (r.end != 0 && r.end < r.start) {
-			return "", r, fmt.Errorf("%s: want PATH:N-M with 1 ≤ N ≤ M", spec)
+			return "", r, &RangeError{spec, "PATH:N-M with 1 ≤ N ≤ M"}
 		}
 	}
 	rel, err := s.WS.Rel(p, s.Cwd)
