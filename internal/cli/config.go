@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,12 +45,14 @@ func newConfigCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// keysHelp lists the settings, each name on a line of its own and its
+// meaning under it: the names are too unlike in length for one column.
 func keysHelp() string {
-	s := ""
+	var b strings.Builder
 	for _, k := range config.Keys {
-		s += fmt.Sprintf("  %-10s %s (default %s)\n", k.Name, k.Help, k.Default)
+		fmt.Fprintf(&b, "  %s\n      %s (default %s)\n", k.Name, k.Help, k.Default)
 	}
-	return s
+	return b.String()
 }
 
 func printSettings(w io.Writer, out []config.Setting) error {
