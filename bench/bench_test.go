@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,6 +141,52 @@ BenchmarkTrace2000-2   1   9 ns/op   120 checked_answers   1 wrong_answers
 	for _, row := range []string{"| 41.2 against 18.8 runs/s: 2.19x | yes |", "| 266 ms | no |", "| 1 wrong of 120 checked | no |"} {
 		if !strings.Contains(table, row) {
 			t.Errorf("the table lacks %q:\n%s", row, table)
+		}
+	}
+}
+
+// TestShapedPathIsTheRealShape holds the shaped layout to the counts it
+// copies: at the real size, as many folders and files at each depth as the
+// real tree; at any size, every path distinct.
+func TestShapedPathIsTheRealShape(t *testing.T) {
+	total := 0
+	for _, f := range realFiles {
+		total += f
+	}
+	layout := shapedPath(total)
+	files := make([]int, len(realFiles))
+	folders := make([]map[string]bool, len(realFolders))
+	for d := range folders {
+		folders[d] = map[string]bool{}
+	}
+	for i := range total {
+		dir := path.Dir(layout(i))
+		d := 0
+		if dir != "." {
+			d = strings.Count(dir, "/") + 1
+		}
+		files[d]++
+		for ; dir != "."; dir = path.Dir(dir) {
+			folders[strings.Count(dir, "/")+1][dir] = true
+		}
+	}
+	for d := range realFiles {
+		if d > 0 && len(folders[d]) != realFolders[d] {
+			t.Errorf("depth %d: %d folders, want %d", d, len(folders[d]), realFolders[d])
+		}
+		if files[d] != realFiles[d] {
+			t.Errorf("depth %d: %d files, want %d", d, files[d], realFiles[d])
+		}
+	}
+	for _, n := range []int{1_000, 13_000} {
+		seen := map[string]bool{}
+		layout := shapedPath(n)
+		for i := range n {
+			if p := layout(i); seen[p] {
+				t.Fatalf("n=%d: %s twice", n, p)
+			} else {
+				seen[p] = true
+			}
 		}
 	}
 }

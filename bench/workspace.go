@@ -15,6 +15,11 @@ import (
 // take hours): the first commit adds every file, each later one changes one
 // file. The work tree is checked out.
 func (b *bench) makeRepo(ctx context.Context, dir string, nFiles, nCommits int) error {
+	return b.makeRepoShaped(ctx, dir, nFiles, nCommits, repoPath)
+}
+
+// makeRepoShaped is makeRepo with file i at path(i).
+func (b *bench) makeRepoShaped(ctx context.Context, dir string, nFiles, nCommits int, path func(int) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -30,7 +35,7 @@ func (b *bench) makeRepo(ctx context.Context, dir string, nFiles, nCommits int) 
 		return err
 	}
 	w := bufio.NewWriterSize(in, 1<<20)
-	writeErr := writeHistory(w, nFiles, nCommits)
+	writeErr := writeHistory(w, nFiles, nCommits, path)
 	if writeErr == nil {
 		writeErr = w.Flush()
 	}
@@ -52,7 +57,7 @@ func (b *bench) makeRepo(ctx context.Context, dir string, nFiles, nCommits int) 
 	return err
 }
 
-func writeHistory(w io.Writer, nFiles, nCommits int) error {
+func writeHistory(w io.Writer, nFiles, nCommits int, path func(int) string) error {
 	at := int64(1_700_000_000)
 	commit := func(msg string) {
 		at++
@@ -60,7 +65,7 @@ func writeHistory(w io.Writer, nFiles, nCommits int) error {
 	}
 	file := func(i, version int) {
 		body := sourceFile(i, version)
-		fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", repoPath(i), len(body), body)
+		fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path(i), len(body), body)
 	}
 	commit("the tree")
 	for i := range nFiles {
@@ -74,7 +79,8 @@ func writeHistory(w io.Writer, nFiles, nCommits int) error {
 	return err
 }
 
-// repoPath spreads files over folders of at most 100.
+// repoPath spreads files over folders of at most 100: a dense tree, with
+// twenty times fewer folders than a real repository of its size (shapedPath).
 func repoPath(i int) string {
 	return fmt.Sprintf("pkg%03d/sub%02d/file%06d.go", i/10000, i/100%100, i)
 }
