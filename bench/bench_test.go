@@ -179,6 +179,11 @@ func TestShapedPathIsTheRealShape(t *testing.T) {
 		}
 	}
 	for _, n := range []int{1_000, 13_000} {
+		// As many files a folder as the real tree, within a twentieth.
+		want := float64(foldersOf(total, shapedPath(total))) * float64(n) / float64(total)
+		if got := float64(foldersOf(n, shapedPath(n))); got < want*0.95 || got > want*1.05 {
+			t.Errorf("n=%d: %.0f folders, want %.0f within a twentieth", n, got, want)
+		}
 		seen := map[string]bool{}
 		layout := shapedPath(n)
 		for i := range n {

@@ -90,6 +90,9 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 	if err := b.shapedRun(ctx, sec, files, lengths[len(lengths)-1]); err != nil {
 		return err
 	}
+	if err := b.realRun(ctx, sec); err != nil {
+		return err
+	}
 	if err := b.longerCommand(ctx, sec, dirs[len(dirs)-1], tStatus); err != nil {
 		return err
 	}
@@ -121,11 +124,16 @@ func (b *bench) history(ctx context.Context, sec *section) error {
 // trueInTurn times a git status, `true` and `run -- true` in dir in turn
 // (inTurn), and returns them with run's overhead over `true` as a share of
 // the status: the goal's measure.
-func (b *bench) trueInTurn(ctx context.Context, dir string) (tStatus, tTrue, tRun sample, over float64, err error) {
+// env is added to each command's environment.
+func (b *bench) trueInTurn(ctx context.Context, dir string, env ...string) (tStatus, tTrue, tRun sample, over float64, err error) {
+	with := func(c *exec.Cmd) *exec.Cmd {
+		c.Env = append(c.Env, env...)
+		return c
+	}
 	turns, err := b.inTurn([]func() *exec.Cmd{
-		func() *exec.Cmd { return b.cmd(ctx, dir, "git", "status", "--porcelain") },
-		func() *exec.Cmd { return b.cmd(ctx, dir, "true") },
-		func() *exec.Cmd { return b.cmd(ctx, dir, b.bin, "run", "--", "true") },
+		func() *exec.Cmd { return with(b.cmd(ctx, dir, "git", "status", "--porcelain")) },
+		func() *exec.Cmd { return with(b.cmd(ctx, dir, "true")) },
+		func() *exec.Cmd { return with(b.cmd(ctx, dir, b.bin, "run", "--", "true")) },
 	})
 	if err != nil {
 		return nil, nil, nil, 0, err

@@ -30,6 +30,7 @@ type options struct {
 	repeats int
 	keep    bool
 	only    string
+	repo    string // a real repository's work tree to measure run's fixed cost in, too
 }
 
 func main() {
@@ -39,6 +40,7 @@ func main() {
 	flag.IntVar(&o.repeats, "repeats", 5, "how many times each measurement is repeated")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder of workspaces")
 	flag.StringVar(&o.only, "only", "", "run only the sections whose title contains this text (the README's summary is then left alone)")
+	flag.StringVar(&o.repo, "repo", "", "also measure `run -- true` against `git status` in this git work tree (a real repository, such as a checkout of moby); its store goes to the temporary folder, its work tree is left as it is")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

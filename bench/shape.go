@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -20,12 +21,24 @@ var (
 // shapedPath lays n files out in the real repository's shape: file i takes
 // the place of file i·13,024/n of that tree, round-robin over the folders of
 // its depth, each folder below the one of its parent's depth with the same
-// number modulo their count. At n = 13,000 that is about moby's 2,709
+// number modulo their count. The folders at each depth are scaled to n as
+// the files are (at least one): at n = 13,000 that is about moby's 2,709
 // folders, where repoPath makes 132.
 func shapedPath(n int) func(i int) string {
 	total := 0
 	for _, f := range realFiles {
 		total += f
+	}
+	folders := make([]int, len(realFolders))
+	for d, f := range realFolders {
+		folders[d] = max(1, (f*n+total/2)/total)
+	}
+	var folder func(d, j int) string
+	folder = func(d, j int) string {
+		if d == 0 {
+			return ""
+		}
+		return path.Join(folder(d-1, j%folders[d-1]), fmt.Sprintf("dir%d_%03d", d, j))
 	}
 	return func(i int) string {
 		k := i * total / n
@@ -34,16 +47,8 @@ func shapedPath(n int) func(i int) string {
 			k -= realFiles[d]
 			d++
 		}
-		return path.Join(shapedFolder(d, k%realFolders[d]), fmt.Sprintf("file%06d.go", i))
+		return path.Join(folder(d, k%folders[d]), fmt.Sprintf("file%06d.go", i))
 	}
-}
-
-// shapedFolder is folder j of depth d ("" for the root).
-func shapedFolder(d, j int) string {
-	if d == 0 {
-		return ""
-	}
-	return path.Join(shapedFolder(d-1, j%realFolders[d-1]), fmt.Sprintf("dir%d_%03d", d, j))
 }
 
 // foldersOf counts the folders below the root that n files laid out by
@@ -82,5 +87,44 @@ func (b *bench) shapedRun(ctx context.Context, sec *section, files, commits int)
 		"the trees above have %d, measured in turn the same way: `git status --porcelain` %s, `true` %s, `run -- true` %s: %s of "+
 		"a git status over `true`. A git status reads every folder, so it costs more there; what freshctx adds to it does not.",
 		files, commits, folders, foldersOf(files, repoPath), spread(tStatus), spread(tTrue), spread(tRun), times(over))
+	return nil
+}
+
+// realRun measures the goal's figure, in turn, in the real repository
+// given with -repo, if any, with a store of its own in the temporary
+// folder; it says so when none was given.
+func (b *bench) realRun(ctx context.Context, sec *section) error {
+	if b.repo == "" {
+		sec.note("No real repository was measured (`go run ./bench -repo DIR` measures the same in the work tree DIR, a checkout of moby, say).")
+		return nil
+	}
+	count := func(args ...string) (int, error) {
+		out, err := b.must(ctx, b.repo, "git", args...)
+		if err != nil {
+			return 0, err
+		}
+		return bytes.Count(out, []byte{'\n'}), nil
+	}
+	files, err := count("ls-files")
+	if err != nil {
+		return err
+	}
+	folders, err := count("ls-tree", "-r", "-d", "--name-only", "HEAD")
+	if err != nil {
+		return err
+	}
+	commits, err := count("rev-list", "HEAD")
+	if err != nil {
+		return err
+	}
+	b.progress(fmt.Sprintf("  %s: %d files in %d folders and %d commits", filepath.Base(b.repo), files, folders, commits))
+	store := "FRESHCTX_STORE=" + filepath.Join(b.tmp, "real-store", "freshctx.db")
+	tStatus, tTrue, tRun, over, err := b.trueInTurn(ctx, b.repo, store)
+	if err != nil {
+		return err
+	}
+	sec.note("In the real repository given (%s: %d files in %d folders, %d commits), measured in turn the same way: "+
+		"`git status --porcelain` %s, `true` %s, `run -- true` %s: %s of a git status over `true`.",
+		filepath.Base(b.repo), files, folders, commits, spread(tStatus), spread(tTrue), spread(tRun), times(over))
 	return nil
 }
