@@ -271,7 +271,8 @@ func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, erro
 
 // StartGitStatus starts the whole-tree git status a record takes its
 // branch, HEAD and dirty bit from (Git.StartStatus), with the git folders
-// read beside it, and returns how to wait for it; nil outside git. A caller
+// read and a new commit's tree and id found beside it (Git.WarmIdentity),
+// and returns how to wait for it; nil outside git. A caller
 // that starts it before it opens the store hands it to Run
 // (RunRequest.GitStatus).
 func StartGitStatus(ctx context.Context, ws *workspace.Workspace) func() (*workspace.Status, error) {
@@ -279,7 +280,9 @@ func StartGitStatus(ctx context.Context, ws *workspace.Workspace) func() (*works
 		return nil
 	}
 	ws.Git.Prefetch(ctx)
-	return ws.Git.StartStatus(ctx)
+	status := ws.Git.StartStatus(ctx)
+	ws.Git.WarmIdentity(ctx) // a new commit's tree and id, beside the status
+	return status
 }
 
 func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {

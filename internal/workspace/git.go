@@ -29,6 +29,9 @@ type Git struct {
 
 	mu      sync.Mutex // held while the git folders are asked for
 	gitDirs *gitDirs   // once read: they do not move while freshctx runs
+
+	warmMu sync.Mutex
+	warm   *warming // the Identity WarmIdentity started, if any
 }
 
 // gitDirs are the work tree's git folder (its index's) and the
@@ -245,6 +248,12 @@ func (g *Git) Identity(ctx context.Context, head string) (tree, id string, err e
 	if !isHash(head) {
 		return "", "", fmt.Errorf("git identity: %q is not a commit hash", head)
 	}
+	g.awaitWarm(ctx, head)
+	return g.identity(ctx, head)
+}
+
+// identity is Identity without waiting for a warm-up.
+func (g *Git) identity(ctx context.Context, head string) (tree, id string, err error) {
 	dirs, err := g.dirs(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("find the git folder: %w", err)
