@@ -204,6 +204,13 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 	if got, want := analyse(t, s, nil, writesOf(lines, 1000)).digest, compress.Render(c.Finish()); got != want {
 		t.Fatalf("the capture's digest differs from one handed every line:\n%s", udiff.Unified("handed every line", "captured", want, got))
 	}
+	if raceDetector {
+		// A race build allocates twenty times as much for the same
+		// capture (270 MB against 13.4), and its total moves by a few MB
+		// from one capture to the next: more than the bound measures.
+		t.Logf("allocations not compared under the race detector (%d against %d)", more, alone)
+		return
+	}
 	if added := int64(more) - int64(alone); added > int64(after)/2 {
 		t.Fatalf("%d bytes of lines after the digest filled added %d bytes allocated (%d against %d), want at most %d",
 			after, added, more, alone, after/2)
