@@ -225,8 +225,7 @@ func (g *Git) ask(ctx context.Context, w wholeRun) (*Status, error) {
 func (g *Git) RepoID(ctx context.Context) (string, error) {
 	out, err := g.Run(ctx, g.Top, "rev-parse", "--git-dir", "--git-common-dir", "HEAD")
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if gitSaidNo(ctx, err) {
 			return "", nil // no commits yet
 		}
 		return "", err
@@ -393,13 +392,21 @@ func (g *Git) repoIDFrom(ctx context.Context, head string, known repoIDEntry) (s
 	}
 	out, err := g.Run(ctx, g.Top, "rev-list", "--max-parents=0", head, "--")
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if gitSaidNo(ctx, err) {
 			return "", nil
 		}
 		return "", err
 	}
 	return minID(strings.Fields(string(out))), nil
+}
+
+// gitSaidNo reports whether err is git's own failure status, not a git
+// killed because ctx ended: a killed git exits with a failure too
+// (exec.ExitError, "signal: killed"), and taking that for "no commits"
+// would keep an empty repository id for a commit that has one.
+func gitSaidNo(ctx context.Context, err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ctx.Err() == nil
 }
 
 // rootsSince reads `rev-list --boundary --parents HEAD ^KNOWN`: the root

@@ -3,9 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -102,8 +100,7 @@ func (g *Git) parseNameStatus(out []byte) ([]Change, error) {
 func (g *Git) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", rev+"^{commit}")
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if gitSaidNo(ctx, err) {
 			return "", nil
 		}
 		return "", err
@@ -118,8 +115,7 @@ func (g *Git) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
+	if gitSaidNo(ctx, err) {
 		return false, nil // 1: not an ancestor; 128: unknown commit
 	}
 	return false, err
@@ -145,8 +141,7 @@ func (g *Git) ReadHead(ctx context.Context) (Head, error) {
 	// --abbrev-ref applies to the arguments after it, so it comes last.
 	out, err := g.Run(ctx, g.Top, "rev-parse", "HEAD", "HEAD^{tree}", "--abbrev-ref", "HEAD")
 	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
+		if !gitSaidNo(ctx, err) {
 			return Head{}, err
 		}
 		// No commit yet: HEAD names an unborn branch.
@@ -184,8 +179,7 @@ func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
 	}
 	out, err := g.Run(ctx, g.Top, "rev-list", "--count", "HEAD..@{upstream}", "--")
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if gitSaidNo(ctx, err) {
 			return head, 0, nil // no upstream
 		}
 		return head, 0, err

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -160,5 +161,35 @@ func TestRootsSinceReadsRootsAndAncestry(t *testing.T) {
 		if !slices.Equal(roots, tc.roots) || ancestor != tc.ancestor {
 			t.Errorf("%s: roots %v, ancestor %v; want %v, %v", tc.name, roots, ancestor, tc.roots, tc.ancestor)
 		}
+	}
+}
+
+// TestKilledWalkKeepsNoID: a git killed because its context ended exits
+// with a failure status, as git saying "no commits" does; Identity must
+// not take it for that and keep an empty id for a commit that has one
+// (the warm-up's walk is killed so when the run it served ends first).
+func TestKilledWalkKeepsNoID(t *testing.T) {
+	r, _, ws, _ := identityKnown(t)
+	r.Write("b", "b")
+	second := r.Commit("second")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	real := ws.Git.Run
+	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		if args[0] != "rev-list" && args[0] != "merge-base" {
+			return real(context.Background(), dir, args...)
+		}
+		cancel() // the run ends; its git is killed
+		return exec.Command("sh", "-c", "kill -9 $$").Output()
+	}
+	if tree, id, err := ws.Git.Identity(ctx, second); err == nil {
+		t.Fatalf("Identity with its walk killed = %q, %q, nil; want an error", tree, id)
+	}
+	gitDir := strings.TrimSpace(r.Git("rev-parse", "--absolute-git-dir"))
+	if e, ok := readRepoIDs(gitDir).lookup(second); ok {
+		t.Fatalf("a killed walk kept %+v", e)
+	}
+	if ok, err := ws.Git.IsAncestor(ctx, second, second); ok || err == nil {
+		t.Fatalf("IsAncestor with its git killed = %v, %v; want an error", ok, err)
 	}
 }
