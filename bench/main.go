@@ -75,6 +75,12 @@ func run(ctx context.Context, o options) error {
 		defer os.RemoveAll(tmp)
 	}
 	b := &bench{options: o, root: root, tmp: tmp, started: time.Now()}
+	if o.repo != "" {
+		// Refused before minutes of building, not after.
+		if _, err := b.must(ctx, o.repo, "git", "rev-parse", "--verify", "-q", "HEAD"); err != nil {
+			return fmt.Errorf("-repo %s: want the work tree of a git repository with a commit: %w", o.repo, err)
+		}
+	}
 	b.source = b.sourceOf(ctx, root)
 	if b.short && b.repeats > 3 {
 		b.repeats = 3
