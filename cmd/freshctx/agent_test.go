@@ -293,3 +293,51 @@ func TestClaudeCodeSubagentMCPReadIsNotTheMainContexts(t *testing.T) {
 		t.Fatalf("want whole (main), whole and the note (subagent), the note (main)")
 	}
 }
+
+// TestClaudeCodeCRLFFile: Claude Code's Read drops the "\r" of a CRLF
+// file; freshctx records what Read delivered, so the second Read of the
+// unchanged file is the note, a change made in between reaches the model
+// (as a diff or whole), and when the file goes back to what the model read
+// first, the model — whose latest copy is the changed one — is not told
+// [unchanged].
+func TestClaudeCodeCRLFFile(t *testing.T) {
+	c := newClaudeRig(t)
+	a := strings.ReplaceAll(notesText(40), "\n", "\r\n")
+	if err := os.WriteFile(c.file, []byte(a), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "a.txt"), []byte(a), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := strings.Replace(a, "line 7 of", "line seven of", 1)
+	if err := os.WriteFile(filepath.Join(c.dir, "b.txt"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(line string) agenttest.ToolUse {
+		return agenttest.ToolUse{Name: "Bash", Input: map[string]any{"command": line, "description": "set the notes"}}
+	}
+	results := c.run([]agenttest.Step{
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Calls: []agenttest.ToolUse{bash("cp b.txt notes.txt")}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Calls: []agenttest.ToolUse{bash("cp a.txt notes.txt")}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Text: "done"},
+	}, "--allowedTools", "Bash")
+	if len(results) != 6 {
+		t.Fatalf("the model was sent %d tool results, want 6: %q", len(results), results)
+	}
+	if !strings.Contains(results[0], "line 40 of notes.txt") || strings.Contains(results[0], "\r") {
+		t.Fatalf("first Read: %q", results[0])
+	}
+	if !strings.Contains(results[1], "[unchanged: notes.txt") {
+		t.Fatalf("second Read of the unchanged CRLF file: %q", results[1])
+	}
+	if !strings.Contains(results[3], "line seven of") || strings.Contains(results[3], "[unchanged") {
+		t.Fatalf("Read after the change: %q", results[3])
+	}
+	if strings.Contains(results[5], "[unchanged") || !strings.Contains(results[5], "line 7 of") {
+		t.Fatalf("Read after the file went back: %q", results[5])
+	}
+}

@@ -151,7 +151,7 @@ func TestCodexReadsThroughTheReadCache(t *testing.T) {
 		}
 		at += j
 	}
-	if !strings.Contains(got[5], fmt.Sprintf("[unchanged: big.txt:1-%d", shown)) {
+	if !strings.Contains(got[5], fmt.Sprintf("[unchanged: big.txt lines 1-%d", shown)) {
 		t.Fatalf("big.txt re-read: the model got %q", got[5])
 	}
 	t.Logf("the model got: full read %d bytes, then %q, then %d bytes of diff", len(got[0]), got[1], len(got[3]))

@@ -164,6 +164,9 @@ func conversationTokens(api *agenttest.Anthropic) int {
 // claudeLine is the line number Claude Code's Read puts before each line.
 var claudeLine = regexp.MustCompile(`(?m)^\s*\d+\t`)
 
+// diffAnswer is the head of a diff answer.
+var diffAnswer = regexp.MustCompile(`^\[\S+ changed since you last read it`)
+
 // readLines is a Read result as its lines, numbers taken off.
 func readLines(text string) string {
 	return strings.TrimRight(claudeLine.ReplaceAllString(text, ""), "\n")
@@ -186,7 +189,7 @@ func wrongAnswers(b testing.TB, plain, fresh []agenttest.ToolResult, files []str
 		}
 		text := readLines(r.Text)
 		note := strings.HasPrefix(text, "[unchanged: ")
-		diff := strings.HasPrefix(text, "[changed since entry ")
+		diff := diffAnswer.MatchString(text)
 		if note {
 			notes++
 		}
@@ -208,7 +211,7 @@ func wrongAnswers(b testing.TB, plain, fresh []agenttest.ToolResult, files []str
 			}
 			switch v := readLines(fresh[j].Text); {
 			case strings.HasPrefix(v, "[unchanged: "):
-			case strings.HasPrefix(v, "[changed since entry "):
+			case diffAnswer.MatchString(v):
 				if ok {
 					held, ok = applyAnswer(v, held)
 				}
@@ -242,15 +245,15 @@ func TestWrongAnswersAreCaught(t *testing.T) {
 		return agenttest.ToolResult{ID: id, Text: text, With: append(with, id)}
 	}
 	v1, v2 := "1\tone\n2\ttwo", "1\tone\n2\tTWO"
-	diff := "1\t[changed since entry 1; unified diff:]\n2\t--- a/f\n3\t+++ b/f\n4\t@@ -1,2 +1,2 @@\n5\t one\n6\t-two\n7\t+TWO"
+	diff := "1\t[f changed since you last read it; unified diff from what you read to what it is now:]\n2\t--- a/f\n3\t+++ b/f\n4\t@@ -1,2 +1,2 @@\n5\t one\n6\t-two\n7\t+TWO"
 	files := []string{"f", "f"}
 	for name, tc := range map[string]struct {
 		plain, fresh []agenttest.ToolResult
 		wrong        int
 	}{
-		"right note":         {[]agenttest.ToolResult{res("1", v1), res("2", v1)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, as read at entry 1]", "1")}, 0},
-		"stale note":         {[]agenttest.ToolResult{res("1", v1), res("2", v2)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, as read at entry 1]", "1")}, 1},
-		"note, content gone": {[]agenttest.ToolResult{res("1", v1), res("2", v1)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, as read at entry 1]")}, 1},
+		"right note":         {[]agenttest.ToolResult{res("1", v1), res("2", v1)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, all 2 lines as you last read them]", "1")}, 0},
+		"stale note":         {[]agenttest.ToolResult{res("1", v1), res("2", v2)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, all 2 lines as you last read them]", "1")}, 1},
+		"note, content gone": {[]agenttest.ToolResult{res("1", v1), res("2", v1)}, []agenttest.ToolResult{res("1", v1), res("2", "1\t[unchanged: f, all 2 lines as you last read them]")}, 1},
 		"right diff":         {[]agenttest.ToolResult{res("1", v1), res("2", v2)}, []agenttest.ToolResult{res("1", v1), res("2", diff, "1")}, 0},
 		"diff to elsewhere":  {[]agenttest.ToolResult{res("1", v1), res("2", v1)}, []agenttest.ToolResult{res("1", v1), res("2", diff, "1")}, 1},
 		"full differs":       {[]agenttest.ToolResult{res("1", v1), res("2", v2)}, []agenttest.ToolResult{res("1", v1), res("2", v1, "1")}, 1},

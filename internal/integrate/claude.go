@@ -59,11 +59,13 @@ func mcpServers(path string) (Change, error) {
 // hookEvent is one hook init adds: the event, and the matcher of its group.
 type hookEvent struct{ event, matcher string }
 
-// claudeEvents: every context reset, the read cache behind Read, tests
-// and builds in Bash through freshctx run, freshctx's own read tool told
-// which context (main thread or subagent) calls it, and the end of a
+// claudeEvents: every context reset, the read cache behind Read, the
+// model's own edits (which move its picture of a file), tests and builds
+// in Bash through freshctx run, freshctx's own read tool told which
+// context (main thread or subagent) calls it, and the end of a
 // conversation or a subagent, whose read sessions gc may then delete.
-var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"}, {"PreToolUse", "Bash"},
+var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostToolUse", "Read"},
+	{"PostToolUse", claudeEditMatcher}, {"PreToolUse", "Bash"},
 	{"PreToolUse", MCPSessionMatcher}, {"SessionEnd", ""}, {"SubagentStop", ""}}
 
 // mergeHooks adds the agent's freshctx hook to each event and matcher of a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/readcache"
@@ -26,6 +27,14 @@ func ParseAgent(name string) (Agent, bool) {
 	}
 	return "", false
 }
+
+// claudeEdits are Claude Code's tools by which the model changes a file.
+var claudeEdits = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
+
+// claudeEditMatcher is the hook matcher of claudeEdits.
+const claudeEditMatcher = "Edit|Write|MultiEdit|NotebookEdit"
+
+func isClaudeEdit(tool string) bool { return slices.Contains(claudeEdits, tool) }
 
 // Session is the read session of one of the agent's conversations, named
 // by the agent's own conversation id.
@@ -138,7 +147,8 @@ type HookServices struct {
 // cannot tell which conversation it serves: a barrier costs at most a
 // re-read, a missing one a wrong "unchanged"). SessionStart also starts a
 // registry sync in the background and returns at once. PostToolUse on
-// Claude Code's Read goes through the read cache; PreToolUse on Bash routes
+// Claude Code's Read goes through the read cache, and on its Edit, Write,
+// MultiEdit and NotebookEdit marks the file's picture edited; PreToolUse on Bash routes
 // tests and builds through freshctx run. What is returned is the hook's
 // stdout.
 func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (string, error) {
@@ -151,6 +161,11 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	}
 	if h.Event == "PostToolUse" && h.ToolName == "Read" && agent == ClaudeCodeAgent {
 		return claudeRead(ctx, h, svc.ReadCache)
+	}
+	if h.Event == "PostToolUse" && isClaudeEdit(h.ToolName) && agent == ClaudeCodeAgent {
+		// The model now believes the file is what it made it: no note may
+		// stand for what it was shown before.
+		return "", editedInput(ctx, h, svc.ReadCache)
 	}
 	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
 		return routeBash(agent, h, svc)

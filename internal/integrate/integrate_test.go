@@ -228,13 +228,28 @@ func TestEveryContextResetIsABarrier(t *testing.T) {
 }
 
 // readHook builds Claude Code's PostToolUse input for a Read that delivered
-// content (lines start.. of a file of total lines).
-func readHook(path, content string, start, total int) *HookInput {
-	n := strings.Count(strings.TrimSuffix(content, "\n"), "\n") + 1
+// the whole of file (a file's bytes), as Claude Code 2.1.330 delivers it.
+func readHook(path, file string, _, _ int) *HookInput {
+	return claudeReadHook(path, file, 0, 0)
+}
+
+// claudeReadHook builds the PostToolUse input of Claude Code's Read of
+// file (its bytes) from line offset, limit lines (0: the whole file), as
+// Claude Code 2.1.330 delivers it: in claudeForm, split at "\n", the lines
+// of a range joined without a last newline.
+func claudeReadHook(path, file string, offset, limit int) *HookInput {
+	text := claudeForm{}.Text([]byte(file))
+	lines := strings.Split(text, "\n")
+	start, n := 1, len(lines)
+	if offset > 0 || limit > 0 {
+		start = max(offset, 1)
+		n = min(limit, len(lines)-start+1)
+		text = strings.Join(lines[start-1:start-1+n], "\n")
+	}
 	resp, _ := json.Marshal(map[string]any{"type": "text", "file": map[string]any{
-		"filePath": path, "content": strings.TrimSuffix(content, "\n"), "numLines": n, "startLine": start, "totalLines": total}})
-	return &HookInput{Event: "PostToolUse", SessionID: "c1", ToolName: "Read",
-		ToolInput: json.RawMessage(`{"file_path":"` + path + `"}`), ToolResponse: resp}
+		"filePath": path, "content": text, "numLines": n, "startLine": start, "totalLines": len(lines)}})
+	in, _ := json.Marshal(map[string]any{"file_path": path})
+	return &HookInput{Event: "PostToolUse", SessionID: "c1", ToolName: "Read", ToolInput: in, ToolResponse: resp}
 }
 
 // TestReadHookReplacesOnlyWhatTheModelHas: Claude Code's Read output is
@@ -271,7 +286,7 @@ func TestReadHookReplacesOnlyWhatTheModelHas(t *testing.T) {
 			t.Fatalf("hook output %s: %v", out, err)
 		}
 		o := reply.HookSpecificOutput.UpdatedToolOutput
-		if o.Type != "text" || o.File.FilePath != path || o.File.TotalLines != 30 {
+		if o.Type != "text" || o.File.FilePath != path || o.File.TotalLines != 31 {
 			t.Fatalf("replacement is not Read's output shape: %+v", o)
 		}
 		return &o
@@ -290,17 +305,20 @@ func TestReadHookReplacesOnlyWhatTheModelHas(t *testing.T) {
 		t.Fatalf("read after an edit: %+v", o)
 	}
 	// Read delivered text that is not the file now (it changed in between):
-	// nothing is replaced, and nothing is trusted.
+	// nothing is replaced, and the model's picture of the file is erased:
+	// it holds v1 as Read delivered it, which nobody vouched for.
 	if o := replaced(readHook(path, v1, 1, 30)); o != nil {
 		t.Fatalf("a stale Read was replaced: %+v", o)
 	}
 	write(t, path, v1)
-	if o := replaced(readHook(path, v1, 1, 30)); o == nil || !strings.Contains(o.File.Content, "-line seven of") {
-		t.Fatalf("after the stale Read, the model still holds v2: want a diff back to v1, got %+v", o)
+	if o := replaced(readHook(path, v1, 1, 30)); o != nil {
+		t.Fatalf("after a Read the hook could not match, the next one was replaced: %+v", o)
+	}
+	if o := replaced(readHook(path, v1, 1, 30)); o == nil || !strings.HasPrefix(o.File.Content, "[unchanged: a.txt, all 30 lines") {
+		t.Fatalf("third read of v1: %+v", o)
 	}
 	// A range the model has seen is unchanged_range.
-	lines := strings.SplitAfter(v1, "\n")
-	if o := replaced(readHook(path, strings.Join(lines[4:9], ""), 5, 30)); o == nil || !strings.HasPrefix(o.File.Content, "[unchanged: a.txt:5-9") {
+	if o := replaced(claudeReadHook(path, v1, 5, 5)); o == nil || o.File.Content != "[unchanged: a.txt lines 5-9, as you last read them]" {
 		t.Fatalf("range read: %+v", o)
 	}
 }

@@ -34,7 +34,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 		return nil, err
 	}
 	if rng.start == 0 {
-		if w, ok := pic.Whole(); ok && w.Version == f.version {
+		if w, ok := pic.Whole(); ok && w.Version == f.version && !w.Edited {
 			if done, err := s.unchangedWhole(ctx, tx, e, res, f, w, pic); done || err != nil {
 				return res, err
 			}
@@ -60,7 +60,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	if shown >= start {
 		res.Range = &[2]int{start, shown}
 	}
-	text := numbered(lines, start, shown)
+	text := f.render(lines, start, shown)
 	// With TokensLater a count the answer does not need is left for Status,
 	// which makes it from the version kept (keepVersion): loading the
 	// tokenizer's vocabulary was most of a first read's time in a process
@@ -103,6 +103,28 @@ func numbered(lines []string, start, end int) string {
 	return b.String()
 }
 
+// render is lines start..end as the reader gets them: numbered as the
+// agents' read tools do, or as f's client sends them.
+func (f *file) render(lines []string, start, end int) string {
+	if f.form == nil {
+		return numbered(lines, start, end)
+	}
+	text := strings.Join(lines[start-1:end], "")
+	if start > 1 || end < len(lines) {
+		text = strings.TrimSuffix(text, "\n") // a client's range has no last newline
+	}
+	return f.form.Sent(text, start)
+}
+
+// sent is an answer's text as the reader gets it in place of lines from
+// start on: as it is, or with the line numbers f's client adds.
+func (f *file) sent(text string, start int) string {
+	if f.form == nil {
+		return text
+	}
+	return f.form.Sent(text, start)
+}
+
 // answerLongLine shows the first part of a line longer than the output
 // limit. Nothing of it is trusted afterwards: the model never saw it whole.
 func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, line string, n int) (*ReadResult, error) {
@@ -117,6 +139,9 @@ func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, re
 	if n < f.lines {
 		res.Text += fmt.Sprintf("\n[continue with %s:%d-]", f.rel, n+1)
 	}
+	// The model now holds a part of a line of this version beside
+	// whatever it held before: nothing of the file can be vouched for.
+	e.shown = showNotice
 	return s.record(ctx, tx, e, res, nil, Span{}, "")
 }
 
@@ -187,16 +212,19 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 	if err != nil {
 		return false, err
 	}
-	note := fmt.Sprintf("[unchanged: %s, as read at entry %d]", f.rel, w.Entry)
+	note := wholeNote(f.rel, f.lines)
+	if f.form != nil {
+		plain = NotCounted // the count kept is of freshctx's numbering, not the client's
+	}
 	kept := plain
-	cheap, plain := noteCheaper(note, plain, f.lines, s.TokensLater, func() (string, bool) {
+	cheap, plain := noteCheaper(f.sent(note, 1), plain, f.lines, s.TokensLater, func() (string, bool) {
 		content, ok, err := s.versionContent(ctx, tx, f.version)
 		if err != nil || !ok {
 			return "", false // the file is read and answered as if for the first time
 		}
-		return numbered(splitLines(content), 1, f.lines), true
+		return f.render(splitLines(content), 1, f.lines), true
 	})
-	if kept == NotCounted && plain != NotCounted {
+	if kept == NotCounted && plain != NotCounted && f.form == nil {
 		// Counted now: kept, so that the next read of the version, in
 		// another process, need not count it again.
 		if _, err := tx.ExecContext(ctx, `UPDATE rc_versions SET tokens = ? WHERE digest = ?`, plain, f.version); err != nil {
@@ -206,7 +234,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 	if !cheap {
 		return false, nil // a tiny file is its own cheapest answer
 	}
-	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you read it at entry %d", w.Entry)
+	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you last read it (entry %d)", w.Entry)
 	res.Text = note
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	e.shown = showWhole
@@ -222,6 +250,8 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 		res.Mode, res.Reason, res.Text = ModeFull, "first read in this context", text
 	case !ok:
 		res.Mode, res.Reason, res.Text = ModeBaselineFallback, "what you have seen of it is partial or mixes versions", text
+	case w.Version == f.version && w.Edited:
+		res.Mode, res.Reason, res.Text = ModeFull, "you changed it since your last read: this is the file now", text
 	case w.Version == f.version:
 		res.Mode, res.Reason, res.Text = ModeFull, "unchanged, but the file costs no more than a note saying so", text
 	default:
@@ -233,7 +263,7 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 			res.Mode, res.Reason, res.Text = ModeBaselineFallback, why, text
 			return nil
 		}
-		res.Mode, res.Reason = ModeDiff, fmt.Sprintf("changed since you read it at entry %d", w.Entry)
+		res.Mode, res.Reason = ModeDiff, fmt.Sprintf("changed since you last read it (entry %d)", w.Entry)
 		res.Text = diff
 	}
 	return nil
@@ -253,8 +283,8 @@ func (s *Service) diff(ctx context.Context, tx *store.Tx, w Span, f *file, conte
 		return "", "the version you read is no longer stored", nil
 	}
 	d := udiff.Unified("a/"+f.rel, "b/"+f.rel, string(before), string(content))
-	out := fmt.Sprintf("[changed since entry %d; unified diff:]\n%s", w.Entry, d)
-	if countTokens(out) >= countTokens(text) {
+	out := diffHeader(f.rel) + "\n" + d
+	if countTokens(f.sent(out, 1)) >= countTokens(text) {
 		return "", "the diff is not smaller than the file", nil
 	}
 	return out, "", nil
@@ -270,19 +300,22 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 	}
 	base, ok := pic.Covers(span.Start, span.End)
 	switch {
+	case ok && base.Edited:
+		res.Mode, res.Reason = ModeBaselineFallback, "you changed the file since you read these lines"
 	case ok && (base.Version == f.version || s.sameLines(ctx, tx, base.Version, lines, span)):
 		elsewhere := ""
 		if base.Version != f.version {
 			elsewhere = "; other lines of the file changed since"
 		}
-		note := fmt.Sprintf("[unchanged: %s:%d-%d, as read at entry %d%s]", f.rel, span.Start, span.End, base.Entry, elsewhere)
+		note := rangeNote(f.rel, span.Start, span.End, elsewhere != "")
 		var cheap bool
-		cheap, res.PlainTokens = noteCheaper(note, res.PlainTokens, span.End-span.Start+1, s.TokensLater, func() (string, bool) { return res.Text, true })
+		cheap, res.PlainTokens = noteCheaper(f.sent(note, span.Start), res.PlainTokens, span.End-span.Start+1, s.TokensLater,
+			func() (string, bool) { return res.Text, true })
 		if !cheap {
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
 			return
 		}
-		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you read them at entry %d%s", base.Entry, elsewhere)
+		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you last read them (entry %d)%s", base.Entry, elsewhere)
 		res.Text = note
 	case ok:
 		res.Mode, res.Reason = ModeBaselineFallback, "these lines changed or shifted since you read them"
@@ -291,6 +324,31 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 	default:
 		res.Mode, res.Reason = ModeFull, "first read of these lines in this context"
 	}
+}
+
+// The notes name what the model can recognise: the file, its lines and
+// its own last read of them, never an entry of freshctx's.
+
+// wholeNote stands for a whole file the model holds as it is now.
+func wholeNote(path string, lines int) string {
+	return fmt.Sprintf("[unchanged: %s, all %d lines as you last read them]", path, lines)
+}
+
+// rangeNote stands for lines the model holds as they are now.
+func rangeNote(path string, start, end int, elsewhere bool) string {
+	lines := fmt.Sprintf("lines %d-%d", start, end)
+	if start == end {
+		lines = fmt.Sprintf("line %d", start)
+	}
+	if elsewhere {
+		return fmt.Sprintf("[unchanged: %s %s, as you last read them; other lines of the file changed since]", path, lines)
+	}
+	return fmt.Sprintf("[unchanged: %s %s, as you last read them]", path, lines)
+}
+
+// diffHeader heads a diff from the version the model holds.
+func diffHeader(path string) string {
+	return fmt.Sprintf("[%s changed since you last read it; unified diff from what you read to what it is now:]", path)
 }
 
 func overlaps(p Picture, start, end int) bool {

@@ -10,6 +10,11 @@ type Span struct {
 	Version string `json:"v"`
 	Lines   int    `json:"n"`  // lines of that version
 	Entry   int64  `json:"id"` // the read that showed them
+	// Edited: the model changed the file itself since it was shown these
+	// lines (its Edit or Write), so what it believes of them is its own
+	// change, not them: no note may stand for them, while a diff from
+	// them, which the model applies to what it was shown, still may.
+	Edited bool `json:"ed,omitempty"`
 }
 
 // Picture is what the model believes one file holds: for each line
@@ -47,6 +52,16 @@ func (p Picture) Erase(start, end int) Picture {
 	return out
 }
 
+// MarkEdited records that the model changed the file after it was shown
+// every span of p.
+func (p Picture) MarkEdited() Picture {
+	out := slices.Clone(p)
+	for i := range out {
+		out[i].Edited = true
+	}
+	return out
+}
+
 // Whole reports whether the model believes it knows the whole file as one
 // version: every line of the version is shown by a span of that version,
 // and no line past its end is in the picture (the model would believe the
@@ -72,19 +87,20 @@ func (p Picture) Whole() (Span, bool) {
 	if next <= v.Lines {
 		return Span{}, false
 	}
-	latest := v
+	latest, edited := v, false
 	for _, x := range p {
 		if x.Version == v.Version && x.Entry > latest.Entry {
 			latest = x
 		}
+		edited = edited || x.Edited
 	}
-	return Span{Start: 1, End: v.Lines, Version: v.Version, Lines: v.Lines, Entry: latest.Entry}, true
+	return Span{Start: 1, End: v.Lines, Version: v.Version, Lines: v.Lines, Entry: latest.Entry, Edited: edited}, true
 }
 
 // Covers reports whether lines [start, end] were all shown from a single
 // version, and which.
 func (p Picture) Covers(start, end int) (Span, bool) {
-	next, version := start, ""
+	next, version, edited := start, "", false
 	var last Span
 	for _, x := range p {
 		if x.End < start {
@@ -97,9 +113,10 @@ func (p Picture) Covers(start, end int) (Span, bool) {
 			return Span{}, false // mixed versions
 		}
 		version, last = x.Version, x
+		edited = edited || x.Edited
 		next = x.End + 1
 		if next > end {
-			return Span{Start: start, End: end, Version: version, Lines: x.Lines, Entry: last.Entry}, true
+			return Span{Start: start, End: end, Version: version, Lines: x.Lines, Entry: last.Entry, Edited: edited}, true
 		}
 	}
 	return Span{}, false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -45,8 +46,17 @@ type ReadRequest struct {
 	// Seen, when set, is the text of these lines another tool has already
 	// delivered (an agent's own read tool). The read is answered only if the
 	// file's lines are exactly that now; else ErrSeenDiffers, and nothing
-	// is recorded.
+	// is recorded. What the other tool delivered is not cut again by this
+	// service's output limits: the client's own limits made it.
 	Seen *string
+	// SeenTotal, when not 0, is how many lines the other tool said the
+	// file has (in Form's count): a file of another length now is
+	// ErrSeenDiffers, since the model was told of that length.
+	SeenTotal int
+	// Form, when set, is how the other tool turns the file's bytes into
+	// the text it delivered: the file is read, compared, kept and diffed
+	// in that form, and replacements are priced as the client sends them.
+	Form Form
 }
 
 // ErrSeenDiffers: the lines another tool delivered are not the file's lines
@@ -76,9 +86,12 @@ func (r *ReadResult) Session() string { return r.session }
 type file struct {
 	rel     string
 	abs     string // resolved, inside the root
-	content []byte // the bytes just read
+	content []byte // the bytes just read, or their text in form
+	// form is the client's form content is in (nil: freshctx's own).
+	form    Form
 	version string
 	lines   int
+	raw     []byte // the file's bytes as read
 	binary  string // why the content is not served, if it is not
 	// encoding names what content was decoded from when the file is not
 	// UTF-8 ("" when it is): content is then the decoded text.
@@ -104,19 +117,51 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 	if why := s.WS.SensitiveFile(rel, f.abs, f.content); why != "" && !req.AllowSensitive {
 		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
 	}
-	if req.Seen != nil && !seenMatches(f.content, rng, *req.Seen) {
-		return nil, fmt.Errorf("%s: %w", rel, ErrSeenDiffers)
+	svc := s
+	if req.Seen != nil {
+		if err := f.delivered(req, rng); err != nil {
+			return nil, err
+		}
+		// The client's limits cut what it delivered; none are added.
+		unbounded := *s
+		unbounded.MaxLines, unbounded.MaxBytes = math.MaxInt32, math.MaxInt32
+		svc = &unbounded
 	}
 	var res *ReadResult
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		res, err = s.answer(ctx, tx, req.Session, f, rng)
+		res, err = svc.answer(ctx, tx, req.Session, f, rng)
 		return err
 	})
 	if err == nil && f.encoding != "" {
 		noteEncoding(res, f)
 	}
 	return res, err
+}
+
+// delivered puts f in the form the other tool delivered it in and checks
+// that the lines it delivered, and the length it told, are f's now.
+func (f *file) delivered(req ReadRequest, rng lineRange) error {
+	if req.Form != nil {
+		if f.binary != "" {
+			return fmt.Errorf("%s is a %s file: %w", f.rel, f.binary, ErrSeenDiffers)
+		}
+		text := req.Form.Text(f.raw)
+		f.content, f.form, f.encoding = []byte(text), req.Form, ""
+		f.version, f.lines = digest.Bytes(f.content).String(), countLines(f.content)
+	}
+	total := f.lines
+	if req.Form != nil {
+		total = req.Form.TotalLines(string(f.content))
+	}
+	if req.SeenTotal != 0 && req.SeenTotal != total {
+		return fmt.Errorf("%s has %d lines, the tool said %d: %w", f.rel, total, req.SeenTotal, ErrSeenDiffers)
+	}
+	exact := req.Form != nil && rng.start == 0 && string(f.content) == *req.Seen
+	if !exact && !seenMatches(f.content, rng, *req.Seen) {
+		return fmt.Errorf("%s: %w", f.rel, ErrSeenDiffers)
+	}
+	return nil
 }
 
 // withOffset narrows a whole-file scope to --offset and --limit (0: not
@@ -176,7 +221,7 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	f := &file{rel: rel, abs: abs, content: content, version: digest.Bytes(content).String(), lines: countLines(content)}
+	f := &file{rel: rel, abs: abs, content: content, raw: content, version: digest.Bytes(content).String(), lines: countLines(content)}
 	if bytes.IndexByte(content[:min(len(content), 8192)], 0) >= 0 {
 		f.binary = "binary"
 	} else if !utf8.Valid(content) {

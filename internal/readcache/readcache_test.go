@@ -247,21 +247,29 @@ func TestCompactLiveReachesRunningSessionsOnly(t *testing.T) {
 }
 
 // TestUnchangedNamesTheReadThatDelivered: however many unchanged answers
-// follow, each names the read that delivered the content, never a note.
+// follow, each one's reason names the read that delivered the content,
+// never a note; the note itself names the file and its lines, which the
+// model can recognise, and no entry, which it cannot.
 func TestUnchangedNamesTheReadThatDelivered(t *testing.T) {
 	f := newFixture(t)
 	f.r.Write("a.txt", lines(40, "first"))
 	full := f.expect("s", "a.txt", ModeFull)
 	for range 3 {
 		res := f.expect("s", "a.txt", ModeUnchanged)
-		if want := fmt.Sprintf("entry %d]", full.Entry); !strings.HasSuffix(res.Text, want) {
-			t.Fatalf("unchanged says %q, want it to name entry %d", res.Text, full.Entry)
+		if want := fmt.Sprintf("(entry %d)", full.Entry); !strings.HasSuffix(res.Reason, want) {
+			t.Fatalf("unchanged's reason is %q, want it to name entry %d", res.Reason, full.Entry)
+		}
+		if res.Text != "[unchanged: a.txt, all 40 lines as you last read them]" {
+			t.Fatalf("unchanged says %q", res.Text)
 		}
 	}
 	part := f.expect("s", "a.txt:5-9", ModeUnchangedRange)
 	again := f.expect("s", "a.txt:5-9", ModeUnchangedRange)
-	if !strings.Contains(part.Text, fmt.Sprintf("entry %d", full.Entry)) || !strings.Contains(again.Text, fmt.Sprintf("entry %d", full.Entry)) {
-		t.Fatalf("range answers %q, %q: want entry %d named", part.Text, again.Text, full.Entry)
+	if !strings.Contains(part.Reason, fmt.Sprintf("entry %d", full.Entry)) || !strings.Contains(again.Reason, fmt.Sprintf("entry %d", full.Entry)) {
+		t.Fatalf("range answers %q, %q: want entry %d named", part.Reason, again.Reason, full.Entry)
+	}
+	if again.Text != "[unchanged: a.txt lines 5-9, as you last read them]" || strings.Contains(again.Text, "entry") {
+		t.Fatalf("range note %q", again.Text)
 	}
 }
 
@@ -302,4 +310,51 @@ func TestLongLineIsCutAndNeverTrusted(t *testing.T) {
 			t.Fatalf("a cut line is reported as shown: %v", res.Range)
 		}
 	}
+}
+
+// TestLongLineAnswerErasesThePicture: a line over the output limit is
+// shown cut; the model then holds part of a line of that version beside
+// what it held before, so when the file goes back to the version it held
+// whole, the next read is content, not [unchanged].
+func TestLongLineAnswerErasesThePicture(t *testing.T) {
+	f := newFixture(t)
+	a := lines(40, "first")
+	f.r.Write("a.txt", a)
+	f.expect("s", "a.txt", ModeFull)
+	f.r.Write("a.txt", strings.Repeat("x", DefaultMaxBytes+100)+"\n"+a)
+	if res := f.expect("s", "a.txt", ModeFull); !strings.Contains(res.Text, "[line 1 cut") {
+		t.Fatalf("the long line was not cut: %.200q", res.Text)
+	}
+	f.r.Write("a.txt", a)
+	f.expect("s", "a.txt", ModeFull)
+}
+
+// TestEditedPictureGivesNoNote: once the model changed a file itself, no
+// note stands for what it was shown of it, also after the tree is replayed
+// (a checkout); a diff from what it was shown may, and a read shows it the
+// file again, after which notes are right again.
+func TestEditedPictureGivesNoNote(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	a := lines(40, "first")
+	f.r.Write("a.txt", a)
+	f.expect("s", "a.txt", ModeFull)
+	if err := f.svc.Edited(ctx, "s", "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := f.svc.Mark(ctx, "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Checkout(ctx, "s", leaf.Entry); err != nil {
+		t.Fatal(err)
+	}
+	f.expect("s", "a.txt:3-9", ModeBaselineFallback)
+	f.expect("s", "a.txt", ModeFull)
+	f.expect("s", "a.txt", ModeUnchanged)
+	if err := f.svc.Edited(ctx, "s", "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	f.r.Write("a.txt", strings.Replace(a, "line 7", "line seven", 1))
+	f.expect("s", "a.txt", ModeDiff)
 }

@@ -110,6 +110,57 @@ func (s *Service) Refresh(ctx context.Context, session, spec string) (*SessionRe
 	return res, err
 }
 
+// Forget erases what the model holds of a file in session: the model was
+// given, or made, content of it that freshctx cannot vouch for (a client's
+// read it could not match to the bytes, cut or not text), so the next
+// read serves content. Like a refresh it is an entry, so it follows the
+// tree; it is made only where there is a picture to erase. A path outside
+// the root, or a session that does not exist, holds nothing to forget.
+func (s *Service) Forget(ctx context.Context, session, path string) error {
+	return s.pictureEntry(ctx, session, path, "", func(Picture) Picture { return nil })
+}
+
+// Edited records that the model changed a file itself (its Edit, Write,
+// or a patch): it now believes its change, not what it was shown, so no
+// note may stand for what it was shown of the file until it is shown the
+// file again; a diff from what it was shown may. Like Forget it is an
+// entry, made only where there is a picture.
+func (s *Service) Edited(ctx context.Context, session, path string) error {
+	return s.pictureEntry(ctx, session, path, modeEdited, Picture.MarkEdited)
+}
+
+// modeEdited is the mode of an invalidation entry that marks the picture
+// edited (Edited) rather than erasing it.
+const modeEdited = "edited"
+
+// pictureEntry appends an invalidation entry of mode ("" erases, modeEdited
+// marks) about path to session, where the session holds a picture of path,
+// and applies change to that picture.
+func (s *Service) pictureEntry(ctx context.Context, session, path, mode string, change func(Picture) Picture) error {
+	rel, err := s.WS.Rel(path, s.Cwd)
+	if err != nil {
+		return nil
+	}
+	return s.Store.Update(ctx, func(tx *store.Tx) error {
+		leaf, err := sessionLeaf(ctx, tx, session, s.WS.Root, false)
+		if errors.Is(err, ErrNoSession) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		p, err := picture(ctx, tx, session, rel)
+		if err != nil || len(p) == 0 {
+			return err
+		}
+		e := &entry{session: session, parent: leaf, kind: "invalidation", path: rel, mode: mode}
+		if err := appendEntry(ctx, tx, e); err != nil {
+			return err
+		}
+		return savePicture(ctx, tx, session, rel, change(p))
+	})
+}
+
 // forget applies an invalidation entry to a picture.
 func forget(p Picture, e entry) Picture {
 	if e.start == 0 {
@@ -269,6 +320,8 @@ func rebuild(ctx context.Context, tx *store.Tx, session string, leaf int64) erro
 			pics[e.path] = nil
 		case e.kind == "read" && e.delivered:
 			pics[e.path] = shownBy(pics[e.path], e)
+		case e.kind == "invalidation" && e.mode == modeEdited:
+			pics[e.path] = pics[e.path].MarkEdited()
 		case e.kind == "invalidation":
 			pics[e.path] = forget(pics[e.path], e)
 		}
