@@ -44,7 +44,7 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 	}
 	session := ClaudeCodeAgent.ReadSession(h)
 	if out.Type != "text" || out.File.TruncatedByTokenCap || out.File.NumLines <= 0 {
-		return "", rc.Forget(ctx, session, out.File.FilePath)
+		return "", forgetUnmatched(rc, ctx, session, out.File.FilePath)
 	}
 	seen := out.File.Content
 	req := readcache.ReadRequest{Session: session, Target: out.File.FilePath, Seen: &seen,
@@ -57,7 +57,7 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 		// The file changed meanwhile, or Read altered or cut it, or it is
 		// not the read cache's to keep (sensitive, too large): Read's answer
 		// stands, and what the model held of the file is no longer known.
-		if ferr := rc.Forget(ctx, session, out.File.FilePath); ferr != nil {
+		if ferr := forgetUnmatched(rc, ctx, session, out.File.FilePath); ferr != nil {
 			return "", errors.Join(err, ferr)
 		}
 		return "", nil
@@ -80,6 +80,11 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 	}
 	return string(reply), nil
 }
+
+// forgetUnmatched erases the picture of a file whose delivery could not be
+// matched to its bytes. A variable so that the model-based test can prove
+// it catches keeping the picture instead (TestHookModelCatchesAKeptPicture).
+var forgetUnmatched = (*readcache.Service).Forget
 
 // forgetInput erases the picture of the file a tool call names, in the
 // context's session.
