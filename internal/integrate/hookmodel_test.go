@@ -211,7 +211,9 @@ func (w *hookWorld) given(v *modelView, text string, start, total int, whole, cu
 	}
 }
 
-func diffAnswer(s string) bool { return strings.Contains(strings.SplitN(s, "\n", 2)[0], " changed since you last read it") }
+func diffAnswer(s string) bool {
+	return strings.Contains(strings.SplitN(s, "\n", 2)[0], " changed since you last read it")
+}
 
 var (
 	wholeNoteRe = regexp.MustCompile(`^\[unchanged: \S+, all (\d+) lines as you last read them\]$`)
