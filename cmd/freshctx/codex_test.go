@@ -25,6 +25,8 @@ type codexRig struct {
 	env   []string
 	// resume makes the next run continue the last conversation.
 	resume bool
+	// untrusted runs Codex as a user who has not trusted the hooks yet.
+	untrusted bool
 }
 
 func newCodexRig(t *testing.T) *codexRig {
@@ -73,9 +75,12 @@ func (c *codexRig) run(script []agenttest.Step, config ...string) *agenttest.Ope
 // runWith is run against a stand-in the caller set up.
 func (c *codexRig) runWith(api *agenttest.OpenAI, config ...string) *agenttest.OpenAI {
 	c.t.Helper()
-	args := []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust",
-		"-c", `model="gpt-5.1-codex"`, "-c", `model_provider="standin"`,
-		"-c", `model_providers.standin={name="stand-in", base_url="` + api.URL + `", wire_api="responses", env_key="STANDIN_API_KEY"}`}
+	args := []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+	if !c.untrusted {
+		args = append(args, "--dangerously-bypass-hook-trust")
+	}
+	args = append(args, "-c", `model="gpt-5.1-codex"`, "-c", `model_provider="standin"`,
+		"-c", `model_providers.standin={name="stand-in", base_url="`+api.URL+`", wire_api="responses", env_key="STANDIN_API_KEY"}`)
 	for _, kv := range config {
 		args = append(args, "-c", kv)
 	}
@@ -177,6 +182,39 @@ func TestCodexCompactionIsABarrier(t *testing.T) {
 		if !strings.Contains(got[i], want) {
 			t.Fatalf("read %d: the model got %q, want %q", i+1, got[i], want)
 		}
+	}
+}
+
+// TestCodexHooksBeforeAndAfterTrust: until the user trusts freshctx's
+// hooks Codex runs none of them, so no context reset reaches freshctx: its
+// read tool answers every read with content, also after an automatic
+// compaction. Once they are trusted the second read is the note.
+func TestCodexHooksBeforeAndAfterTrust(t *testing.T) {
+	c := newCodexRig(t)
+	c.untrusted = true
+	api := c.run([]agenttest.Step{
+		{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}},
+		{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}, InputTokens: 300000},
+		{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}},
+		{Text: "done"},
+	}, "model_auto_compact_token_limit=50000")
+	got := api.ToolResults()
+	if len(got) != 3 {
+		t.Fatalf("the model was sent %d tool results, want 3: %q", len(got), got)
+	}
+	for i, r := range got {
+		if !strings.Contains(r, "line 40 of notes.txt") || strings.Contains(r, "unchanged") {
+			t.Fatalf("untrusted hooks, read %d: the model got %q", i+1, r)
+		}
+	}
+	c.untrusted = false
+	got = c.run([]agenttest.Step{
+		{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}},
+		{Calls: []agenttest.ToolUse{mcpRead("notes.txt")}},
+		{Text: "done"},
+	}).ToolResults()
+	if len(got) != 2 || !strings.Contains(got[0], "line 40 of notes.txt") || !strings.Contains(got[1], "[unchanged: notes.txt") {
+		t.Fatalf("trusted hooks: the model got %q", got)
 	}
 }
 

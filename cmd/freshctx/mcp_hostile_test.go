@@ -200,7 +200,8 @@ func TestMCPCancelledReadIsNotTrusted(t *testing.T) {
 	r.Commit("init")
 	m := startRawMCP(t, r.Dir)
 	read := func(id string) string {
-		m.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt"}}}`)
+		// The session a hook names: the one where reads are trusted.
+		m.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt","session":"claude-c1"}}}`)
 		return m.expect(`"id":"`+id+`"`, 10*time.Second)
 	}
 	first := read("r1")

@@ -60,7 +60,8 @@ func TestMCPEndToEnd(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n")
 	r.Commit("init")
-	cs := mcpSession(t, r.Dir, "--structured")
+	// The operator names the read session, and so owns its barriers.
+	cs := mcpSession(t, r.Dir, "--structured", "--session", "e2e")
 	ctx := context.Background()
 
 	list, err := cs.ListTools(ctx, nil)
@@ -252,12 +253,13 @@ func TestMCPReadFitsCodexBudget(t *testing.T) {
 	}
 }
 
-// TestMCPClaudeCodeReadsNeedTheHooksSession: Claude Code serves its
-// subagents over the main thread's connection and says nothing of which
-// context calls, so a read its hook did not name a session for is served
-// whole every time; one with the hook's session is unchanged the second
-// time, in that session only.
-func TestMCPClaudeCodeReadsNeedTheHooksSession(t *testing.T) {
+// TestMCPReadsNeedABarrierSource: a note is right only while every
+// context reset reaches the session, which a server cannot see. A read its
+// client's hook did not name a session for (Claude Code's subagents share
+// its connection; Codex before its hooks are trusted; a client without
+// hooks) is served whole every time; one with the hook's session is
+// unchanged the second time, in that session only.
+func TestMCPReadsNeedABarrierSource(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("a.txt", strings.Repeat("a line of the file, long enough to be worth a note\n", 40))
 	r.Commit("init")
@@ -288,10 +290,19 @@ func TestMCPClaudeCodeReadsNeedTheHooksSession(t *testing.T) {
 	if text := read("claude-c1"); strings.Contains(text, "unchanged") {
 		t.Fatalf("a read after a refresh in its session: %q", text)
 	}
-	other := mcpSessionAs(t, r.Dir, "another-client")
+	for _, client := range []string{"codex-mcp-client", "another-client"} {
+		other := mcpSessionAs(t, r.Dir, client)
+		for i := range 3 {
+			if text, _ := call(t, other, "read", map[string]any{"path": "a.txt"}); strings.Contains(text, "unchanged") {
+				t.Fatalf("%s's read %d with no session named: %q", client, i+1, text)
+			}
+		}
+	}
+	// An operator who names the session owns its barriers.
+	named := mcpSessionAs(t, r.Dir, "another-client", "--session", "mine")
 	for i, want := range []bool{false, true} {
-		if text, _ := call(t, other, "read", map[string]any{"path": "a.txt"}); strings.Contains(text, "unchanged") != want {
-			t.Fatalf("another client's read %d: %q", i+1, text)
+		if text, _ := call(t, named, "read", map[string]any{"path": "a.txt"}); strings.Contains(text, "unchanged") != want {
+			t.Fatalf("a read %d in the session --session named: %q", i+1, text)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,7 +33,12 @@ tools over stdin/stdout, for the workspace of the working directory (or
 --structured adds the object the CLI prints with --json as structured
 content (agents pass it to the model too, at several times the tokens).
 
-The read tool's session is this connection's own unless --session names one.
+The read tool answers "unchanged" or a diff only in a read session that
+something which sees the agent's context resets puts barriers in: the session
+an agent's hook names in the call (freshctx init installs such hooks for
+Claude Code and Codex), or the one --session names, whose caller then owns
+its barriers (session_compact on every reset). Any other read is answered
+with content, every time: the server cannot see its client's resets.
 Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,7 +70,8 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		},
 	}
 	cmd.Flags().StringVar(&tools, "tools", "", "serve only these tools (comma-separated)")
-	cmd.Flags().StringVar(&a.mcpSession, "session", "", "the read cache session (default: one per connection, which ends with it)")
+	cmd.Flags().StringVar(&a.mcpSession, "session", "", "the read cache session, whose barriers (session_compact) the caller then owns "+
+		"(default: one per connection, where a read no hook named a session for is always answered with content)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
 	return cmd
 }
@@ -143,9 +150,12 @@ is dropped; a second run changes nothing):
                projects): config.toml gets [mcp_servers.freshctx] with its
                tools approved in advance, so codex exec can call them;
                hooks.json gets SessionStart, PreCompact, PostCompact and
-               PreToolUse (Bash) hooks running "freshctx hook codex".
-               Codex runs a new hook only once you trust it: review it
-               with /hooks in Codex.
+               PreToolUse (Bash, and freshctx's read and session tools)
+               hooks running "freshctx hook codex". Codex runs a new hook
+               only once you trust it: review and trust them with /hooks
+               in Codex. Until then freshctx sees none of Codex's context
+               resets, and its read tool answers every read with content,
+               never "unchanged".
 freshctx must be on PATH (go install ./cmd/freshctx).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -165,7 +175,7 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			case "cursor":
 				changes, err = integrate.Cursor(ws.Root)
 			case "codex":
-				dir, derr := a.codexDir(ws.Root, project)
+				dir, derr := codexDir(ws.Root, project)
 				if derr != nil {
 					return derr
 				}
@@ -193,6 +203,10 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
 					}
 				}
+				if args[0] == "codex" {
+					fmt.Fprintln(a.io.Out, "next: start codex and trust freshctx's hooks with /hooks; until then its read tool "+
+						"answers every read with content (it cannot see Codex's context resets without them)")
+				}
 				return nil
 			})
 		},
@@ -203,19 +217,15 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 }
 
 // codexDir is the folder init codex writes: the project's .codex, else
-// $CODEX_HOME, else ~/.codex.
-func (a *app) codexDir(root string, project bool) (string, error) {
+// Codex's home ($CODEX_HOME, else ~/.codex).
+func codexDir(root string, project bool) (string, error) {
 	if project {
 		return filepath.Join(root, ".codex"), nil
 	}
-	if home := os.Getenv("CODEX_HOME"); home != "" {
+	if home := integrate.CodexHome(); home != "" {
 		return home, nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the home folder for ~/.codex: %w", err)
-	}
-	return filepath.Join(home, ".codex"), nil
+	return "", errors.New("find the home folder for ~/.codex: set CODEX_HOME")
 }
 
 func newHookCmd(a *app) *cobra.Command {

@@ -18,10 +18,13 @@ var codexServer = map[string]any{"command": "freshctx", "args": []any{"mcp"}, "d
 
 const codexTable = "[mcp_servers.freshctx]\ncommand = \"freshctx\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n"
 
-// codexEvents: every context reset and tests and builds in Bash through
-// freshctx run. Codex's PostToolUse can replace only an MCP tool's output,
-// so its shell reads are left as they are.
-var codexEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostCompact", ""}, {"PreToolUse", "Bash"}}
+// codexEvents: every context reset, tests and builds in Bash through
+// freshctx run, and freshctx's own read and session tools told the
+// conversation's read session (without it the server has no barrier
+// source and answers every read whole). Codex's PostToolUse can replace
+// only an MCP tool's output, so its shell reads are left as they are.
+var codexEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostCompact", ""}, {"PreToolUse", "Bash"},
+	{"PreToolUse", MCPSessionMatcher}}
 
 // Codex plans Codex's configuration in dir (the Codex home, or a project's
 // .codex folder): the freshctx hooks in hooks.json, merged as Claude Code's

@@ -170,7 +170,7 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
 		return routeBash(agent, h, svc)
 	}
-	if h.Event == "PreToolUse" && isMCPSessionTool(h.ToolName) && agent == ClaudeCodeAgent {
+	if h.Event == "PreToolUse" && isMCPSessionTool(h.ToolName) {
 		return routeMCPRead(agent, h)
 	}
 	if (h.Event == "SessionEnd" || h.Event == "SubagentStop") && agent == ClaudeCodeAgent && h.SessionID != "" {

@@ -390,7 +390,8 @@ func TestCodexGetsHooks(t *testing.T) {
 		}
 	}
 	pre := hooks["PreToolUse"].([]any)
-	if len(pre) != 2 || !strings.Contains(mustJSON(pre[0]), "guard.sh") || !strings.Contains(mustJSON(pre[1]), `"matcher":"Bash"`) {
+	if len(pre) != 3 || !strings.Contains(mustJSON(pre[0]), "guard.sh") || !strings.Contains(mustJSON(pre[1]), `"matcher":"Bash"`) ||
+		!strings.Contains(mustJSON(pre[2]), MCPSessionMatcher) {
 		t.Errorf("PreToolUse = %s", mustJSON(pre))
 	}
 	again, err := Codex(dir)

@@ -33,7 +33,18 @@ func routeMCPRead(agent Agent, h *HookInput) (string, error) {
 		return "", nil
 	}
 	input["session"] = agent.ReadSession(h)
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": "PreToolUse", "updatedInput": input}})
+	out := map[string]any{"hookEventName": "PreToolUse", "updatedInput": input}
+	if agent == CodexAgent {
+		// Codex applies an updated input only with this decision. It
+		// approves nothing the user's configuration would not: init
+		// approves freshctx's own tools in advance
+		// (default_tools_approval_mode), and a server configured without
+		// that approval gets no session named, so no notes.
+		if !codexApprovesFreshctx(h.Cwd) {
+			return "", nil
+		}
+		out["permissionDecision"] = "allow"
+	}
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
 	return string(b), err
 }

@@ -1,6 +1,7 @@
 package integrate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -302,5 +303,45 @@ func TestReplacementIsCheaperAsTheClientSendsIt(t *testing.T) {
 			}
 		}
 		a = next
+	}
+}
+
+// TestCodexReadHookAllowsOnlyWhatTheUserApproved: Codex applies the
+// session the hook names only with permissionDecision "allow", which must
+// approve nothing the user's configuration would not: it is given only
+// while freshctx's tools are approved in advance there (as init writes
+// them), in the user's config.toml or the project's.
+func TestCodexReadHookAllowsOnlyWhatTheUserApproved(t *testing.T) {
+	in := json.RawMessage(`{"path":"a.txt"}`)
+	h := &HookInput{Event: "PreToolUse", SessionID: "s1", ToolName: MCPReadTool, ToolInput: in}
+	for name, tc := range map[string]struct {
+		user, project string
+		allow         bool
+	}{
+		"as init writes it":       {codexTable, "", true},
+		"no freshctx server":      {"model = \"x\"\n", "", false},
+		"asks before each call":   {"[mcp_servers.freshctx]\ncommand = \"freshctx\"\ndefault_tools_approval_mode = \"prompt\"\n", "", false},
+		"the project asks":        {codexTable, "[mcp_servers.freshctx]\ndefault_tools_approval_mode = \"prompt\"\n", false},
+		"one tool asks":           {codexTable + "[mcp_servers.freshctx.tools.read]\napproval_mode = \"prompt\"\n", "", false},
+		"not TOML":                {"[[[", "", false},
+		"approved by the project": {"", "[mcp_servers.freshctx]\ndefault_tools_approval_mode = \"approve\"\n", true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			home, project := t.TempDir(), t.TempDir()
+			t.Setenv("CODEX_HOME", home)
+			write(t, filepath.Join(home, "config.toml"), tc.user)
+			if tc.project != "" {
+				write(t, filepath.Join(project, ".codex", "config.toml"), tc.project)
+			}
+			h.Cwd = project
+			out, err := Hook(context.Background(), CodexAgent, h, HookServices{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			allowed := strings.Contains(out, `"permissionDecision":"allow"`) && strings.Contains(out, `"session":"codex-s1"`)
+			if allowed != tc.allow || !tc.allow && out != "" {
+				t.Fatalf("hook answered %q, want allow %v", out, tc.allow)
+			}
+		})
 	}
 }

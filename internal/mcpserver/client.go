@@ -34,27 +34,27 @@ func (s *Server) readService(ctx context.Context) *readcache.Service {
 	return &rc
 }
 
-// readSession is the read session a read call reads in: the one the
-// agent's hook named, else the connection's own. Claude Code serves its
-// subagents, each with a context of its own, over the one connection, and
-// nothing in a call says which context made it; its PreToolUse hook does
-// know (freshctx init installs it), and names the session. A Claude Code
-// call the hook did not name starts fresh every time (a barrier first), so
-// that what one context read is never "unchanged" to another.
+// readSession is the read session a read call reads in. A note
+// ([unchanged …]) is right only while every context reset of the
+// conversation reaches the session as a barrier, and a server cannot see
+// its client's resets: the agent's hooks can. So a call reads with trust
+// only in a session something that sees the resets names: the one the
+// agent's PreToolUse hook put in the call (Claude Code and Codex, once
+// freshctx init installed the hooks and the user trusted them), or the one
+// the operator named with --session (Options.Session), who then owns its
+// barriers. Every other call — a client without hooks, hooks not yet
+// trusted, a Claude Code subagent's call the hook did not name — reads in
+// the connection's own session after a barrier: content every time, or a
+// range of it, never a note, never a diff.
 func (s *Server) readSession(ctx context.Context, named string) (string, error) {
 	if named != "" {
 		return named, nil
 	}
-	client, _ := ctx.Value(clientKey{}).(string)
-	if isClaudeCode(client) {
-		if _, err := s.readcache.Compact(ctx, s.session); err != nil {
-			return "", err
-		}
+	if s.opt.Session != "" {
+		return s.session, nil
+	}
+	if _, err := s.readcache.Compact(ctx, s.session); err != nil {
+		return "", err
 	}
 	return s.session, nil
-}
-
-// isClaudeCode reports whether an MCP client's name is Claude Code's.
-func isClaudeCode(client string) bool {
-	return strings.Contains(strings.ToLower(client), "claude-code")
 }
