@@ -341,3 +341,42 @@ func TestClaudeCodeCRLFFile(t *testing.T) {
 		t.Fatalf("Read after the file went back: %q", results[5])
 	}
 }
+
+// TestClaudeCodeAllowRuleKeepsItsMeaning: with "allow": ["Bash(go test:*)"]
+// in the project's settings and nothing on the command line, headless
+// Claude Code runs the model's go test without asking — through freshctx
+// run — and a command no rule allows is still refused, not rewritten into
+// something allowed.
+func TestClaudeCodeAllowRuleKeepsItsMeaning(t *testing.T) {
+	c := newClaudeRig(t)
+	writeCalcModule(t, c.dir)
+	settings := filepath.Join(c.dir, ".claude", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["permissions"] = map[string]any{"allow": []any{"Bash(go test:*)"}}
+	b, _ = json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(line string) agenttest.ToolUse {
+		return agenttest.ToolUse{Name: "Bash", Input: map[string]any{"command": line, "description": "run it"}}
+	}
+	results := c.run([]agenttest.Step{{Calls: []agenttest.ToolUse{bash("go test ./...")}}, {Calls: []agenttest.ToolUse{bash("go build ./...")}},
+		{Text: "done"}}, "--allowedTools", "Read")
+	if len(results) != 2 {
+		t.Fatalf("the model was sent %d tool results, want 2: %q", len(results), results)
+	}
+	if !strings.Contains(results[0], "Add(1, 2) = -1, want 3") || !strings.Contains(results[0], "freshctx: record 1") {
+		t.Fatalf("go test, allowed by the rule: the model got %q", results[0])
+	}
+	if low := strings.ToLower(results[1]); strings.Contains(low, "freshctx: record") || !strings.Contains(low, "approval") && !strings.Contains(low, "permission") {
+		t.Fatalf("go build, which no rule allows: the model got %q", results[1])
+	}
+	t.Logf("go build, not allowed: %q", results[1])
+}

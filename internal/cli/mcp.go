@@ -140,7 +140,8 @@ func newInitCmd(a *app) *cobra.Command {
 		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
   claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart,
-               PreCompact, PostToolUse (Read), PreToolUse (Bash, and
+               PreCompact, PostToolUse (Read, and Edit, Write, MultiEdit,
+               NotebookEdit), PreToolUse (Bash, and
                freshctx's read and session tools), SessionEnd and
                SubagentStop hooks running "freshctx hook claude-code"),
                CLAUDE.md (when to use run, recall and read)
@@ -244,9 +245,14 @@ hook's answer.
   diff in place of the file when the model already holds it. Before that,
   and before freshctx's own read tool, the conversation's transcript is read
   for a /rewind, which no hook reports: one puts a barrier first.
-  PreToolUse on Bash: a command starting with one of the config key
-  hooks.run_commands runs through freshctx run.
-  PreToolUse on freshctx's read and session tools (Claude Code): the call is
+  PostToolUse on Claude Code's Edit, Write, MultiEdit and NotebookEdit: the
+  file's picture is marked edited (no "unchanged" until it is read again).
+  PreToolUse on Bash: each command of the line starting with one of the
+  config key hooks.run_commands runs through freshctx run; the rest of the
+  line is left as written, and a line whose output is piped, redirected or
+  substituted is left alone. Only where the user's permission rules allow
+  the original line (or nothing is asked) is it rewritten.
+  PreToolUse on freshctx's read and session tools: the call is
   given the read session of the context that makes it (main thread or
   subagent), which share one MCP connection.
   SessionEnd and SubagentStop (Claude Code): the conversation's read
@@ -285,7 +291,6 @@ exits 1; the agent goes on without freshctx's answer.`,
 				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
 				RunCommands:  run,
 				Self:         self,
-				Shell:        integrate.AgentShell(os.Getenv("SHELL"), exec.LookPath),
 			}
 			out, err := integrate.Hook(cmd.Context(), agent, h, svc)
 			if err != nil {

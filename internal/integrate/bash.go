@@ -2,68 +2,135 @@ package integrate
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// routeBash answers PreToolUse for the agent's Bash: a command line that
-// starts with one of prefixes (the setting hooks.run_commands) runs as
-// `freshctx run -- SHELL -c LINE` in the agent's shell, so the whole output is kept and the model
-// gets the digest and the footer naming the record. Everything else the
-// tool was asked is passed on unchanged. Codex applies a rewrite only with
-// permissionDecision "allow", which authorizes the rewritten input; its
-// own sandbox and approval policy still decide whether the command runs.
+// routeBash answers PreToolUse for the agent's Bash: each test or build
+// command of the line (one that starts with a prefix of the setting
+// hooks.run_commands) is run through `freshctx run --`, so its whole output
+// is kept and the model gets the digest and the footer naming the record.
+// The line stays the agent's own and runs in the agent's shell as written:
+// only those commands are prefixed, so a cd, an export or an assignment
+// elsewhere on the line acts on the agent's shell as it would have, and
+// freshctx run exits with the command's status, so && and || decide as
+// they would have (routedLine says which commands qualify). Everything else
+// the tool was asked is passed on unchanged. The user's permission rules
+// keep their meaning (permit).
 func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	var input map[string]any
 	if err := json.Unmarshal(h.ToolInput, &input); err != nil {
 		return "", nil
 	}
 	line, _ := input["command"].(string)
-	if !routed(line, svc.RunCommands) {
-		return "", nil
-	}
 	self := "freshctx"
 	if svc.Self != "" {
 		self = shellQuote(svc.Self)
 	}
-	shell := "sh"
-	if svc.Shell != "" {
-		shell = shellQuote(svc.Shell)
+	rewritten, ok := routedLine(line, svc.RunCommands, self)
+	if !ok {
+		return "", nil
 	}
-	input["command"] = self + " run -- " + shell + " -c " + shellQuote(strings.TrimSpace(line))
+	decision, ok := svc.permit(agent, h, line, rewritten)
+	if !ok {
+		return "", nil
+	}
+	input["command"] = rewritten
 	out := map[string]any{"hookEventName": "PreToolUse", "updatedInput": input}
-	if agent == CodexAgent {
-		out["permissionDecision"] = "allow"
+	if decision != "" {
+		out["permissionDecision"] = decision
 	}
 	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
 	return string(b), err
 }
 
-// routed reports whether line starts with one of prefixes as whole words.
-func routed(line string, prefixes []string) bool {
-	line = strings.TrimSpace(line)
-	if strings.HasPrefix(line, "freshctx ") {
+// routedLine returns line with `self run -- ` put before each command that
+// starts with one of prefixes, and whether there was one. A command is
+// routed only where that changes nothing but its output, which reaches the
+// agent either way: it is a simple command of the line's own list or of an
+// && / || chain in it (not inside a pipe, a subshell, a group, a loop, a
+// condition or a substitution, whose output or effect another command
+// consumes), with no redirection but 2>&1, not in the background, and
+// named by plain words. Variable assignments before it stay before it, and
+// reach the command through freshctx run's environment. A line that does
+// not parse as bash is left alone.
+func routedLine(line string, prefixes []string, self string) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return "", false
+	}
+	var at []int // byte offsets to put the prefix before
+	var walk func(s *syntax.Stmt)
+	walk = func(s *syntax.Stmt) {
+		if s.Background || s.Coprocess || s.Disown {
+			return
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			if len(s.Redirs) == 0 && (c.Op == syntax.AndStmt || c.Op == syntax.OrStmt) {
+				walk(c.X)
+				walk(c.Y)
+			}
+		case *syntax.CallExpr:
+			if onlyMergesStderr(s.Redirs) && len(c.Args) > 0 && startsWith(c.Args, prefixes) {
+				at = append(at, int(c.Args[0].Pos().Offset()))
+			}
+		}
+	}
+	for _, s := range f.Stmts {
+		walk(s)
+	}
+	if len(at) == 0 {
+		return "", false
+	}
+	sort.Ints(at)
+	var b strings.Builder
+	prev := 0
+	for _, i := range at {
+		b.WriteString(line[prev:i])
+		b.WriteString(self + " run -- ")
+		prev = i
+	}
+	b.WriteString(line[prev:])
+	return b.String(), true
+}
+
+// onlyMergesStderr reports whether redirections are none or 2>&1, which
+// sends what freshctx run keeps anyway where it would have gone.
+func onlyMergesStderr(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		if r.Op != syntax.DplOut || r.N == nil || r.N.Value != "2" || r.Word == nil || r.Word.Lit() != "1" {
+			return false
+		}
+	}
+	return true
+}
+
+// startsWith reports whether the command's leading words, each a plain
+// literal, are one of prefixes word for word. freshctx itself is never
+// routed again.
+func startsWith(args []*syntax.Word, prefixes []string) bool {
+	var words []string
+	for _, a := range args {
+		lit := a.Lit()
+		if lit == "" {
+			break // quoted, expanded or substituted: not a plain word
+		}
+		words = append(words, lit)
+	}
+	if len(words) == 0 || words[0] == "freshctx" {
 		return false
 	}
 	for _, p := range prefixes {
-		if line == p || strings.HasPrefix(line, p+" ") {
+		want := strings.Fields(p)
+		if len(want) > 0 && len(want) <= len(words) && slices.Equal(words[:len(want)], want) {
 			return true
 		}
 	}
 	return false
-}
-
-// AgentShell is the shell an agent runs its Bash tool's lines in, as
-// Claude Code and Codex choose it: $SHELL when it is bash or zsh, else bash
-// when there is one, else sh. lookPath is exec.LookPath.
-func AgentShell(env string, lookPath func(string) (string, error)) string {
-	if filepath.IsAbs(env) && (filepath.Base(env) == "bash" || filepath.Base(env) == "zsh") {
-		return env
-	}
-	if p, err := lookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
 }
 
 func shellQuote(s string) string {

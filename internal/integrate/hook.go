@@ -104,6 +104,9 @@ type HookInput struct {
 	Cwd string `json:"cwd"`
 	// Source of SessionStart: startup, resume, clear, compact (Codex: fork).
 	Source string `json:"source"`
+	// PermissionMode is the agent's: default, acceptEdits, plan,
+	// bypassPermissions (Codex exec sends bypassPermissions).
+	PermissionMode string `json:"permission_mode"`
 	// Trigger of PreCompact and PostCompact: manual or auto.
 	Trigger string `json:"trigger"`
 	// PostToolUse: the tool, what it was asked and what it answered.
@@ -129,14 +132,14 @@ type HookServices struct {
 	SyncRegistry func() error
 	// RunCommands are the Bash command prefixes run through freshctx run.
 	RunCommands []string
+	// ClaudeArgs returns the command line Claude Code was started with,
+	// for the permission rules given on it (--allowedTools and the like);
+	// nil reads it from the process's ancestors where the system says.
+	ClaudeArgs func() []string
 	// Self is the freshctx a rewritten command runs: the hook's own
 	// executable, since the agent's shell (Codex runs a login shell) may
 	// not have the PATH the hook was found on. Empty means "freshctx".
 	Self string
-	// Shell runs a rewritten command line: the agent's own (AgentShell),
-	// so that bash's &>, |& and [[ ]] mean what the model meant. Empty
-	// means sh.
-	Shell string
 }
 
 // Hook answers one of the agent's hooks. Every context reset — SessionStart

@@ -3,34 +3,11 @@ package integrate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 )
-
-func TestAgentShell(t *testing.T) {
-	withBash := func(string) (string, error) { return "/usr/bin/bash", nil }
-	noBash := func(string) (string, error) { return "", errors.New("not found") }
-	for _, tt := range []struct {
-		env  string
-		look func(string) (string, error)
-		want string
-	}{
-		{"/bin/bash", noBash, "/bin/bash"},
-		{"/usr/local/bin/zsh", withBash, "/usr/local/bin/zsh"},
-		{"/usr/bin/fish", withBash, "/usr/bin/bash"},
-		{"", withBash, "/usr/bin/bash"},
-		{"bash", withBash, "/usr/bin/bash"}, // not a path: not trusted
-		{"/usr/bin/fish", noBash, "sh"},
-		{"", noBash, "sh"},
-	} {
-		if got := AgentShell(tt.env, tt.look); got != tt.want {
-			t.Errorf("AgentShell(%q) = %q, want %q", tt.env, got, tt.want)
-		}
-	}
-}
 
 // A routed line means in the rewritten command what it meant to the
 // agent's shell: bash's "&>" sends both streams to the file (sh would run
@@ -48,8 +25,9 @@ func TestRoutedLineKeepsTheAgentsShell(t *testing.T) {
 	}
 	line := `echo routed &> out.txt; [[ -s out.txt ]] && echo kept`
 	in, _ := json.Marshal(map[string]any{"command": line})
-	out, err := Hook(context.Background(), ClaudeCodeAgent, &HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in},
-		HookServices{RunCommands: []string{"echo"}, Self: self, Shell: bash})
+	t.Setenv("HOME", t.TempDir())
+	out, err := Hook(context.Background(), ClaudeCodeAgent, &HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in, Cwd: dir},
+		HookServices{RunCommands: []string{"echo"}, Self: self, ClaudeArgs: func() []string { return []string{"claude", "--allowedTools", "Bash"} }})
 	if err != nil {
 		t.Fatal(err)
 	}
