@@ -29,7 +29,7 @@ func (a *analysis) guardedAdd(l outLine) {
 // guardedChoose picks the compressor, surviving a panic.
 func (a *analysis) guardedChoose() {
 	defer a.recover("choosing a compressor")
-	a.choose()
+	a.choose(true)
 }
 
 // finish returns the digest lines, headed by a note of what a panic in the
@@ -54,6 +54,10 @@ func (a *analysis) digest() (kept []compress.Kept) {
 	if a.fault != "" {
 		return append([]compress.Kept{{Text: "freshctx: " + a.fault + "; the digest keeps every line from there on"}},
 			a.fallback.Finish()...)
+	}
+	if a.short != nil {
+		a.comp.Finish() // what it holds is not needed: the output is whole
+		return a.short
 	}
 	return a.comp.Finish()
 }

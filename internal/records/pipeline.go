@@ -24,6 +24,12 @@ const (
 	maxRefs = 2000
 	// headBytes of output are seen before a compressor is chosen.
 	headBytes = 4096
+	// An output of at most shortLines lines and shortBytes bytes is its
+	// own digest: a digest of it saves next to nothing, and may drop what
+	// the command was asked to print for a narrow selection (go test -v
+	// -run X's t.Logf lines).
+	shortLines = 40
+	shortBytes = 2048
 )
 
 // outLine is one line of output on its way to the analysis.
@@ -41,6 +47,17 @@ type outLine struct {
 	// safe says text is as termsafe.String returns it (sanitize asked):
 	// compress.CleanSafe cleans it.
 	safe bool
+}
+
+// cleanText is the line as a digest shows it: what a terminal shows of it.
+func (l outLine) cleanText() string {
+	switch {
+	case l.cleaned:
+		return l.clean
+	case l.safe:
+		return compress.CleanSafe(l.text)
+	}
+	return compress.Clean(l.text)
 }
 
 // lineUse says which part of the analysis a line is for.
@@ -295,6 +312,9 @@ type analysis struct {
 
 	head     []outLine
 	headSize int
+	// short is the whole output when it was short enough to be its own
+	// digest (shortLines, shortBytes); nil otherwise.
+	short []compress.Kept
 	factory  compress.Factory
 	comp     compress.Compressor
 	prepared compress.PreparedLiner // comp, if it takes prepared lines
@@ -369,14 +389,23 @@ func (a *analysis) add(l outLine) {
 	a.head = append(a.head, l)
 	a.headSize += len(l.text) + 1
 	if a.headSize >= headBytes {
-		a.choose()
+		a.choose(false)
 	}
 }
 
 // choose selects the compressor once the head is known and replays it.
-func (a *analysis) choose() {
+// Called at the end of the output (final) with all of it in the head, it
+// keeps a short output whole as its digest, unless the caller asked for
+// less (--intent errors or tests).
+func (a *analysis) choose(final bool) {
 	if a.comp != nil {
 		return
+	}
+	if final && a.intent == compress.Summary && len(a.head) <= shortLines && a.headSize <= shortBytes+len(a.head) {
+		a.short = make([]compress.Kept, len(a.head))
+		for i, l := range a.head {
+			a.short[i] = compress.Kept{Text: l.cleanText(), Prio: compress.PrioPlain}
+		}
 	}
 	var head bytes.Buffer
 	for _, l := range a.head {

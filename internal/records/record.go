@@ -35,6 +35,9 @@ type Record struct {
 	// NotKept says why the record could not be stored (ID is then 0): the
 	// digest is all that remains of the output.
 	NotKept string `json:"not_kept,omitempty"`
+	// Whole says the digest is the whole output, line for line: nothing
+	// was left out, so the record needs no pointer to its raw output.
+	Whole bool `json:"-"`
 
 	root  string
 	stamp freshness.Stamp

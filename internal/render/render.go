@@ -23,7 +23,7 @@ import (
 // timeSince is time.Since, a variable so output can be pinned in tests.
 var timeSince = time.Since
 
-// printRecord prints a digest and the one-line footer.
+// Record prints a digest and the one-line footer.
 func Record(w io.Writer, r *records.Record) error {
 	fmt.Fprint(w, r.Digest)
 	if r.Digest != "" && !strings.HasSuffix(r.Digest, "\n") {
@@ -33,7 +33,21 @@ func Record(w io.Writer, r *records.Record) error {
 	return err
 }
 
+// footer names the record under its digest. A digest that is the whole
+// output gets the short one — the record's number, a failing status and
+// what was redacted —
+// so that a command's result is never much more than its plain output.
 func footer(r *records.Record) string {
+	if r.Whole && r.NotKept == "" {
+		short := fmt.Sprintf("freshctx: record %d", r.ID)
+		if r.ExitCode != nil && *r.ExitCode != 0 {
+			short += fmt.Sprintf(" · exit %d", *r.ExitCode)
+		}
+		if r.Redactions > 0 {
+			short += " · " + nouns.Count(r.Redactions, "secret", "secrets") + " redacted"
+		}
+		return short
+	}
 	parts := []string{fmt.Sprintf("freshctx: record %d", r.ID)}
 	if r.NotKept != "" {
 		parts[0] = "freshctx: record not kept (" + r.NotKept + ")"
