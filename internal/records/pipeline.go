@@ -314,7 +314,7 @@ type analysis struct {
 	headSize int
 	// short is the whole output when it was short enough to be its own
 	// digest (shortLines, shortBytes); nil otherwise.
-	short []compress.Kept
+	short    []compress.Kept
 	factory  compress.Factory
 	comp     compress.Compressor
 	prepared compress.PreparedLiner // comp, if it takes prepared lines

@@ -58,7 +58,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		RawTokens: rawTokens, RawTokensExact: exact, CreatedAt: m.start, fileStart: m.since,
 		Redactions: c.sinks[Stdout].red.Count() + c.sinks[Stderr].red.Count(),
 		root:       s.WS.Root, facts: a.scan.facts.List(), factText: a.scan.facts.Text(),
-		Whole:      fit.Omitted == "" && wholeOutput(lines, a.lines.Load()) && a.fault == "" && a.scan.fault == "",
+		Whole: fit.Omitted == "" && wholeOutput(lines, a.lines.Load()) && a.fault == "" && a.scan.fault == "",
 	}
 	switch {
 	case c.opt.Command != "":
