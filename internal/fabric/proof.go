@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -120,11 +121,31 @@ func (s *Service) listWithProof(ctx context.Context) (listing, error) {
 	if err != nil || ierr != nil {
 		return l, err
 	}
-	l.proof = s.walkProof(ctx, at, before, skippable(folders, l.tracked))
+	if ignoreFileOnlyIndexed(s.WS.Root, l.tracked) {
+		return l, nil // git reads it from the index, where no fingerprint sees it
+	}
+	l.proof = s.walkProof(ctx, at, before, skippable(folders, l.tracked), l.tracked)
 	if l.proof != nil && !l.proof.tooLarge {
 		l.proof.tracked = pathsDigest(l.tracked)
 	}
 	return l, nil
+}
+
+// ignoreFileOnlyIndexed reports whether a .gitignore of the index is not in
+// the work tree: in a sparse checkout (or with skip-worktree set) git
+// reads it from the index, and a change of it there (a fast-forward)
+// changes what is listed with no folder or file of the tree moving. A
+// .gitignore that cannot be looked at counts as one.
+func ignoreFileOnlyIndexed(root string, tracked []string) bool {
+	for _, f := range tracked {
+		if f != ".gitignore" && !strings.HasSuffix(f, "/.gitignore") {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // skippable is the ignored folders no file of the index lies in: for
@@ -141,9 +162,10 @@ func skippable(folders, tracked []string) map[string]bool {
 }
 
 // walkProof fingerprints the tree's folders, leaving out skip, and the
-// inputs named by before, for a listing begun at at. nil when a proof
+// inputs named by before, for a listing begun at at (of the index's files
+// tracked, sorted). nil when a proof
 // cannot be made; a tooLarge one for a tree with too many folders.
-func (s *Service) walkProof(ctx context.Context, at int64, before workspace.PathSetInputs, skip map[string]bool) *pathProof {
+func (s *Service) walkProof(ctx context.Context, at int64, before workspace.PathSetInputs, skip map[string]bool, tracked []string) *pathProof {
 	ctx, cancel := context.WithCancel(ctx)
 	after := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
 	defer func() { // a walk that gives up ends git's process, and waits for it
@@ -153,8 +175,11 @@ func (s *Service) walkProof(ctx context.Context, at int64, before workspace.Path
 	p := &pathProof{at: at, env: workspace.PathSetEnv()}
 	walked, err := freshness.WalkFolders(ctx, s.WS.Root, freshness.FolderWalk{
 		At: at, Window: s.window(), Files: []string{".gitignore"},
-		Skip:    func(rel string) bool { return skip[rel] },
-		MaxDirs: maxProofDirs, MaxEntries: maxProofEntries,
+		Skip: func(rel string) bool { return skip[rel] },
+		// A folder the index holds as a repository (a gitlink) is listed
+		// as that entry whatever its .git holds.
+		NestedGit: func(folder string) bool { _, found := slices.BinarySearch(tracked, folder); return !found },
+		MaxDirs:   maxProofDirs, MaxEntries: maxProofEntries,
 	})
 	if errors.Is(err, freshness.ErrTooManyEntries) {
 		return &pathProof{tooLarge: true}

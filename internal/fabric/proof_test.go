@@ -177,6 +177,18 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 		{"a tracked file deleted in an ignored folder", func(r *testgit.Repo, _ string) { os.Remove(r.Path("vendor/kept.go")) }, false, false},
 		{"a file added in a nested repository", func(r *testgit.Repo, _ string) { r.Write("nested/inner2.go", "") }, false, true},
 		{"a file added below a folder whose .git is no repository", func(r *testgit.Repo, _ string) { r.Write("fake/sub/b.go", "") }, false, false},
+		// Whether a folder is a nested repository depends on what its .git
+		// holds: without HEAD it is none, and git lists its files.
+		{"an untracked nested repository's HEAD removed", func(r *testgit.Repo, _ string) { os.Remove(r.Path("inner/.git/HEAD")) }, false, false},
+		{"an untracked nested repository's HEAD rewritten in place", func(r *testgit.Repo, _ string) {
+			f, _ := os.OpenFile(r.Path("inner/.git/HEAD"), os.O_WRONLY|os.O_TRUNC, 0)
+			f.WriteString("not a ref\n")
+			f.Close()
+		}, false, false},
+		{"a folder's .git file made a repository", func(r *testgit.Repo, _ string) {
+			os.Remove(r.Path("fake/.git"))
+			testgit.Init(t, r.Path("fake"))
+		}, false, false},
 		{"the store written", func(r *testgit.Repo, _ string) { r.Write(".freshctx/scratch", "") }, true, true},
 		{"the index rewritten with the same files", func(r *testgit.Repo, _ string) {
 			r.Write("a/x.go", "package changed\n")
@@ -234,6 +246,10 @@ func TestProofSeesWhatMovesTheListing(t *testing.T) {
 			r.Write("u/READ.LOG", "")  // untracked, ignored only where case is ignored
 			r.Write("fake/.git", "not a repository\n")
 			r.Write("fake/sub/a.go", "") // listed by git: fake is no repository
+			os.MkdirAll(r.Path("inner"), 0o755)
+			untracked := testgit.Init(t, r.Path("inner")) // listed as inner/: a repository
+			untracked.Write("x.go", "")
+			untracked.Commit("inner")
 			s := provenService(t, r.Dir)
 			ctx := context.Background()
 			before, err := listedPathSet(ctx, s)
@@ -694,5 +710,51 @@ func TestProofRenewsAFolderOfTheSameEntries(t *testing.T) {
 	}
 	if got, state, renewed := s.proven(ctx); state != proofHolds || got != want || renewed != nil {
 		t.Fatalf("after the renewal: %q %v renewed %v", got, state, renewed != nil)
+	}
+}
+
+// TestNoProofWhereGitReadsAnIgnoreFileFromTheIndex: in a sparse checkout
+// git reads a .gitignore that is not checked out from the index, where no
+// fingerprint of the work tree sees it change; a fast-forward that changes
+// only that file changes the path set. No proof is kept for such a tree:
+// the get lists it.
+func TestNoProofWhereGitReadsAnIgnoreFileFromTheIndex(t *testing.T) {
+	isolateGitConfig(t)
+	r := testgit.New(t)
+	r.Write("d/.gitignore", "*.log\n")
+	r.Write("d/a.go", "package d\n")
+	r.Commit("init")
+	r.Git("checkout", "-q", "-b", "next")
+	r.Write("d/.gitignore", "# nothing ignored\n")
+	r.Git("commit", "-q", "-am", "stop ignoring logs")
+	r.Git("checkout", "-q", "main")
+	r.Git("sparse-checkout", "set", "--no-cone", "/*", "!/d/.gitignore")
+	if _, err := os.Stat(r.Path("d/.gitignore")); err == nil {
+		t.Fatal("d/.gitignore is checked out: the case does not test what it says")
+	}
+	r.Write("d/x.log", "")
+	s, err := proofService(t, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	ctx := context.Background()
+	if _, err := prove(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	before, err := listedPathSet(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Git("merge", "-q", "--ff-only", "next")
+	now, err := listedPathSet(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now == before {
+		t.Fatal("the fast-forward did not change the path set: the case does not test what it says")
+	}
+	if got, ok := vouches(ctx, s); ok && got != now {
+		t.Fatalf("the proof vouches for the path set before the fast-forward")
 	}
 }

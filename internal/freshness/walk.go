@@ -24,6 +24,12 @@ type FolderWalk struct {
 	// Skip says whether to leave out a folder (root-relative), and all
 	// below it; git's folders are always left out.
 	Skip func(rel string) bool
+	// NestedGit says whether to take the .git entry of a folder below the
+	// root that has one, and the HEAD file of such a .git folder: whether
+	// git takes an untracked folder for a nested repository (and lists it
+	// as one entry) or lists its files depends on what its .git holds,
+	// which the folder's own fingerprint does not see. nil takes none.
+	NestedGit func(folder string) bool
 	// MaxDirs and MaxEntries bound the folders taken and the entries read.
 	MaxDirs, MaxEntries int
 }
@@ -90,6 +96,11 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) ([]Walked, erro
 			child := path.Join(dir, e.Name())
 			switch {
 			case e.Name() == ".git":
+				if w.NestedGit != nil && dir != "." && w.NestedGit(dir) {
+					if err := takeGit(child, e.IsDir(), take); err != nil {
+						return nil, err
+					}
+				}
 			case e.IsDir() && w.Skip != nil && w.Skip(child):
 			case e.IsDir():
 				queue = append(queue, child)
@@ -101,6 +112,21 @@ func WalkFolders(ctx context.Context, root string, w FolderWalk) ([]Walked, erro
 		}
 	}
 	return out, nil
+}
+
+// takeGit takes a nested .git entry and, for a folder, its HEAD, if it is
+// there (its coming back moves the folder's fingerprint).
+func takeGit(rel string, isDir bool, take func(string) (Fingerprint, error)) error {
+	if _, err := take(rel); err != nil {
+		return err
+	}
+	if !isDir {
+		return nil
+	}
+	if _, err := take(path.Join(rel, "HEAD")); err != nil && !Absent(err) {
+		return err
+	}
+	return nil
 }
 
 // FolderEntries reads a folder whose fingerprint was fp and digests its
