@@ -67,6 +67,12 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 					v.untracked = append(v.untracked, e.Path)
 				case len(e.XY) == 2 && e.XY[0] != '.':
 					v.staged = append(v.staged, workspace.Change{Status: e.XY[0], Path: e.Path})
+				case len(e.XY) == 2 && e.XY[1] == 'A':
+					// Intent to add (git add -N): in the index, not yet staged,
+					// and listed neither as untracked nor as staged above;
+					// git diff-index, which the larger registry asks, lists
+					// it as added.
+					v.staged = append(v.staged, workspace.Change{Status: 'A', Path: e.Path})
 				}
 			}
 		}

@@ -457,3 +457,29 @@ func TestConflictedFilesHaveRows(t *testing.T) {
 		}
 	}
 }
+
+// TestIntentToAddGetsARow: a file added with git add -N is in the index but
+// neither staged nor untracked; a registry small enough to read git's
+// whole status once missed it (verify said new=0), a larger one asked
+// git diff-index, which lists it. Both register it.
+func TestIntentToAddGetsARow(t *testing.T) {
+	for name, wholeStatusUnder := range map[string]int{"whole status": 0, "git's narrow way": -1} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, project(t))
+			f.svc.WholeStatusUnder = wholeStatusUnder
+			f.sync()
+			f.r.Write("new.go", "package main\n")
+			f.r.Git("add", "-N", "new.go")
+			v, err := f.svc.Verify(context.Background(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.New != 1 {
+				t.Fatalf("verify = %+v, want new.go new", v)
+			}
+			if res := f.sync(); res.New != 1 || !f.has("new.go") {
+				t.Fatalf("sync = %+v: new.go has no row", res)
+			}
+		})
+	}
+}
