@@ -101,9 +101,17 @@ type InputsChanged struct {
 	Paths []string `json:"paths"` // the first few, root-relative
 	// Scope is the globs the item's inputs were taken to be.
 	Scope []string `json:"scope"`
-	// Complete is false when the search stopped at its bound or a folder
-	// could not be read: Count is then a lower bound.
+	// Complete is true only where no changed input can have been missed:
+	// the scope was given (--inputs), and the search read all of it and
+	// saw no folder of it change while the command ran. Count is otherwise
+	// a lower bound.
 	Complete bool `json:"complete"`
+	// Guessed says the scope was chosen from the command, not given: the
+	// command may read files outside it (a test opening a path it builds
+	// at run time).
+	Guessed bool `json:"guessed"`
+	// Unchecked says why the search itself is not complete, if it is not.
+	Unchecked string `json:"unchecked,omitempty"`
 }
 
 // Unprovable says why no later check can find f fresh, if none can: it

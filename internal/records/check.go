@@ -82,6 +82,9 @@ func checkInputs(recs []*Record) {
 		from := r.inputsSince()
 		ch := st.changedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
 		ch.Scope = r.inputs
+		if !r.inputsGiven {
+			ch.Complete, ch.Guessed = false, true
+		}
 		r.Freshness.InputsChanged = ch
 	}
 }

@@ -40,7 +40,15 @@ func scanRecord(row scanner) (*Record, error) {
 	}
 	r.inputs = []string{"**"} // records made before scopes: the work tree
 	if inputs != "" {
-		if err := json.Unmarshal([]byte(inputs), &r.inputs); err != nil {
+		var err error
+		if strings.HasPrefix(inputs, "{") {
+			var k keptScope
+			err = json.Unmarshal([]byte(inputs), &k)
+			r.inputs, r.inputsGiven = k.Globs, k.Given
+		} else {
+			err = json.Unmarshal([]byte(inputs), &r.inputs)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("record %d: input scope: %w", r.ID, err)
 		}
 	}

@@ -45,8 +45,10 @@ type Record struct {
 	// factText is what the full-text index holds for the facts.
 	factText string
 	blobs    [2]string // stdout, stderr digests, "" when empty
-	// inputs is the input scope: root-relative globs.
-	inputs []string
+	// inputs is the input scope: root-relative globs; inputsGiven says
+	// they were given (--inputs), not chosen from the command.
+	inputs      []string
+	inputsGiven bool
 	// fileStart is the command's start by the file clock
 	// (freshness.FileClock), which may lag CreatedAt by a timer tick: a
 	// file written in the command's first tick can carry a time before

@@ -67,7 +67,7 @@ func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record
 		r.Command = "(stdin)"
 	}
 	r.RawBytes = r.StdoutBytes + r.StderrBytes
-	r.inputs = s.inputsOf(c.opt, m.argv)
+	r.inputs, r.inputsGiven = s.inputsOf(c.opt, m.argv), len(c.opt.Inputs) > 0
 	argv := redactArgs(m.argv, &r.Command, &r.Redactions)
 	var n int
 	r.Label, n = redact.String(r.Label)
@@ -107,12 +107,25 @@ func wholeOutput(lines []compress.Kept, n int64) bool {
 	return true
 }
 
-func inputsJSON(globs []string) string {
+// inputsJSON is the input scope as kept: a list of globs chosen from the
+// command, or {"given": true, "globs": [...]} for a scope given.
+func inputsJSON(globs []string, given bool) string {
 	if len(globs) == 0 {
 		return ""
 	}
-	b, _ := json.Marshal(globs)
+	var b []byte
+	if given {
+		b, _ = json.Marshal(keptScope{Given: true, Globs: globs})
+	} else {
+		b, _ = json.Marshal(globs)
+	}
 	return string(b)
+}
+
+// keptScope is a given input scope as kept.
+type keptScope struct {
+	Given bool     `json:"given"`
+	Globs []string `json:"globs"`
 }
 
 // inputsOf is a record's input scope: the one given, else the one its
@@ -313,7 +326,7 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 			r.CreatedAt.UnixNano(), r.DurationMS, nullable(r.blobs[0]), nullable(r.blobs[1]),
 			r.StdoutBytes, r.StderrBytes, r.RawTokens, r.RawTokensExact, r.Digest, r.DigestTokens, r.Omitted,
 			r.stamp.Git.RepoID, r.stamp.Git.Branch, r.stamp.Git.Head, r.stamp.Git.Tree, r.stamp.Git.Dirty,
-			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions, inputsJSON(r.inputs), r.fileStart.UnixNano())
+			r.stamp.Git.IsRepo, r.stamp.Stamped.UnixNano(), r.Redactions, inputsJSON(r.inputs, r.inputsGiven), r.fileStart.UnixNano())
 		if err != nil {
 			return fmt.Errorf("insert record: %w", err)
 		}

@@ -681,13 +681,27 @@ func (w *scopeWalk) walks(dir string) bool {
 // is not counted: the record's check found its bytes the ones stamped as
 // the command ended (touched, or changed and changed back), which a time
 // cannot tell.
+//
+// A folder whose entries changed while the command ran may have lost an
+// input then (a file deleted or renamed away, which leaves nothing to find
+// by its time): the answer is not complete.
 func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
+	if !st.complete {
+		out.Unchecked = "the search of the scope stopped at its bound or at a folder or link it could not follow"
+	}
 	for _, e := range st.entries {
 		if !freshness.StampedSince(e.at, start) {
 			continue
 		}
-		if (e.dir && !e.at.After(end)) || (!e.dir && same[e.path]) {
+		if e.dir && !e.at.After(end) {
+			if out.Unchecked == "" {
+				out.Complete = false
+				out.Unchecked = fmt.Sprintf("%s changed while the command ran: an input may have been removed then", e.name())
+			}
+			continue
+		}
+		if !e.dir && same[e.path] {
 			continue
 		}
 		out.Count++

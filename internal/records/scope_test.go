@@ -405,3 +405,48 @@ func TestChangesInTheStartsTickCount(t *testing.T) {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
+
+// inputsOfRun runs script (with the scope given, when inputs is set) and
+// checks the record's input scope as show would.
+func inputsOfRun(t *testing.T, s *Service, script string, inputs ...string) *freshness.InputsChanged {
+	t.Helper()
+	req := RunRequest{Argv: []string{"sh", "-c", script}, Env: os.Environ()}
+	req.Inputs = inputs
+	rec, err := s.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckAll(context.Background(), []*Record{got}); err != nil {
+		t.Fatal(err)
+	}
+	return got.Freshness.InputsChanged
+}
+
+// TestInputsCompleteOnlyWhereKnown: a scope chosen from the command is a
+// guess — a Go test reads ../shared/want.txt through runtime.Caller, a
+// pytest test Path(__file__).parent.parent — so its answer is never
+// complete; a scope given with --inputs is, until a folder of it changes
+// while the command runs (a file of it deleted then leaves no time behind).
+func TestInputsCompleteOnlyWhereKnown(t *testing.T) {
+	s, r := newService(t)
+	r.Write("pkg/want_test.go", "package pkg\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"runtime\"\n\t\"testing\"\n)\n\n"+
+		"func TestWant(t *testing.T) {\n\t_, f, _, _ := runtime.Caller(0)\n\tos.ReadFile(filepath.Join(filepath.Dir(f), \"..\", \"..\", \"shared\", \"want.txt\"))\n}\n")
+	r.Write("d/data.txt", "data\n")
+	time.Sleep(20 * time.Millisecond)
+	guessed := inputsOfRun(t, s, "cd pkg && echo go test .")
+	if guessed.Complete || !guessed.Guessed {
+		t.Fatalf("a guessed scope: %+v, want complete false, guessed true", guessed)
+	}
+	given := inputsOfRun(t, s, "cat d/data.txt", "d/**")
+	if !given.Complete || given.Guessed || given.Count != 0 {
+		t.Fatalf("a given scope nothing changed in: %+v, want complete", given)
+	}
+	deleted := inputsOfRun(t, s, "rm d/data.txt; sleep 0.05", "d/**")
+	if deleted.Complete || deleted.Unchecked == "" {
+		t.Fatalf("a file of the scope deleted while the command ran: %+v, want not complete", deleted)
+	}
+}

@@ -114,11 +114,11 @@ func Freshness(f *freshness.Result) string {
 		switch {
 		case ic.Count > 0:
 			more := ""
-			if ic.Count > len(ic.Paths) || !ic.Complete {
+			if ic.Count > len(ic.Paths) || ic.Unchecked != "" {
 				more = ", …"
 			}
 			parts = append(parts, fmt.Sprintf("inputs changed: %d (%s%s)", ic.Count, strings.Join(Paths(ic.Paths), ", "), more))
-		case !ic.Complete:
+		case ic.Unchecked != "":
 			parts = append(parts, "inputs not all checked")
 		}
 	}
