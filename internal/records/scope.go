@@ -684,7 +684,9 @@ func (w *scopeWalk) walks(dir string) bool {
 //
 // A folder whose entries changed while the command ran may have lost an
 // input then (a file deleted or renamed away, which leaves nothing to find
-// by its time): the answer is not complete.
+// by its time): the answer is not complete. The root is the exception:
+// freshctx makes its store there as a first run starts, so a change of its
+// entries while a command ran is not told from that.
 func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
 	if !st.complete {
@@ -695,7 +697,9 @@ func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *f
 			continue
 		}
 		if e.dir && !e.at.After(end) {
-			if out.Unchecked == "" {
+			// The root's entries change when freshctx makes its store there
+			// as the first run starts: that change is its own.
+			if out.Unchecked == "" && e.path != "." {
 				out.Complete = false
 				out.Unchecked = fmt.Sprintf("%s changed while the command ran: an input may have been removed then", e.name())
 			}
