@@ -17,6 +17,7 @@ import (
 	"github.com/freshctx/freshctx/internal/integrate"
 	"github.com/freshctx/freshctx/internal/mcpserver"
 	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -275,9 +276,18 @@ exits 1; the agent goes on without freshctx's answer.`,
 				return err
 			}
 			if h.Cwd != "" && a.rootFlag == "" && os.Getenv("FRESHCTX_ROOT") == "" {
+				if !filepath.IsAbs(h.Cwd) {
+					return nil // a folder named relative to nothing: no project to act in
+				}
 				a.io.Cwd = h.Cwd
 			}
+			if ok, err := a.hookProject(); err != nil || !ok {
+				return err
+			}
 			st, err := a.store(cmd.Context())
+			if errors.Is(err, ErrNotAProject) {
+				return nil // the agent started outside a project: nothing to do
+			}
 			if err != nil {
 				return err
 			}
@@ -303,6 +313,26 @@ exits 1; the agent goes on without freshctx's answer.`,
 			return err
 		},
 	}
+}
+
+// hookProject reports whether a hook may act where it was started: the
+// root is a git work tree, or already holds freshctx's store. An agent
+// started in a folder that is neither (/etc, a download folder) gets no
+// store made there by its hooks; the file system root and the home folder
+// never do (projectRoot).
+func (a *app) hookProject() (bool, error) {
+	if a.storeArg != "" || os.Getenv("FRESHCTX_STORE") != "" || a.rootFlag != "" || os.Getenv("FRESHCTX_ROOT") != "" {
+		return true, nil
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return false, err
+	}
+	if ws.Git != nil {
+		return true, nil
+	}
+	_, err = os.Stat(store.DefaultPath(ws.Root))
+	return err == nil, nil
 }
 
 // hookJSON is what hook --json prints: the event and the answer the agent

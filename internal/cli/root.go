@@ -182,6 +182,9 @@ func (a *app) storePath(writing bool) (string, error) {
 		if !writing {
 			return path, nil
 		}
+		if err := a.projectRoot(ws.Root); err != nil {
+			return "", err
+		}
 		if err := ws.ExcludeFromGit(store.DirName); err != nil {
 			fmt.Fprintf(a.io.Err, "freshctx: warning: could not add %s to .git/info/exclude: %v\n", store.DirName, err)
 		}
@@ -194,6 +197,26 @@ func (a *app) storePath(writing bool) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// ErrNotAProject is a store refused where no project is: the file system
+// root or the home folder, found from the working directory (an agent's
+// hook started there, a command typed there) rather than given.
+var ErrNotAProject = errors.New("not a project")
+
+// projectRoot refuses to make the default store at a root found rather
+// than given that is the file system root or the home folder: freshctx
+// keeps its store in projects, never in /, /etc's parent or ~ because a
+// command happened to start there. --root or $FRESHCTX_ROOT naming it, or
+// --store, is the user saying otherwise.
+func (a *app) projectRoot(root string) error {
+	if a.rootFlag != "" || os.Getenv("FRESHCTX_ROOT") != "" {
+		return nil
+	}
+	if err := notAProject(root); err != nil {
+		return fmt.Errorf("%w: %w; freshctx keeps no store there (give --root DIR or --store PATH to say otherwise)", ErrNotAProject, err)
+	}
+	return nil
 }
 
 // records opens what the records service needs for writing.

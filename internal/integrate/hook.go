@@ -86,6 +86,17 @@ func nameSafe(id string) string {
 	}, id)
 }
 
+// knownSource is a SessionStart source as the agents name them; anything
+// else (an agent's new source, or bytes meant for the terminal) is told as
+// "other": the hook's answer never repeats what it was sent.
+func knownSource(s string) string {
+	switch s {
+	case "startup", "resume", "clear", "compact", "fork":
+		return s
+	}
+	return "other"
+}
+
 // HookCommand is what the agent's hooks run.
 func (a Agent) HookCommand() string { return "freshctx hook " + string(a) }
 
@@ -203,7 +214,7 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	}
 	// Claude Code keeps the last messages verbatim across a compaction: an
 	// [unchanged] note among them stands for content the summary dropped.
-	note := "freshctx: context reset (" + h.Source + "); reads start fresh: an [unchanged: …] note from before " +
+	note := "freshctx: context reset (" + knownSource(h.Source) + "); reads start fresh: an [unchanged: …] note from before " +
 		"stands for content you may no longer hold, so read the file again\n"
 	if agent == CodexAgent {
 		b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
