@@ -30,6 +30,8 @@ func sessionFlag(cmd *cobra.Command, s *string) {
 		def = "default"
 	}
 	cmd.Flags().StringVar(s, "session", def, "the session (default $FRESHCTX_SESSION, else \"default\")")
+	// The help says the default; pflag would say it again from the value.
+	cmd.Flags().Lookup("session").DefValue = ""
 }
 
 func newReadCmd(a *app) *cobra.Command {

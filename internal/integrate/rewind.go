@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/freshctx/freshctx/internal/readcache"
 )
@@ -45,23 +46,42 @@ func leafMoved(ctx context.Context, session, transcript string, rc *readcache.Se
 	return rc.SetTranscriptReadTo(ctx, session, transcript, to)
 }
 
+// maxTranscriptScan bounds what one hook reads of a transcript: between
+// two hooks a conversation's transcript grows by its last turn, far less.
+// A transcript that grew by more since the session last looked (or one
+// that is not a regular file: a FIFO, /dev/zero) is not read: it counts as
+// moved, and is read on from its end next time. A hook never waits on it.
+const maxTranscriptScan = 32 << 20
+
 // scanTranscript reads the complete lines of the transcript from byte
 // offset from and returns where they end and whether one of them sets the
-// leaf explicitly. A transcript that cannot be read or is shorter than
-// from counts as moved.
+// leaf explicitly. A transcript that cannot be read, is not a regular
+// file, is shorter than from or grew by more than maxTranscriptScan counts
+// as moved.
 func scanTranscript(path string, from int64) (to int64, moved bool) {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return from, true
+	}
+	// Opened without blocking: a FIFO put in its place meanwhile would
+	// otherwise wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return from, true
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() < from {
+	fi, err := f.Stat()
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
+		return from, true
+	case fi.Size() < from:
 		return 0, true
+	case fi.Size()-from > maxTranscriptScan:
+		return fi.Size(), true
 	}
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return from, true
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
+	r := bufio.NewReaderSize(io.LimitReader(f, fi.Size()-from), 64<<10)
 	to = from
 	for {
 		line, err := r.ReadSlice('\n')
