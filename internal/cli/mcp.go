@@ -134,9 +134,9 @@ func notAProject(root string) error {
 }
 
 func newInitCmd(a *app) *cobra.Command {
-	var dryRun, project bool
+	var dryRun, project, user bool
 	cmd := &cobra.Command{
-		Use:   "init claude-code|cursor|codex [--dry-run]",
+		Use:   "init claude-code|cursor|codex [--project|--user] [--dry-run]",
 		Short: "Wire freshctx into an agent's configuration",
 		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
@@ -158,6 +158,12 @@ is dropped; a second run changes nothing):
                in Codex. Until then freshctx sees none of Codex's context
                resets, and its read tool answers every read with content,
                never "unchanged".
+In the home folder (or at the file system root) init writes nothing of a
+project's: --user says to write your own configuration, for every project.
+Every file is written whole or not at all (beside it, then renamed over it),
+keeping every byte freshctx does not add; a file holding a key freshctx must
+add under twice, or freshctx's CLAUDE.md markers out of order, is left as it
+is and said.
 freshctx must be on PATH (go install ./cmd/freshctx).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -170,12 +176,30 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			if err != nil {
 				return err
 			}
+			if project && user {
+				return usagef("--project and --user name different places: give one")
+			}
+			home, _ := os.UserHomeDir()
+			inHome := notAProject(ws.Root) != nil
+			projectFiles := args[0] != "codex" && !user || args[0] == "codex" && project
+			if inHome && projectFiles {
+				return usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
+					"every project shares only with --user", ws.Root)
+			}
 			var changes []integrate.Change
 			switch args[0] {
 			case "claude-code":
-				changes, err = integrate.ClaudeCode(ws.Root)
+				if user {
+					changes, err = integrate.ClaudeCodeUser(home)
+				} else {
+					changes, err = integrate.ClaudeCode(ws.Root)
+				}
 			case "cursor":
-				changes, err = integrate.Cursor(ws.Root)
+				if user {
+					changes, err = integrate.Cursor(home)
+				} else {
+					changes, err = integrate.Cursor(ws.Root)
+				}
 			case "codex":
 				dir, derr := codexDir(ws.Root, project)
 				if derr != nil {
@@ -215,6 +239,8 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
 	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
+	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor: write your own configuration, for every project "+
+		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json); the only way init writes in the home folder")
 	return cmd
 }
 

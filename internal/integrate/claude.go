@@ -1,10 +1,13 @@
 package integrate
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -14,46 +17,75 @@ func server() map[string]any {
 }
 
 // ClaudeCode plans the project's Claude Code configuration: the server in
-// .mcp.json, SessionStart and PreCompact hooks in .claude/settings.json, and
-// a short note in CLAUDE.md.
+// .mcp.json, the hooks in .claude/settings.json, and a short note in
+// CLAUDE.md.
 func ClaudeCode(root string) ([]Change, error) {
-	var out []Change
-	mcp, err := mcpServers(filepath.Join(root, ".mcp.json"))
+	return claudeCodeFiles(filepath.Join(root, ".mcp.json"), filepath.Join(root, ".claude", "settings.json"),
+		filepath.Join(root, "CLAUDE.md"))
+}
+
+// ClaudeCodeUser plans the user's own Claude Code configuration, for every
+// project: the server in ~/.claude.json (its user scope), the hooks in
+// ~/.claude/settings.json and the note in ~/.claude/CLAUDE.md.
+func ClaudeCodeUser(home string) ([]Change, error) {
+	return claudeCodeFiles(filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"),
+		filepath.Join(home, ".claude", "CLAUDE.md"))
+}
+
+func claudeCodeFiles(mcpPath, settingsPath, notePath string) ([]Change, error) {
+	mcp, err := mcpServers(mcpPath)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, mcp)
-	settings, err := mergeHooks(filepath.Join(root, ".claude", "settings.json"), ClaudeCodeAgent, claudeEvents)
+	settings, err := mergeHooks(settingsPath, ClaudeCodeAgent, claudeEvents)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, settings)
-	note, err := claudeNote(filepath.Join(root, "CLAUDE.md"))
+	note, err := claudeNote(notePath)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, note), nil
+	return []Change{mcp, settings, note}, nil
 }
 
 // mcpServers merges freshctx into a {"mcpServers": {...}} file, as
-// .mcp.json and Cursor's .cursor/mcp.json are.
+// .mcp.json and Cursor's .cursor/mcp.json are, as text (jsonedit.go).
 func mcpServers(path string) (Change, error) {
-	m, existed, err := loadJSON(path)
+	doc, root, existed, err := loadDoc(path)
 	if err != nil {
 		return Change{}, err
 	}
-	servers, err := object(m, "mcpServers", path)
+	ms, err := objectMembers(doc, root)
 	if err != nil {
 		return Change{}, err
 	}
-	if _, ok := servers["freshctx"]; !ok {
-		servers["freshctx"] = server()
-	}
-	b, err := marshal(m)
+	servers, ok, err := member(ms, "mcpServers", path, "")
 	if err != nil {
 		return Change{}, err
 	}
-	return change(path, b, existed)
+	var ins []insertion
+	if !ok {
+		in, err := addMembers(doc, root, ms, []newMember{{"mcpServers", map[string]any{"freshctx": server()}}})
+		if err != nil {
+			return Change{}, err
+		}
+		ins = append(ins, in)
+	} else {
+		sms, err := objectAt(doc, servers, path, `"mcpServers"`)
+		if err != nil {
+			return Change{}, err
+		}
+		if _, has, err := member(sms, "freshctx", path, "mcpServers."); err != nil {
+			return Change{}, err
+		} else if !has {
+			in, err := addMembers(doc, servers.val, sms, []newMember{{"freshctx", server()}})
+			if err != nil {
+				return Change{}, err
+			}
+			ins = append(ins, in)
+		}
+	}
+	return change(path, apply(doc, ins), existed)
 }
 
 // hookEvent is one hook init adds: the event, and the matcher of its group.
@@ -71,36 +103,82 @@ var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostT
 // mergeHooks adds the agent's freshctx hook to each event and matcher of a
 // {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's
 // settings, Codex's hooks.json), unless a group of that matcher (or of
-// every tool) already runs it. What else the file holds is kept.
+// every tool) already runs it. The file is edited as text (jsonedit.go):
+// every byte of it stays; a "hooks" key or an event key that is there
+// twice is refused.
 func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
-	m, existed, err := loadJSON(path)
+	doc, root, existed, err := loadDoc(path)
 	if err != nil {
 		return Change{}, err
 	}
-	hooks, err := object(m, "hooks", path)
+	ms, err := objectMembers(doc, root)
+	if err != nil {
+		return Change{}, err
+	}
+	hooks, ok, err := member(ms, "hooks", path, "")
 	if err != nil {
 		return Change{}, err
 	}
 	command := agent.HookCommand()
-	for _, e := range events {
-		groups, _ := hooks[e.event].([]any)
-		if hooks[e.event] != nil && groups == nil {
-			return Change{}, errors.New(path + ": hooks." + e.event + " is not a list")
+	group := func(matcher string) map[string]any {
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}
+		if matcher != "" || agent == ClaudeCodeAgent {
+			g["matcher"] = matcher
 		}
-		if !runsHook(groups, command, e.matcher) {
-			group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}
-			if e.matcher != "" || agent == ClaudeCodeAgent {
-				group["matcher"] = e.matcher
-			}
-			groups = append(groups, group)
-		}
-		hooks[e.event] = groups
+		return g
 	}
-	b, err := marshal(m)
+	if !ok {
+		all := map[string]any{}
+		for _, e := range events {
+			groups, _ := all[e.event].([]any)
+			all[e.event] = append(groups, group(e.matcher))
+		}
+		in, err := addMembers(doc, root, ms, []newMember{{"hooks", all}})
+		if err != nil {
+			return Change{}, err
+		}
+		return change(path, apply(doc, []insertion{in}), existed)
+	}
+	hms, err := objectAt(doc, hooks, path, `"hooks"`)
 	if err != nil {
 		return Change{}, err
 	}
-	return change(path, b, existed)
+	var ins []insertion
+	var added []newMember // events the file has no key for, in order
+	for _, e := range events {
+		if i := slices.IndexFunc(added, func(m newMember) bool { return m.key == e.event }); i >= 0 {
+			added[i].value = append(added[i].value.([]any), group(e.matcher))
+			continue
+		}
+		ev, has, err := member(hms, e.event, path, "hooks.")
+		if err != nil {
+			return Change{}, err
+		}
+		if !has {
+			added = append(added, newMember{e.event, []any{group(e.matcher)}})
+			continue
+		}
+		var groups []any
+		if doc[ev.val.start] != '[' || json.Unmarshal(doc[ev.val.start:ev.val.end], &groups) != nil {
+			return Change{}, errors.New(path + ": hooks." + e.event + " is not a list")
+		}
+		if runsHook(groups, command, e.matcher) {
+			continue
+		}
+		in, err := addElement(doc, ev.val, group(e.matcher))
+		if err != nil {
+			return Change{}, err
+		}
+		ins = append(ins, in)
+	}
+	if len(added) > 0 {
+		in, err := addMembers(doc, hooks.val, hms, added)
+		if err != nil {
+			return Change{}, err
+		}
+		ins = append(ins, in)
+	}
+	return change(path, apply(doc, ins), existed)
 }
 
 func runsHook(groups []any, command, matcher string) bool {
@@ -143,9 +221,18 @@ func claudeNote(path string) (Change, error) {
 		return Change{}, err
 	}
 	text := string(b)
-	if i, j := strings.Index(text, noteBegin), strings.Index(text, noteEnd); i >= 0 && j > i {
+	begins, ends := strings.Count(text, noteBegin), strings.Count(text, noteEnd)
+	i, j := strings.Index(text, noteBegin), strings.Index(text, noteEnd)
+	switch {
+	case begins == 1 && ends == 1 && j > i:
 		text = text[:i] + Note + strings.TrimPrefix(text[j+len(noteEnd):], "\n")
-	} else {
+	case begins > 0 || ends > 0:
+		// Not a block of freshctx's own: replacing from a stray marker
+		// would delete the user's text after it.
+		return Change{Path: path, Content: string(b), Action: fmt.Sprintf(
+			"kept: it holds %d %s and %d %s markers, not one block; leave one pair around freshctx's note, or none, and run init again",
+			begins, noteBegin, ends, noteEnd)}, nil
+	default:
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}

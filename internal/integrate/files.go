@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,43 +15,6 @@ type Change struct {
 	Action string `json:"action"` // created, updated, unchanged, or "kept: why" (left as it was)
 	// Content is the file's new content.
 	Content string `json:"-"`
-}
-
-// loadJSON reads a JSON object file; a missing file is an empty object. A
-// file that is not a JSON object is an error: init never overwrites what
-// it cannot read.
-func loadJSON(path string) (map[string]any, bool, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]any{}, true, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, true, fmt.Errorf("%s is not a JSON object (%v); fix it or move it aside", path, err)
-	}
-	return m, true, nil
-}
-
-// object returns m[key] as an object, creating it; an existing non-object
-// value is an error.
-func object(m map[string]any, key, file string) (map[string]any, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		o := map[string]any{}
-		m[key] = o
-		return o, nil
-	}
-	o, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: %q is not an object", file, key)
-	}
-	return o, nil
 }
 
 // change compares the new content with what is on disk.
@@ -71,29 +33,125 @@ func change(path string, content []byte, existed bool) (Change, error) {
 	return c, nil
 }
 
-func marshal(m map[string]any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// Apply writes the changes (created and updated ones).
+// Apply writes the changes, all of them or none. Each new content is
+// written to a temporary file beside its target (through a symlink, beside
+// the file it names, which is what is replaced: the link stays), synced,
+// given the target's mode and owner, and renamed over the target only once
+// every one is ready: a kill or a full disk at any moment leaves each file
+// as it was or as it is meant to be, never cut short. A target that is
+// read-only fails them all before any is replaced.
 func Apply(changes []Change) error {
+	var staged []stagedFile
+	defer func() {
+		for _, f := range staged {
+			os.Remove(f.tmp) // gone already once renamed
+		}
+	}()
 	for _, c := range changes {
 		if c.Action != "created" && c.Action != "updated" {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+		f, err := stage(c)
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(c.Path, []byte(c.Content), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", c.Path, err)
+		staged = append(staged, f)
+	}
+	for i, f := range staged {
+		if err := os.Rename(f.tmp, f.target); err != nil {
+			restore(staged[:i])
+			return fmt.Errorf("write %s: %w (no file was changed)", f.path, err)
 		}
+		syncDir(filepath.Dir(f.target))
 	}
 	return nil
+}
+
+// stagedFile is a change written beside its target, not yet in place.
+type stagedFile struct {
+	path, target, tmp string
+	old               []byte // the target's content, nil when there was none
+	existed           bool
+	mode              fs.FileMode
+}
+
+// writeTemp writes a staged file's content; a variable so that tests can
+// make it fail as a full disk does.
+var writeTemp = func(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	return err
+}
+
+// stage writes c's content beside its target.
+func stage(c Change) (stagedFile, error) {
+	f := stagedFile{path: c.Path, target: c.Path, mode: 0o644}
+	if real, err := filepath.EvalSymlinks(c.Path); err == nil {
+		f.target = real
+	}
+	info, err := os.Stat(f.target)
+	switch {
+	case err == nil:
+		if info.Mode().Perm()&0o200 == 0 {
+			return f, fmt.Errorf("%s is read-only: nothing was written (make it writable, or add freshctx by hand)", c.Path)
+		}
+		f.existed, f.mode = true, info.Mode().Perm()
+		if f.old, err = os.ReadFile(f.target); err != nil {
+			return f, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return f, err
+	}
+	dir := filepath.Dir(f.target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return f, err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.target)+".freshctx-*")
+	if err != nil {
+		return f, fmt.Errorf("write %s: %w (nothing was written)", c.Path, err)
+	}
+	f.tmp = tmp.Name()
+	err = writeTemp(tmp, []byte(c.Content))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err == nil {
+		err = tmp.Chmod(f.mode)
+	}
+	if err == nil && f.existed {
+		keepOwner(tmp, info)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.tmp)
+		return f, fmt.Errorf("write %s: %w (nothing was written)", c.Path, err)
+	}
+	return f, nil
+}
+
+// restore puts back the files already replaced when a later one could not
+// be: their old content, written the same way; a file that was not there
+// is removed.
+func restore(done []stagedFile) {
+	for _, f := range done {
+		if !f.existed {
+			os.Remove(f.target)
+			continue
+		}
+		back, err := stage(Change{Path: f.target, Content: string(f.old), Action: "updated"})
+		if err == nil {
+			if os.Rename(back.tmp, back.target) != nil {
+				os.Remove(back.tmp)
+			}
+		}
+	}
+}
+
+// syncDir makes a rename in dir durable, where the system allows.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }

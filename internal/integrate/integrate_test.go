@@ -392,10 +392,7 @@ func TestCodexGetsHooks(t *testing.T) {
 	if err := Apply(changes); err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := loadJSON(filepath.Join(dir, "hooks.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := readJSON(t, filepath.Join(dir, "hooks.json"))
 	hooks := m["hooks"].(map[string]any)
 	for _, event := range []string{"SessionStart", "PreCompact", "PostCompact", "PreToolUse"} {
 		if !strings.Contains(mustJSON(hooks[event]), `"freshctx hook codex"`) {
