@@ -103,8 +103,14 @@ func newRegistryListCmd(a *app) *cobra.Command {
 	var stale bool
 	cmd := &cobra.Command{
 		Use:   "list [--stale]",
-		Short: "List registered files and their summaries",
-		Args:  cobra.NoArgs,
+		Short: "Bring the registry up to date, then list its files and summaries",
+		Long: `List the registered files and their summaries as the files are now. A
+registry with rows is first brought up to date as registry sync does: when
+nothing changed that is an lstat per row and writes nothing; when something
+did, what changed is hashed and written (the output says so, and --json's
+"synced" is "verify"), so no row and no stale flag speaks of a file as it
+was before an edit. For a look that writes nothing, use registry verify.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.registry(cmd)
 			if err != nil {

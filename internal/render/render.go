@@ -240,6 +240,9 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 	if len(skipped) > 0 {
 		line += " · skipped: " + strings.Join(SortStrings(skipped), ", ")
 	}
+	if r.Synced == registry.ActionVerify {
+		line += " · brought up to date first (registry sync: what changed was hashed and written)"
+	}
 	if _, err := fmt.Fprintln(w, line); err != nil {
 		return err
 	}
