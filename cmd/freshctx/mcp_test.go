@@ -306,3 +306,30 @@ func TestMCPReadsNeedABarrierSource(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPReadServesThroughAnUnusableStore: with the project's store
+// corrupt, the read tool answered nothing ("no project to work in"). It
+// now serves the file as a plain read would and says once why nothing is
+// cached; the other tools say what is wrong with the store.
+func TestMCPReadServesThroughAnUnusableStore(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.txt", "one\ntwo\n")
+	r.Commit("init")
+	r.Write(".freshctx/freshctx.db", "this is not a database")
+	cs := mcpSession(t, r.Dir)
+	first, _ := call(t, cs, "read", map[string]any{"path": "a.txt"})
+	if !strings.Contains(first, "     1\tone") || !strings.Contains(first, "store cannot be used") {
+		t.Fatalf("first read: %q", first)
+	}
+	second, _ := call(t, cs, "read", map[string]any{"path": "a.txt"})
+	if !strings.Contains(second, "     2\ttwo") || strings.Contains(second, "store cannot be used") || strings.Contains(second, "unchanged") {
+		t.Fatalf("second read: %q", second)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "corrupt") {
+		t.Fatalf("recall with a corrupt store: %q", text)
+	}
+}

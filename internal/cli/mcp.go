@@ -100,7 +100,7 @@ func (a *app) openProject(ctx context.Context, dir string, given bool, session s
 	a.ws, a.st = ws, nil
 	st, err := a.store(ctx)
 	if err != nil {
-		return nil, err
+		return nil, &mcpserver.StoreUnusable{WS: ws, Err: err}
 	}
 	retention, err := config.Retention(ctx, st)
 	if err != nil {

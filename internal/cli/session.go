@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -59,7 +60,19 @@ files) are refused without --allow-sensitive.`,
 			req.Target = args[0]
 			svc, err := a.readcache(cmd)
 			if err != nil {
-				return err
+				// A read tool that cannot use its store serves the file as
+				// a plain read would, and says once why nothing was cached.
+				ws, werr := a.workspace()
+				if werr != nil || errors.As(err, new(usageError)) {
+					return err
+				}
+				plain := &readcache.Service{WS: ws, Cwd: a.io.Cwd}
+				res, perr := plain.Plain(cmd.Context(), req, err.Error())
+				if perr != nil {
+					return perr
+				}
+				fmt.Fprintf(a.io.Err, "freshctx: the store cannot be used (%v): served as a plain read, nothing cached\n", err)
+				return a.render(res, func() error { return render.ReadText(a.io.Content(), res) })
 			}
 			res, err := svc.Read(cmd.Context(), req)
 			if err != nil {

@@ -58,6 +58,10 @@ func (s *Server) bind(ctx context.Context, candidates []string) {
 				continue
 			}
 			p, err := s.opt.Open(ctx, root)
+			var su *StoreUnusable
+			if errors.As(err, &su) && s.plain == nil {
+				s.plain = &plainReads{rc: &readcache.Service{WS: su.WS, Cwd: su.WS.Root}, why: su.Err.Error()}
+			}
 			if err != nil {
 				why = append(why, err.Error())
 				continue

@@ -79,6 +79,8 @@ type Server struct {
 	ready   chan struct{} // closed once the project is open or has failed
 	project *Project
 	openErr error
+	// plain reads files when the project's store cannot be used (plain.go).
+	plain *plainReads
 
 	records   *records.Service
 	registry  *registry.Service
@@ -152,6 +154,9 @@ func (s *Server) add(t tool) {
 	s.mcp.AddTool(&mcp.Tool{Name: t.name, Description: t.desc, InputSchema: json.RawMessage(t.schema)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if err := s.wait(ctx, req.Session); err != nil {
+				if t.name == "read" && s.plain != nil {
+					return s.plain.call(ctx, req.Params.Arguments)
+				}
 				return &mcp.CallToolResult{IsError: true,
 					Content: []mcp.Content{&mcp.TextContent{Text: "freshctx: " + err.Error()}}}, nil
 			}
