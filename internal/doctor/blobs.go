@@ -28,6 +28,10 @@ func blobCheck(ctx context.Context, st *store.Store, fix bool) (*store.BlobFiles
 	if n := len(files.Trash); n > 0 {
 		found = append(found, nouns.Count(n, "file", "files")+" an older freshctx set aside")
 	}
+	if files.Linked != "" {
+		found = append(found, "the blob folder is a link (to "+files.Linked+"): its files are not freshctx's alone, so nothing in it is cleaned; "+
+			"make it a folder of its own")
+	}
 	if n := len(files.Unknown); n > 0 {
 		found = append(found, nouns.Count(n, "file", "files")+" freshctx did not write (left alone: "+strings.Join(first(files.Unknown, 3), ", ")+")")
 	}

@@ -6,9 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/klauspost/compress/zstd"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,11 +186,25 @@ func TestCheckBlobFilesFindsAndFixesLeftovers(t *testing.T) {
 	}
 	old := time.Now().Add(-time.Hour)
 	tmp := filepath.Join(s.blobs, "tmp-2147483646-killed")
-	os.WriteFile(tmp, []byte("half a blob"), 0o600)
+	os.WriteFile(tmp, append(slices.Clone(zstdMagic), "half a blob"...), 0o600)
 	os.Chtimes(tmp, old, old)
-	orphan := s.blobPath(mustDigest(strings.Repeat("ab", 32)))
+	// A blob no row records: freshctx's by its content.
+	orphan := s.blobPath(digest.Bytes([]byte("no row")))
 	os.MkdirAll(filepath.Dir(orphan), 0o700)
-	os.WriteFile(orphan, []byte("no row"), 0o600)
+	os.WriteFile(orphan, zstdOf(t, []byte("no row")), 0o600)
+	// Files freshctx cannot prove it made, whatever their names: left alone.
+	notOurs := map[string][]byte{
+		"trash-" + strings.Repeat("ab", 32):       []byte("a user's file"),
+		"tmp-2147483646-mine":                     []byte("a user's file"),
+		"ab/" + strings.Repeat("ab", 31) + ".zst": zstdOf(t, []byte("content of another name")),
+	}
+	for name, b := range notOurs {
+		p := filepath.Join(s.blobs, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, b, 0o600)
+		os.Chtimes(p, old.Add(-48*time.Hour), old.Add(-48*time.Hour))
+	}
+	os.Symlink(tmp, filepath.Join(s.blobs, "trash-"+strings.Repeat("cd", 32)))
 	// A live writer's unfinished blob is never a leftover.
 	live, err := s.CreateBlob()
 	if err != nil {
@@ -220,6 +237,14 @@ func TestCheckBlobFilesFindsAndFixesLeftovers(t *testing.T) {
 	if _, err := os.Stat(live.f.Name()); err != nil {
 		t.Fatalf("fix removed a live writer's file: %v", err)
 	}
+	for name := range notOurs {
+		if _, err := os.Stat(filepath.Join(s.blobs, filepath.FromSlash(name))); err != nil {
+			t.Errorf("fix removed %s, which freshctx cannot prove it made: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(s.blobs, "trash-"+strings.Repeat("cd", 32))); err != nil {
+		t.Errorf("fix removed a link named like trash: %v", err)
+	}
 	again, err := s.CheckBlobFiles(ctx, false)
 	if err != nil {
 		t.Fatal(err)
@@ -240,23 +265,29 @@ func TestSweepTemporaryKeepsLiveWriters(t *testing.T) {
 	os.Chtimes(live.f.Name(), old, old)
 	// A writer that died a moment ago (its pid is gone, no lock) and an
 	// old temporary file without a pid are abandoned.
+	// What a killed writer leaves starts as a zstd frame does.
+	unfinished := append(slices.Clone(zstdMagic), 'x')
 	dead := filepath.Join(s.blobs, "tmp-2147483646-x")
-	os.WriteFile(dead, []byte("x"), 0o600)
+	os.WriteFile(dead, unfinished, 0o600)
 	ancient := filepath.Join(s.blobs, "tmp-old")
-	os.WriteFile(ancient, []byte("x"), 0o600)
+	os.WriteFile(ancient, unfinished, 0o600)
 	longAgo := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(ancient, longAgo, longAgo)
 	// A file of a live process that holds no lock yet, and a recent file
 	// without a pid, are not.
 	young := filepath.Join(s.blobs, fmt.Sprintf("tmp-%d-y", os.Getpid()))
-	os.WriteFile(young, []byte("x"), 0o600)
+	os.WriteFile(young, unfinished, 0o600)
 	recent := filepath.Join(s.blobs, "tmp-recent")
-	os.WriteFile(recent, []byte("x"), 0o600)
+	os.WriteFile(recent, unfinished, 0o600)
 	os.Chtimes(recent, old, old)
+	// A user's file named like a temporary one is not freshctx's.
+	users := filepath.Join(s.blobs, "tmp-2147483646-notes")
+	os.WriteFile(users, []byte("my notes"), 0o600)
+	os.Chtimes(users, longAgo, longAgo)
 	if n, _ := s.SweepTemporary(); n != 2 {
 		t.Fatalf("swept %d, want 2", n)
 	}
-	for _, p := range []string{live.f.Name(), young, recent} {
+	for _, p := range []string{live.f.Name(), young, recent, users} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed: %v", filepath.Base(p), err)
 		}
@@ -382,5 +413,48 @@ func TestSchemaAndBlobFolderCommitTogether(t *testing.T) {
 	var name string
 	if err := db.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", blobAreaKey).Scan(&name); err != nil || name != "freshctx.db-blobs" {
 		t.Fatalf("after the first migration the blob folder is %q (%v), want freshctx.db-blobs", name, err)
+	}
+}
+
+// zstdOf compresses b as a blob file holds it.
+func zstdOf(t *testing.T, b []byte) []byte {
+	t.Helper()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc.EncodeAll(b, nil)
+}
+
+// TestLinkedBlobAreaIsNotCleaned: with the blob folder a link to a user's
+// folder, a fix deleted files in it. A linked area is reported, and
+// neither the fix nor the sweep of a run touches it.
+func TestLinkedBlobAreaIsNotCleaned(t *testing.T) {
+	s := mustOpenStore(t)
+	users := t.TempDir()
+	d := digest.Bytes([]byte("x")).String()
+	orphan := filepath.Join(users, d[:2], d[2:]+".zst")
+	os.MkdirAll(filepath.Dir(orphan), 0o700)
+	os.WriteFile(orphan, zstdOf(t, []byte("x")), 0o600)
+	tmp := filepath.Join(users, "tmp-2147483646-z")
+	os.WriteFile(tmp, append(slices.Clone(zstdMagic), 'z'), 0o600)
+	os.RemoveAll(s.blobs)
+	if err := os.Symlink(users, s.blobs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.CheckBlobFiles(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Linked != users || got.Removed != 0 {
+		t.Fatalf("fix of a linked area = %+v", got)
+	}
+	if n, _ := s.SweepTemporary(); n != 0 {
+		t.Fatalf("the sweep removed %d files of a linked area", n)
+	}
+	for _, p := range []string{orphan, tmp} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
 	}
 }

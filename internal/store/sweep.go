@@ -96,7 +96,10 @@ type BlobFiles struct {
 	Orphans   []string `json:"orphans"`   // blob files no row records
 	Temporary []string `json:"temporary"` // unfinished blobs of writers that are gone
 	Trash     []string `json:"trash"`     // files older versions set aside
-	Unknown   []string `json:"unknown"`   // names freshctx never writes, left alone
+	Unknown   []string `json:"unknown"`   // files freshctx cannot prove it wrote, left alone
+	// Linked is where the blob area links to, when it is a link out of
+	// the store: nothing in it is cleaned.
+	Linked string `json:"linked,omitempty"`
 	Missing   []Blob   `json:"-"`         // rows whose file is gone
 	Restored  []string `json:"restored"`  // trash put back where a row still needs it
 	Removed   int      `json:"removed"`
@@ -124,6 +127,10 @@ func (s *Store) CheckBlobFiles(ctx context.Context, fix bool) (*BlobFiles, error
 			if !b.seen {
 				out.Missing = append(out.Missing, Blob{Digest: mustDigest(h), Size: b.size})
 			}
+		}
+		if target, ok := s.linkedArea(); ok {
+			out.Linked = target
+			return nil
 		}
 		if fix {
 			s.fixBlobArea(rows, out)
@@ -184,13 +191,23 @@ func (s *Store) scanBlobArea(rows map[string]*blobRow, out *BlobFiles) error {
 	}
 	for _, e := range top {
 		name := e.Name()
+		path := filepath.Join(s.blobs, name)
 		switch {
-		case strings.HasPrefix(name, tmpPrefix) && !e.IsDir():
-			if s.abandoned(filepath.Join(s.blobs, name)) {
+		case strings.HasPrefix(name, tmpPrefix) && e.Type().IsRegular():
+			if fi, err := e.Info(); err == nil && fi.Size() == 0 {
+				continue // a writer that wrote nothing yet, or nothing: proves nothing, costs nothing
+			}
+			if !isUnfinishedBlob(path) {
+				out.Unknown = append(out.Unknown, name)
+			} else if s.abandoned(path) {
 				out.Temporary = append(out.Temporary, name)
 			}
-		case strings.HasPrefix(name, trashPrefix) && !e.IsDir():
-			out.Trash = append(out.Trash, name)
+		case strings.HasPrefix(name, trashPrefix) && e.Type().IsRegular():
+			if h := strings.TrimPrefix(name, trashPrefix); len(h) == 64 && isHex(h) && isBlobFile(path, h) {
+				out.Trash = append(out.Trash, name)
+			} else {
+				out.Unknown = append(out.Unknown, name)
+			}
 		case e.IsDir() && len(name) == 2 && isHex(name):
 			if err := s.scanShard(name, rows, out); err != nil {
 				return err
@@ -210,15 +227,18 @@ func (s *Store) scanShard(shard string, rows map[string]*blobRow, out *BlobFiles
 	for _, e := range entries {
 		rel := shard + "/" + e.Name()
 		h := shard + strings.TrimSuffix(e.Name(), ".zst")
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".zst") || len(h) != 64 || !isHex(h) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".zst") || len(h) != 64 || !isHex(h) {
 			out.Unknown = append(out.Unknown, rel)
 			continue
 		}
-		if r, ok := rows[h]; ok {
+		switch r, ok := rows[h]; {
+		case ok:
 			r.seen = true
 			out.Files++
-		} else {
+		case isBlobFile(filepath.Join(s.blobs, shard, e.Name()), h):
 			out.Orphans = append(out.Orphans, rel)
+		default:
+			out.Unknown = append(out.Unknown, rel)
 		}
 	}
 	return nil
@@ -286,17 +306,20 @@ func (s *Store) SweepTemporary() (n int, freed int64) {
 	if s.readOnly {
 		return 0, 0
 	}
+	if _, linked := s.linkedArea(); linked {
+		return 0, 0
+	}
 	entries, err := os.ReadDir(s.blobs)
 	if err != nil {
 		return 0, 0
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix) {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), tmpPrefix) {
 			continue
 		}
 		path := filepath.Join(s.blobs, e.Name())
-		fi, err := os.Stat(path)
-		if err != nil || !s.abandoned(path) {
+		fi, err := os.Lstat(path)
+		if err != nil || !isUnfinishedBlob(path) || !s.abandoned(path) {
 			continue
 		}
 		if os.Remove(path) == nil {
