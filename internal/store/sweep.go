@@ -99,11 +99,11 @@ type BlobFiles struct {
 	Unknown   []string `json:"unknown"`   // files freshctx cannot prove it wrote, left alone
 	// Linked is where the blob area links to, when it is a link out of
 	// the store: nothing in it is cleaned.
-	Linked string `json:"linked,omitempty"`
-	Missing   []Blob   `json:"-"`         // rows whose file is gone
-	Restored  []string `json:"restored"`  // trash put back where a row still needs it
-	Removed   int      `json:"removed"`
-	Freed     int64    `json:"bytes_freed"`
+	Linked   string   `json:"linked,omitempty"`
+	Missing  []Blob   `json:"-"`        // rows whose file is gone
+	Restored []string `json:"restored"` // trash put back where a row still needs it
+	Removed  int      `json:"removed"`
+	Freed    int64    `json:"bytes_freed"`
 }
 
 // Leftovers is the number of files a fix removes or restores.
