@@ -458,3 +458,34 @@ func TestLinkedBlobAreaIsNotCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestNewStoreOnAFullDiskLeavesNothing: a first run on a full disk left an
+// empty freshctx.db, and from then on list, recall and stats failed with
+// "schema version 0 needs an upgrade" until space was freed. Opening a new
+// store on a full disk now says disk full and leaves nothing behind; an
+// empty file an older version left reads as no store.
+func TestNewStoreOnAFullDiskLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := mountTmpfs(t, "1m")
+	filler, _ := os.Create(filepath.Join(dir, "filler"))
+	chunk := bytes.Repeat([]byte{'x'}, 64<<10)
+	for {
+		if _, err := filler.Write(chunk); err != nil {
+			break
+		}
+	}
+	filler.Close()
+	p := filepath.Join(dir, ".freshctx", "freshctx.db")
+	if _, err := Open(ctx, p, Options{}); !errors.Is(err, ErrFull) || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Open on a full disk = %v, want disk full", err)
+	}
+	if _, err := os.Stat(filepath.Dir(p)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the store's folder was left: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "filler"))
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	os.WriteFile(p, nil, 0o600) // what an older version left
+	if _, err := Open(ctx, p, Options{ReadOnly: true}); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("reading an empty store file = %v, want ErrNoStore", err)
+	}
+}

@@ -60,10 +60,45 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.ReadOnly {
 		return openForReading(ctx, abs, opt)
 	}
+	_, derr := os.Stat(filepath.Dir(abs))
+	_, ferr := os.Stat(abs)
 	if err := prepareFiles(abs); err != nil {
 		return nil, err
 	}
-	return openRetrying(ctx, abs, opt)
+	st, err := openRetrying(ctx, abs, opt)
+	full := err != nil && diskFull(filepath.Dir(abs))
+	if err != nil && errors.Is(ferr, os.ErrNotExist) && (full || cannotWrite(err)) && empty(abs) {
+		// A store this open began and could not write a byte of: nothing
+		// half-made is left to be taken for a store that needs an upgrade.
+		removeNew(abs, errors.Is(derr, os.ErrNotExist))
+	}
+	if full && !errors.Is(err, ErrFull) {
+		err = fmt.Errorf("%w: %s has no space left (%v)", ErrFull, filepath.Dir(abs), err)
+	}
+	return st, err
+}
+
+// empty reports whether a store file and its WAL hold no byte: no store
+// was made in them, by this process or another.
+func empty(abs string) bool {
+	for _, p := range []string{abs, abs + "-wal"} {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// removeNew removes a store file this process created and could not make
+// a store of, with its WAL files, and its folder when that was new too
+// and holds nothing else.
+func removeNew(abs string, dirNew bool) {
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"} {
+		os.Remove(p)
+	}
+	if dirNew {
+		os.Remove(filepath.Dir(abs)) // only if empty
+	}
 }
 
 // openForReading opens an existing store read-write when it can (so an older
@@ -79,6 +114,11 @@ func openForReading(ctx context.Context, abs string, opt Options) (*Store, error
 	}
 	if fi.IsDir() {
 		return nil, fmt.Errorf("open store %s: %w: it is a directory", abs, ErrCorrupt)
+	}
+	if fi.Size() == 0 {
+		// A store begun and never made (an older freshctx on a full disk
+		// left one): nothing is in it to read.
+		return nil, fmt.Errorf("%w at %s (an empty file)", ErrNoStore, abs)
 	}
 	if f, err := os.OpenFile(abs, os.O_RDWR, 0); err == nil {
 		f.Close()
