@@ -12,25 +12,52 @@ import (
 // drifted), deleted rows, skips, work-tree flags, and the verified commit.
 func (s *Service) apply(ctx context.Context, ex *examination) error {
 	drifts := s.drifts(ex)
-	return s.Store.Update(ctx, func(tx *store.Tx) error {
-		root := s.WS.Root
-		if err := carryRenames(ctx, tx, root, ex); err != nil {
-			return err
-		}
-		for _, v := range ex.verdicts {
-			if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
+	root := s.WS.Root
+	verdicts := ex.verdicts
+	for first := true; first || len(verdicts) > 0; first = false {
+		part := verdicts[:min(len(verdicts), applyChunk)]
+		verdicts = verdicts[len(part):]
+		last := len(verdicts) == 0
+		err := s.Store.Update(ctx, func(tx *store.Tx) error {
+			if first {
+				if err := carryRenames(ctx, tx, root, ex); err != nil {
+					return err
+				}
+			}
+			for _, v := range part {
+				if err := s.applyOne(ctx, tx, ex, v, drifts[v.Path]); err != nil {
+					return err
+				}
+			}
+			if !last {
+				return applyFault(len(part))
+			}
+			if err := writeSkips(ctx, tx, root, ex); err != nil {
 				return err
 			}
-		}
-		if err := writeSkips(ctx, tx, root, ex); err != nil {
+			if err := writeGone(ctx, tx, root, ex); err != nil {
+				return err
+			}
+			return saveState(ctx, tx, root, ex.head, ex.clean)
+		})
+		if err != nil {
 			return err
 		}
-		if err := writeGone(ctx, tx, root, ex); err != nil {
-			return err
-		}
-		return saveState(ctx, tx, root, ex.head, ex.clean)
-	})
+	}
+	return nil
 }
+
+// applyChunk bounds the rows one transaction of an apply writes: the
+// store's write lock is held for a fraction of a second at a time, so a
+// run beside a bootstrap of a large repository never waits on it. A
+// chunk written is a set of rows each right for its file; the registry's
+// state (the commit it was verified at) is saved with the last, so an
+// apply stopped between chunks is examined whole by the next sync. A
+// variable for the tests.
+var applyChunk = 1000
+
+// applyFault lets a test stop an apply between chunks; nil otherwise.
+var applyFault = func(int) error { return nil }
 
 type driftInfo struct {
 	stale          bool

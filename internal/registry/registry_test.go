@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -481,5 +482,43 @@ func TestIntentToAddGetsARow(t *testing.T) {
 				t.Fatalf("sync = %+v: new.go has no row", res)
 			}
 		})
+	}
+}
+
+// TestApplyWritesInShortTransactions: a bootstrap of a large repository
+// held the store's write lock for all of its rows at once, and a run beside
+// it waited seconds. Rows are written a chunk at a time; stopped between
+// chunks (a kill), the rows written are right and the next sync, finding
+// no saved state, examines everything again and ends as one pass would.
+func TestApplyWritesInShortTransactions(t *testing.T) {
+	r := testgit.New(t)
+	for i := range 23 {
+		r.Write(fmt.Sprintf("f%02d.go", i), fmt.Sprintf("package f // %d\n", i))
+	}
+	r.Commit("init")
+	f := newFixture(t, r)
+	defer func(n int, fault func(int) error) { applyChunk, applyFault = n, fault }(applyChunk, applyFault)
+	applyChunk = 5
+	chunks := 0
+	applyFault = func(int) error {
+		if chunks++; chunks == 3 {
+			return errors.New("killed")
+		}
+		return nil
+	}
+	if _, err := f.svc.Sync(context.Background()); err == nil {
+		t.Fatal("the stopped bootstrap succeeded")
+	}
+	if n := len(f.list().Files); n != 10 {
+		t.Fatalf("%d rows after two chunks of five were written, want 10", n)
+	}
+	applyFault = func(int) error { chunks++; return nil }
+	chunks = 0
+	res := f.sync()
+	if res.Files != 23 || len(f.list().Files) != 23 || chunks < 4 {
+		t.Fatalf("after the next sync: %+v, %d chunks", res, chunks)
+	}
+	if again := f.sync(); again.Action != ActionTrust {
+		t.Fatalf("the sync after that = %+v, want trust", again)
 	}
 }
