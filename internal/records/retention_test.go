@@ -23,7 +23,7 @@ func TestRunSweepsWhatKilledCapturesLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		left := filepath.Join(s.Store.BlobDir(), "tmp-2147483646-killed")
-		if err := os.WriteFile(left, []byte("half an output"), 0o600); err != nil {
+		if err := os.WriteFile(left, halfABlob, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		rec := run(t, s, "echo hi")
@@ -51,7 +51,7 @@ func TestPruneRunsOncePerPeriod(t *testing.T) {
 	}
 	leave := func() string {
 		p := filepath.Join(st.BlobDir(), "tmp-2147483646-killed")
-		if err := os.WriteFile(p, []byte("half an output"), 0o600); err != nil {
+		if err := os.WriteFile(p, halfABlob, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -77,3 +77,7 @@ func TestPruneRunsOncePerPeriod(t *testing.T) {
 		}
 	}
 }
+
+// halfABlob is what a killed writer leaves: the start of a zstd frame (the
+// sweep removes only files that begin as freshctx's blobs do).
+var halfABlob = []byte{0x28, 0xb5, 0x2f, 0xfd, 'h', 'a', 'l', 'f'}
