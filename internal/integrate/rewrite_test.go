@@ -106,7 +106,7 @@ func TestRewriteLeavesTheShellAsTheOriginal(t *testing.T) {
 			t.Fatalf("%q rewritten as %q leaves the shell otherwise:\noriginal: %s\nrewritten: %s", line, rewritten, before, after)
 		}
 	})
-	if routed < 20 {
+	if routed < 3 { // a third of the lines drawn are routed; -short draws 20
 		t.Fatalf("%d drawn lines were routed: the property was hardly tested", routed)
 	}
 	t.Logf("%d lines routed and compared", routed)
