@@ -9,8 +9,10 @@ import (
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -451,14 +453,31 @@ func TestGitStateIsAsTheCommandFoundIt(t *testing.T) {
 	s, r := newService(t)
 	read := filepath.Join(t.TempDir(), "status-read")
 	git := s.WS.Git.Run
+	// The whole status is two gits at once on two cores or more (the
+	// tracked files, and ls-files for the untracked ones), one otherwise:
+	// the command goes on once every part of it has read the tree, or the
+	// part still reading would see what the command does.
+	parts := 1
+	if runtime.NumCPU() >= 2 {
+		parts = 2
+	}
+	var mu sync.Mutex
+	finished := 0
 	s.WS.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		out, err := git(ctx, dir, args...)
-		if slices.Contains(args, "status") {
-			os.WriteFile(read, nil, 0o644)
+		if slices.Contains(args, "status") || slices.Contains(args, "--others") {
+			mu.Lock()
+			if finished++; finished == parts {
+				os.WriteFile(read, nil, 0o644)
+			}
+			mu.Unlock()
 		}
 		return out, err
 	}
 	waitThen := func(script string) *Record {
+		mu.Lock()
+		finished = 0
+		mu.Unlock()
 		os.Remove(read)
 		return run(t, s, "i=0; while [ ! -e "+read+" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; "+script)
 	}
