@@ -26,6 +26,10 @@ type ownRule struct {
 	// reach, if set, bounds a match around an admitted occurrence: on a
 	// long line the expression runs there only (see windows).
 	reach reach
+	// shaped: the secret's own shape says what it is (a vendor's prefix),
+	// so it is redacted also where it stands in a path (a token in a URL:
+	// POST /hooks/slack/xoxb-…), which is otherwise never touched.
+	shaped bool
 }
 
 // Submatch groups of the assignment rule.
@@ -57,7 +61,7 @@ var ownRules = []ownRule{
 	{kind: "google-oauth-client-secret", hints: []string{"gocspx-"},
 		re: rx.MustCompile(`\b(GOCSPX-[A-Za-z0-9_-]{28})`), group: 1},
 	{kind: "authorization-header", hints: []string{"authorization"},
-		re:    rx.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey)\s+)?([^\s"',;]{8,})`),
+		re:    rx.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[a-z][a-z0-9._-]{0,30}\s+)?([^\s"',;]{8,})`),
 		group: 1, valid: notCode(notPlaceholder(1), 1), gate: headerGate, reach: headerReach},
 	{kind: "api-key-header", hints: []string{"x-api-key", "x-auth-token", "x-access-token"},
 		re:    rx.MustCompile(`(?i)\bx-(?:api-key|auth-token|access-token)["']?\s*:\s*["']?([^\s"',;]{8,})`),
@@ -66,6 +70,43 @@ var ownRules = []ownRule{
 		re: rx.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
 	{kind: "discord-webhook-url", hints: []string{"discord"},
 		re: rx.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/\d+/([\w-]{60,})`), group: 1},
+	// Passwords given on a client's command line in its own form.
+	{kind: "mysql-password", hints: []string{"mysql", "mariadb"},
+		re:    rx.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p([^\s"'-][^\s"']*)`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "sshpass-password", hints: []string{"sshpass"},
+		re: rx.MustCompile(`\bsshpass\s+(?:-[a-oq-z]\s+\S+\s+)*-p\s*("[^"]*"|'[^']*'|\S+)`), group: 1, valid: notPlaceholder(1)},
+	{kind: "docker-login-password", hints: []string{"docker"},
+		re:    rx.MustCompile(`\bdocker\s+login\b[^\n|;&]*?\s-p\s+("[^"]*"|'[^']*'|\S+)`),
+		group: 1, valid: notPlaceholder(1)},
+	{kind: "redis-password", hints: []string{"redis-cli"},
+		re: rx.MustCompile(`\bredis-cli\b[^\n|;&]*?\s-a\s+("[^"]*"|'[^']*'|\S+)`), group: 1, valid: notPlaceholder(1)},
+	{kind: "redis-auth", hints: []string{"auth", "requirepass"},
+		re:    rx.MustCompile(`(?:^|[>\s])(?:AUTH|auth|requirepass|masterauth)\s+(?:\S+\s+)?("[^"]*"|'[^']*'|[^\s"']+)\s*$`),
+		group: 1, valid: passwordShaped(1), gate: wordThenSpace},
+	{kind: "openssl-pass", hints: []string{"-pass"},
+		re: rx.MustCompile(`(?i)-pass(?:in|out)?\s+pass:("[^"]*"|'[^']*'|\S+)`), group: 1, valid: notPlaceholder(1), gate: opensslPassGate},
+	// Files' own formats.
+	{kind: "kubeconfig-client-key", hints: []string{"client-key-data"},
+		re: rx.MustCompile(`client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]{16,})`), group: 1},
+	// An AWS secret key that begins with "/" (about one in 120) reads as a
+	// path to the assignment rule.
+	{kind: "aws-secret-access-key", hints: []string{"access"},
+		re:    rx.MustCompile(`(?i)secret_?access_?key["']?\s*[:=]\s*["']?(/[A-Za-z0-9/+]{39})(?:[^A-Za-z0-9/+]|$)`),
+		group: 1, shaped: true, gate: secretAccessGate},
+	// Vendors' tokens whose shape alone says what they are.
+	{kind: "google-oauth-access-token", hints: []string{"ya29."},
+		re: rx.MustCompile(`\b(ya29\.[A-Za-z0-9_-]{20,})`), group: 1, shaped: true},
+	{kind: "telegram-bot-token", hints: []string{"telegram"},
+		re: rx.MustCompile(`(?:^|[/\s"'=])bot(\d{6,12}:[A-Za-z0-9_-]{30,40})\b`), group: 1, shaped: true},
+	{kind: "square-secret", hints: []string{"sq0csp-", "sq0atp-"},
+		re: rx.MustCompile(`\b(sq0(?:csp|atp)-[A-Za-z0-9_-]{22,})`), group: 1, shaped: true},
+	{kind: "mapbox-secret-token", hints: []string{"sk.ey"},
+		re: rx.MustCompile(`\b(sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,})`), group: 1, shaped: true},
+	{kind: "bitbucket-api-token", hints: []string{"atbb"},
+		re: rx.MustCompile(`\b(ATBB[A-Za-z0-9_=.-]{28,})`), group: 1, shaped: true},
+	{kind: "slack-token", hints: []string{"xox"},
+		re: rx.MustCompile(`(?:^|[^A-Za-z0-9])(xox[abposr]-[0-9A-Za-z-]{20,})`), group: 1, shaped: true},
 	{kind: "netrc-password", hints: []string{"machine"},
 		re:    rx.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`),
 		group: 1, valid: notPlaceholder(1)},
@@ -95,10 +136,15 @@ func (o *ownRule) findIn(line []byte, w span, fs []find) []find {
 			continue
 		}
 		val := line[s:e]
-		if bytes.Contains(val, []byte(Mark)) || o.valid != nil && !o.valid(line, loc) || isFileRef(unquote(val)) {
+		// A password after its key may read as a file reference
+		// (`password=Summer.Fun:2024`): where the key says password, the
+		// value is one.
+		shaped := o.shaped || o.group == assignValue && passwordWord(bytes.ToLower(line[loc[2*assignWord]:loc[2*assignWord+1]])) &&
+			notAPath(unquote(val))
+		if bytes.Contains(val, []byte(Mark)) || o.valid != nil && !o.valid(line, loc) || !shaped && isFileRef(unquote(val)) {
 			continue
 		}
-		fs = append(fs, find{start: s, end: e, kind: o.kind, rank: max(o.rank, rankOwn)})
+		fs = append(fs, find{start: s, end: e, kind: o.kind, rank: max(o.rank, rankOwn), shaped: shaped})
 	}
 	return fs
 }
@@ -129,16 +175,84 @@ func headerGate(line []byte, _, e int) bool {
 	if e < len(line) && (line[e] == '"' || line[e] == '\'') {
 		e++
 	}
+	n := headerRun(line, e)
+	if n >= 5 {
+		return true
+	}
+	// A short scheme of its own (Okta's SSWS), then the credentials.
+	next := skipSpace(line, e+n)
+	return n >= 1 && next > e+n && headerRun(line, next) >= 8
+}
+
+// headerRun is how long the run of bytes from e is that a header value holds.
+func headerRun(line []byte, e int) int {
 	n := 0
 	for e+n < len(line) && !rx.IsSpace(line[e+n]) && strings.IndexByte(`"',;`, line[e+n]) < 0 {
 		n++
 	}
-	return n >= 5
+	return n
+}
+
+// wordThenSpace admits a hint that stands as a word of its own (at the
+// line's start, or after white space or a prompt's '>') followed by white
+// space: `AUTH pw`, `requirepass pw`, not `authority` or `OAuth`.
+func wordThenSpace(line []byte, s, e int) bool {
+	before := s == 0 || line[s-1] == '>' || rx.IsSpace(line[s-1])
+	return before && e < len(line) && rx.IsSpace(line[e])
+}
+
+// secretAccessGate admits the "access" of `secret_access_key` and
+// `SecretAccessKey`: "secret" just before it.
+func secretAccessGate(line []byte, s, _ int) bool {
+	from := max(0, s-7)
+	return bytes.Contains(bytes.ToLower(line[from:s]), []byte("secret"))
+}
+
+// opensslPassGate admits the "-pass" of `-passin pass:PW` (and -passout,
+// -pass): the option, white space, then "pass:". The keyword is the one
+// the password-flag rule looks for already, so the lines of go test, every
+// one of whose `--- PASS:` holds "pass:", cost nothing more.
+func opensslPassGate(line []byte, _, e int) bool {
+	rest := line[e:]
+	for _, suffix := range []string{"in", "out"} {
+		if len(rest) >= len(suffix) && strings.EqualFold(string(rest[:len(suffix)]), suffix) {
+			rest = rest[len(suffix):]
+			break
+		}
+	}
+	t := bytes.TrimLeft(rest, " \t")
+	return len(t) < len(rest) && len(t) >= 5 && strings.EqualFold(string(t[:5]), "pass:")
+}
+
+// pgpassLine is a .pgpass entry, host:port:database:user:password. It
+// has no keyword of its own (every file:line reference holds a colon), so
+// it is not among the keyed rules: finds tries it on a line of one word
+// with four colons (pgpassGate).
+var pgpassLine = ownRule{kind: "pgpass-line",
+	re:    rx.MustCompile(`^\s*[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+)\s*$`),
+	group: 1, valid: passwordShaped(1)}
+
+// pgpassGate admits a line that can be a .pgpass entry — one word of four
+// colons, host:port:database:user:password — looked at once, at its first
+// colon: every file:line reference holds a colon too.
+func pgpassGate(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return bytes.Count(t, []byte{':'}) == 4 && bytes.IndexAny(t, " \t") < 0
 }
 
 // isCall reports whether the value ending at end is a function called:
 // `(` follows it.
 func isCall(line []byte, end int) bool { return end < len(line) && line[end] == '(' }
+
+// passwordShaped admits a value that looks like a password, as an
+// assignment's must: four bytes or more, not a placeholder, with a digit,
+// a symbol or mixed case.
+func passwordShaped(group int) func([]byte, []int) bool {
+	return func(line []byte, loc []int) bool {
+		v := unquote(line[loc[2*group]:loc[2*group+1]])
+		return len(v) >= 4 && !placeholder(v) && (hasDigit(v) || hasSymbol(v) || mixedCase(v))
+	}
+}
 
 func notPlaceholder(group int) func([]byte, []int) bool {
 	return func(line []byte, loc []int) bool {
@@ -194,10 +308,13 @@ func secretAssignment(line []byte, loc []int) bool {
 	raw := line[loc[2*assignValue]:loc[2*assignValue+1]]
 	quoted := raw[0] == '"' || raw[0] == '\''
 	val := unquote(raw)
-	if !secretKey(key, word) || placeholder(val) || allDigits(val) || dottedName(val) {
+	// A password may look like a dotted name (`Summer.Fun2024`, or with a
+	// colon, `Summer.Fun:2024`) where a name ends in no digit.
+	pw := passwordWord(word) && hasDigit(val)
+	if !secretKey(key, word) || placeholder(val) || allDigits(val) || dottedName(val) && !pw {
 		return false
 	}
-	if !quoted && (isCall(line, loc[2*assignValue+1]) || dottedName(bytes.TrimRight(val, "?:!|&"))) {
+	if !quoted && (isCall(line, loc[2*assignValue+1]) || dottedName(bytes.TrimRight(val, "?:!|&")) && !pw) {
 		return false // `KEY = ITERATOR_HELPER()`, `credentials:this.withCredentials?…`
 	}
 	switch string(word) {
@@ -208,6 +325,32 @@ func secretAssignment(line []byte, loc []int) bool {
 		return len(val) >= 4 && (hasDigit(val) || hasSymbol(val) || mixedCase(val))
 	}
 	return len(val) >= 8 && (entropy(val) >= 3.0 || (hasDigit(val) && hasLetter(val)))
+}
+
+// notAPath reports whether a value that reads as a file reference is none:
+// it names no folder, and what would be its extension is no file's (it
+// holds a capital: `Summer.Fun:2024`, not `config.yaml:3`).
+func notAPath(v []byte) bool {
+	if bytes.IndexByte(v, '/') >= 0 {
+		return false
+	}
+	dot := bytes.LastIndexByte(v, '.')
+	if dot < 0 {
+		return true
+	}
+	ext := v[dot+1:]
+	if i := bytes.IndexByte(ext, ':'); i >= 0 {
+		ext = ext[:i]
+	}
+	return bytes.ContainsFunc(ext, func(r rune) bool { return r >= 'A' && r <= 'Z' })
+}
+
+func passwordWord(w []byte) bool {
+	switch string(w) {
+	case "password", "passwd", "passphrase", "pass", "pwd":
+		return true
+	}
+	return false
 }
 
 // notKeys are key names ending in "key" that name no secret.

@@ -126,6 +126,10 @@ func (r *Redactor) finds(line []byte) []find {
 	// The gates and windows look at ASCII bytes; a line holding what case
 	// folding matches for `s` or `k` runs every rule whose keyword it
 	// holds, on all of it.
+	var finds []find
+	if pgpassGate(line) { // a .pgpass entry, which no keyword leads to
+		finds = pgpassLine.findIn(line, span{0, len(line)}, finds)
+	}
 	hit := r.scan.hits(e, line, false)
 	folds := false
 	if r.scan.rejected || len(line) >= windowFrom {
@@ -133,11 +137,13 @@ func (r *Redactor) finds(line []byte) []find {
 			hit = r.scan.hits(e, line, true)
 		}
 	}
-	if hit == nil {
+	if hit == nil && len(finds) == 0 {
 		return nil
 	}
+	if hit == nil {
+		return merge(finds)
+	}
 	windowed := len(line) >= windowFrom && !folds
-	var finds []find
 	for _, i := range hit.gitleaks {
 		g := e.gitleaks[i]
 		finds = g.find(line, r.scan.windows(line, i, g.ready().reach, windowed, false), finds)
@@ -155,7 +161,7 @@ func (r *Redactor) finds(line []byte) []find {
 	}
 	kept := finds[:0]
 	for _, f := range finds {
-		if windowed && !refCovers(line, f.start, f.end) || !windowed && !within(protect, f.start, f.end) {
+		if f.shaped || windowed && !refCovers(line, f.start, f.end) || !windowed && !within(protect, f.start, f.end) {
 			kept = append(kept, f)
 		}
 	}
@@ -168,6 +174,7 @@ type find struct {
 	start, end int
 	kind       string
 	rank       int
+	shaped     bool // a vendor's shape: redacted also inside a path (ownRule.shaped)
 }
 
 const (
