@@ -114,6 +114,11 @@ func (r *Redactor) found(kind string) {
 // secrets in the line as it came, overlapping finds merge, and a find that
 // lies inside a file reference is dropped.
 func (r *Redactor) secrets(line []byte) []byte {
+	if bytes.IndexByte(line, 0x1b) >= 0 {
+		if fs, ok := r.escapedFinds(line); ok {
+			return r.replace(line, fs)
+		}
+	}
 	if !built.Load() && !mayHold(line) {
 		return line // no need to build the ruleset for this line
 	}

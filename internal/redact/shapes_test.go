@@ -65,3 +65,19 @@ func TestNewRulesLeaveBenignLines(t *testing.T) {
 		}
 	}
 }
+
+// TestColouredNamesAreSeenThrough: grep --color puts escapes inside the
+// name (DB_PASSWORD) and the value went through; the escapes are looked
+// through, the secret redacted, the colours of the line kept.
+func TestColouredNamesAreSeenThrough(t *testing.T) {
+	line := "config/.env:3:\x1b[01;31m\x1b[KDB_PASSWORD\x1b[m\x1b[K=Tr0ub4dor&3x"
+	out, n := String(line)
+	if n == 0 || strings.Contains(out, "Tr0ub4dor") || !strings.Contains(out, "\x1b[01;31m\x1b[KDB_PASSWORD\x1b[m\x1b[K=") {
+		t.Fatalf("redacted as %q", out)
+	}
+	for _, benign := range []string{"\x1b[32mok\x1b[0m  \texample.com/calc\t0.012s", "\x1b]0;title\x07plain text", "\x1b[1mPASS\x1b[0m TestAdd"} {
+		if out, n := String(benign); n != 0 || out != benign {
+			t.Errorf("%q redacted as %q", benign, out)
+		}
+	}
+}
