@@ -42,15 +42,9 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	}
 	content := f.content
 	lines := splitLines(content)
-	start, end := 1, len(lines)
-	if rng.start != 0 {
-		if rng.start > len(lines) {
-			return nil, fmt.Errorf("%s has %d lines: line %d is past the end", f.rel, len(lines), rng.start)
-		}
-		start = rng.start
-		if rng.end != 0 {
-			end = min(rng.end, len(lines))
-		}
+	start, end, err := f.bounds(lines, rng)
+	if err != nil {
+		return nil, err
 	}
 	shown, cut := s.fit(lines, start, end)
 	if shown == start && len(lines[start-1]) > s.maxBytes() {

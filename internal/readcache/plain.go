@@ -3,8 +3,6 @@ package readcache
 import (
 	"context"
 	"fmt"
-
-	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Plain answers a read as a plain read tool would, without the store: the
@@ -14,22 +12,9 @@ import (
 // was cached as the reason, records nothing and vouches for nothing: its
 // mode is always full.
 func (s *Service) Plain(ctx context.Context, req ReadRequest, why string) (*ReadResult, error) {
-	rel, rng, err := s.parseTarget(req.Target)
+	f, rng, err := s.open(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	if rng, err = withOffset(req, rng); err != nil {
-		return nil, err
-	}
-	if why := workspace.Sensitive(rel); why != "" && !req.AllowSensitive {
-		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
-	}
-	f, err := s.load(ctx, rel)
-	if err != nil {
-		return nil, err
-	}
-	if sw := s.WS.SensitiveFile(rel, f.abs, f.content); sw != "" && !req.AllowSensitive {
-		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, sw)
 	}
 	res := &ReadResult{Mode: ModeFull, Path: f.rel, TotalLines: f.lines, Reason: "not cached: " + why}
 	if f.binary != "" {
@@ -37,15 +22,9 @@ func (s *Service) Plain(ctx context.Context, req ReadRequest, why string) (*Read
 		return res, nil
 	}
 	lines := splitLines(f.content)
-	start, end := 1, len(lines)
-	if rng.start != 0 {
-		if rng.start > len(lines) {
-			return nil, fmt.Errorf("%s has %d lines: line %d is past the end", f.rel, len(lines), rng.start)
-		}
-		start = rng.start
-		if rng.end != 0 {
-			end = min(rng.end, len(lines))
-		}
+	start, end, err := f.bounds(lines, rng)
+	if err != nil {
+		return nil, err
 	}
 	if len(lines) == 0 {
 		return res, nil

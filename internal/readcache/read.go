@@ -100,22 +100,9 @@ type file struct {
 
 // Read answers a read from the session's trust and records it.
 func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error) {
-	rel, rng, err := s.parseTarget(req.Target)
+	f, rng, err := s.open(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	if rng, err = withOffset(req, rng); err != nil {
-		return nil, err
-	}
-	if why := workspace.Sensitive(rel); why != "" && !req.AllowSensitive {
-		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
-	}
-	f, err := s.load(ctx, rel)
-	if err != nil {
-		return nil, err
-	}
-	if why := s.WS.SensitiveFile(rel, f.abs, f.content); why != "" && !req.AllowSensitive {
-		return nil, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
 	}
 	svc := s
 	if req.Seen != nil {
@@ -162,6 +149,44 @@ func (f *file) delivered(req ReadRequest, rng lineRange) error {
 		return fmt.Errorf("%s: %w", f.rel, ErrSeenDiffers)
 	}
 	return nil
+}
+
+// open reads the file a request names, with the scope it asks for,
+// refusing a sensitive one unless allowed.
+func (s *Service) open(ctx context.Context, req ReadRequest) (*file, lineRange, error) {
+	rel, rng, err := s.parseTarget(req.Target)
+	if err != nil {
+		return nil, rng, err
+	}
+	if rng, err = withOffset(req, rng); err != nil {
+		return nil, rng, err
+	}
+	if why := workspace.Sensitive(rel); why != "" && !req.AllowSensitive {
+		return nil, rng, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
+	}
+	f, err := s.load(ctx, rel)
+	if err != nil {
+		return nil, rng, err
+	}
+	if why := s.WS.SensitiveFile(rel, f.abs, f.content); why != "" && !req.AllowSensitive {
+		return nil, rng, fmt.Errorf("%s is %s: not served without --allow-sensitive", rel, why)
+	}
+	return f, rng, nil
+}
+
+// bounds is the first and last line of lines a scope asks for.
+func (f *file) bounds(lines []string, rng lineRange) (start, end int, err error) {
+	start, end = 1, len(lines)
+	if rng.start != 0 {
+		if rng.start > len(lines) {
+			return 0, 0, fmt.Errorf("%s has %d lines: line %d is past the end", f.rel, len(lines), rng.start)
+		}
+		start = rng.start
+		if rng.end != 0 {
+			end = min(rng.end, len(lines))
+		}
+	}
+	return start, end, nil
 }
 
 // withOffset narrows a whole-file scope to --offset and --limit (0: not
