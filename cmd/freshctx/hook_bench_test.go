@@ -89,8 +89,10 @@ func BenchmarkHookRead(b *testing.B) {
 	r.Write("big.go", content.String())
 	r.Commit("init")
 	path := r.Path("big.go")
+	// As Claude Code delivers a whole file: all of it, its lines counted
+	// as the text split at "\n" (the empty one after the last newline too).
 	resp, err := json.Marshal(map[string]any{"type": "text", "file": map[string]any{
-		"filePath": path, "content": strings.TrimSuffix(content.String(), "\n"), "numLines": 550, "startLine": 1, "totalLines": 550}})
+		"filePath": path, "content": content.String(), "numLines": 551, "startLine": 1, "totalLines": 551}})
 	if err != nil {
 		b.Fatal(err)
 	}
