@@ -34,7 +34,10 @@ func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	decision, ok := svc.permit(agent, h, line, rewritten)
+	// The rules are judged on freshctx by name: a rule names the command
+	// (Bash(freshctx:*)), not the path the hook runs it by.
+	named, _ := routedLine(line, svc.RunCommands, "freshctx")
+	decision, ok := svc.permit(agent, h, line, named)
 	if !ok {
 		return "", nil
 	}

@@ -53,7 +53,7 @@ func TestPermissionRulesKeepTheirMeaning(t *testing.T) {
 			in, _ := json.Marshal(map[string]any{"command": tc.line})
 			h := &HookInput{Event: "PreToolUse", ToolName: "Bash", ToolInput: in, Cwd: project, PermissionMode: tc.mode}
 			out, err := Hook(context.Background(), ClaudeCodeAgent, h, HookServices{RunCommands: []string{"go test", "go build", "go testify"},
-				ClaudeArgs: func() []string { return tc.args }})
+				ClaudeArgs: func() []string { return tc.args }, Self: "/usr/local/bin/freshctx"})
 			if err != nil {
 				t.Fatal(err)
 			}
