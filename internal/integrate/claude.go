@@ -145,6 +145,8 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	}
 	var ins []insertion
 	var added []newMember // events the file has no key for, in order
+	appended := map[string][]any{}
+	var arrays []jsonMember // the events' arrays groups are appended to, in order
 	for _, e := range events {
 		if i := slices.IndexFunc(added, func(m newMember) bool { return m.key == e.event }); i >= 0 {
 			added[i].value = append(added[i].value.([]any), group(e.matcher))
@@ -165,7 +167,13 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 		if runsHook(groups, command, e.matcher) {
 			continue
 		}
-		in, err := addElement(doc, ev.val, group(e.matcher))
+		if appended[e.event] == nil {
+			arrays = append(arrays, ev)
+		}
+		appended[e.event] = append(appended[e.event], group(e.matcher))
+	}
+	for _, ev := range arrays { // one insertion per array: its groups side by side
+		in, err := addElements(doc, ev.val, appended[ev.key])
 		if err != nil {
 			return Change{}, err
 		}

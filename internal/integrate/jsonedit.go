@@ -135,16 +135,21 @@ func addMembers(doc []byte, v jsonValue, ms []jsonMember, add []newMember) (inse
 	return insertion{at: at, text: b.String()}, nil
 }
 
-// addElement is the insertion that appends value to the array at v.
-func addElement(doc []byte, v jsonValue, value any) (insertion, error) {
+// addElements is the insertion that appends values to the array at v.
+func addElements(doc []byte, v jsonValue, values []any) (insertion, error) {
 	var elems []json.RawMessage
 	if err := json.Unmarshal(doc[v.start:v.end], &elems); err != nil {
 		return insertion{}, err
 	}
-	b, err := compact(value)
-	if err != nil {
-		return insertion{}, err
+	var parts []string
+	for _, x := range values {
+		b, err := compact(x)
+		if err != nil {
+			return insertion{}, err
+		}
+		parts = append(parts, b)
 	}
+	b := strings.Join(parts, ", ")
 	if len(elems) == 0 {
 		return insertion{at: v.start + 1, text: b}, nil
 	}
