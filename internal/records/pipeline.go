@@ -93,6 +93,9 @@ type sink struct {
 	red      redact.Redactor
 
 	pending []byte
+	// before is the end (redact.Context bytes) of the pieces of the line
+	// still arriving, as they came: the next piece is redacted knowing it.
+	before []byte
 	// long is the digest's line for a line still arriving in pieces (the
 	// start of its first piece), and longMore the bytes after that start.
 	long     *outLine
@@ -118,7 +121,7 @@ func (k *sink) Write(p []byte) (int, error) {
 			k.pending = append(k.pending, p...)
 			if len(k.pending) >= maxPending {
 				cut := redact.SafeCut(k.pending)
-				k.emitPiece(k.pending[:cut])
+				k.emitPiece(k.pending[:cut], k.pending[cut:])
 				k.pending = append(k.pending[:0], k.pending[cut:]...)
 			}
 			break
@@ -172,7 +175,13 @@ func (k *sink) cut(red []byte) (string, int) {
 // emit redacts the end of one line (all of it, or the last piece of a
 // line that came in pieces) and passes it on.
 func (k *sink) emit(line []byte, newline bool) {
-	red := k.red.Line(line)
+	var red []byte
+	if len(k.before) > 0 {
+		red = k.red.Piece(k.before, line, nil)
+		k.before = k.before[:0]
+	} else {
+		red = k.red.Line(line)
+	}
 	if red != nil { // nil inside a private key block: dropped whole, newline too
 		k.store(red)
 		if newline {
@@ -201,8 +210,9 @@ func (k *sink) emit(line []byte, newline bool) {
 // emitPiece redacts a piece of a line too long to wait for. The scan sees
 // the start of every piece, as it sees the start of every line; the digest
 // sees the line once, when it ends: its start and how many bytes follow.
-func (k *sink) emitPiece(piece []byte) {
-	red := k.red.Line(piece)
+func (k *sink) emitPiece(piece, after []byte) {
+	red := k.red.Piece(k.before, piece, after)
+	k.keepBefore(piece)
 	if red == nil {
 		return // inside a private key block: dropped whole
 	}
@@ -214,6 +224,18 @@ func (k *sink) emitPiece(piece []byte) {
 		return
 	}
 	k.longMore += len(red)
+}
+
+// keepBefore keeps the end of piece, as it came, for the next piece.
+func (k *sink) keepBefore(piece []byte) {
+	if len(piece) >= redact.Context {
+		k.before = append(k.before[:0], piece[len(piece)-redact.Context:]...)
+		return
+	}
+	k.before = append(k.before, piece...)
+	if over := len(k.before) - redact.Context; over > 0 {
+		k.before = k.before[:copy(k.before, k.before[over:])]
+	}
 }
 
 func (k *sink) scanPiece(red []byte) {

@@ -45,6 +45,7 @@ var (
 // Redactor redacts a stream of lines.
 type Redactor struct {
 	inKey bool
+	layout
 	count int
 	kinds map[string]int
 	scan  scratch
@@ -86,6 +87,9 @@ func (r *Redactor) Line(line []byte) []byte {
 		}
 		return nil
 	}
+	if out, ok := r.ppk(line); ok {
+		return out
+	}
 	if !bytes.Contains(line, []byte("-----BEGIN")) {
 		return r.secrets(line)
 	}
@@ -114,15 +118,24 @@ func (r *Redactor) found(kind string) {
 // secrets in the line as it came, overlapping finds merge, and a find that
 // lies inside a file reference is dropped.
 func (r *Redactor) secrets(line []byte) []byte {
+	netrc := r.netrcFinds(line) // every line: it follows the entry
 	if bytes.IndexByte(line, 0x1b) >= 0 {
 		if fs, ok := r.escapedFinds(line); ok {
-			return r.replace(line, fs)
+			return r.replace(line, joinFinds(fs, netrc))
 		}
 	}
 	if !built.Load() && !mayHold(line) {
-		return line // no need to build the ruleset for this line
+		return r.replace(line, netrc) // no need to build the ruleset for this line
 	}
-	return r.replace(line, r.finds(line))
+	return r.replace(line, joinFinds(r.finds(line), netrc))
+}
+
+// joinFinds merges the finds of a line's layout into the rules' finds.
+func joinFinds(fs, more []find) []find {
+	if len(more) == 0 {
+		return fs
+	}
+	return merge(append(fs, more...))
 }
 
 // finds lists the secrets of line, merged, in order.
@@ -233,14 +246,69 @@ func (r *Redactor) replace(line []byte, fs []find) []byte {
 // may be cut: a secret is a run of bytes without spaces, far shorter.
 const pieceWindow = 4 << 10
 
+// Context is how much of a long line on either side of a piece Piece needs
+// to find what it would find on the whole line: more than any rule reaches
+// from its keyword to its secret, or any secret is long.
+const Context = 1 << 10
+
 // SafeCut says how much of an unfinished line (one too long to wait for
-// its newline) can be redacted as a piece of its own without splitting a
-// secret: up to and including the last space, tab, comma, semicolon or
-// quote in its final 4 KiB, or all of it if that stretch has none.
+// its newline) can be redacted as a piece of its own: up to and including
+// the last space, tab, comma, semicolon or quote in its final 4 KiB, or,
+// if that stretch has none, all but the last Context bytes, so that Piece
+// sees what follows. A cut never falls inside a private key's header or
+// footer, which Line must see whole.
 func SafeCut(b []byte) int {
 	from := max(0, len(b)-pieceWindow)
+	cut := max(0, len(b)-Context)
 	if i := bytes.LastIndexAny(b[from:], " \t,;\"'"); i >= 0 {
-		return from + i + 1
+		cut = from + i + 1
 	}
-	return len(b)
+	lo := max(0, cut-80)
+	for _, m := range [][]byte{[]byte("-----BEGIN"), []byte("-----END")} {
+		i := bytes.LastIndex(b[lo:cut], m)
+		if i < 0 {
+			continue
+		}
+		if at := lo + i; at > 0 && !bytes.Contains(b[at+len(m):cut], []byte("-----")) {
+			cut = at
+		}
+	}
+	if cut == 0 {
+		return len(b)
+	}
+	return cut
+}
+
+// Piece returns piece, the next part of a line too long to wait for, with
+// its secrets replaced. before is what came just before it on the line and
+// after what follows it so far, as they came, each up to Context bytes: a
+// secret whose keyword ends the piece before, or which runs on past either
+// end, is found as on the whole line, and its part inside piece replaced.
+// Inside a private key block, or where one begins, the piece is Line's.
+func (r *Redactor) Piece(before, piece, after []byte) []byte {
+	before = before[max(0, len(before)-Context):]
+	after = after[:min(len(after), Context)]
+	if r.inKey || bytes.Contains(piece, []byte("-----BEGIN")) || len(before)+len(after) == 0 {
+		return r.Line(piece)
+	}
+	joined := make([]byte, 0, len(before)+len(piece)+len(after))
+	joined = append(append(append(joined, before...), piece...), after...)
+	var fs []find
+	escaped := false
+	if bytes.IndexByte(joined, 0x1b) >= 0 {
+		fs, escaped = r.escapedFinds(joined)
+	}
+	if !escaped && (built.Load() || mayHold(joined)) {
+		fs = r.finds(joined)
+	}
+	from, to := len(before), len(before)+len(piece)
+	kept := fs[:0]
+	for _, f := range fs {
+		if f.end <= from || f.start >= to {
+			continue
+		}
+		f.start, f.end = max(f.start, from)-from, min(f.end, to)-from
+		kept = append(kept, f)
+	}
+	return r.replace(piece, kept)
 }
