@@ -85,7 +85,7 @@ func mcpServers(path string) (Change, error) {
 			ins = append(ins, in)
 		}
 	}
-	return change(path, apply(doc, ins), existed)
+	return jsonChange(path, apply(doc, ins), existed)
 }
 
 // hookEvent is one hook init adds: the event, and the matcher of its group.
@@ -137,7 +137,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 		if err != nil {
 			return Change{}, err
 		}
-		return change(path, apply(doc, []insertion{in}), existed)
+		return jsonChange(path, apply(doc, []insertion{in}), existed)
 	}
 	hms, err := objectAt(doc, hooks, path, `"hooks"`)
 	if err != nil {
@@ -186,7 +186,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 		}
 		ins = append(ins, in)
 	}
-	return change(path, apply(doc, ins), existed)
+	return jsonChange(path, apply(doc, ins), existed)
 }
 
 func runsHook(groups []any, command, matcher string) bool {

@@ -2,6 +2,7 @@ package integrate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +32,15 @@ func change(path string, content []byte, existed bool) (Change, error) {
 		c.Action = "unchanged"
 	}
 	return c, nil
+}
+
+// jsonChange is change for a JSON file freshctx edited in place: an edit
+// whose result would not parse is refused before anything is written.
+func jsonChange(path string, content []byte, existed bool) (Change, error) {
+	if !json.Valid(content) {
+		return Change{}, fmt.Errorf("%s: freshctx's edit would leave it invalid JSON; nothing was written (edit it by hand, or report this)", path)
+	}
+	return change(path, content, existed)
 }
 
 // Apply writes the changes, all of them or none. Each new content is

@@ -371,3 +371,18 @@ func TestInitReplacesOnlyAWellFormedNote(t *testing.T) {
 		t.Fatalf("a well-formed block is replaced in place: %v\n%s", err, c.Content)
 	}
 }
+
+// TestAnEditThatWouldNotParseIsRefused: the last guard before a JSON file
+// is written: content that does not parse is never a change to apply.
+func TestAnEditThatWouldNotParseIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	for _, c := range []struct {
+		content string
+		ok      bool
+	}{{`{"a": 1}`, true}, {`{"a": 1,}`, false}, {`{"a": 1}{`, false}, {"", false}} {
+		_, err := jsonChange(path, []byte(c.content), false)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err = %v", c.content, err)
+		}
+	}
+}
