@@ -65,12 +65,30 @@ func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, o
 	return rows.Err()
 }
 
-// Save implements StatCache in one transaction.
+// Save implements StatCache, saveChunk entries to a transaction: each
+// entry stands on its own (its fingerprint says when it holds), so a save
+// cut short leaves a smaller cache, never a wrong one, and the store's write
+// lock is never held for the whole of a large tree's first walk.
 func (c StoreCache) Save(ctx context.Context, root string, entries map[string]CacheEntry) error {
-	if len(entries) == 0 {
-		return nil
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
 	}
-	err := c.S.Update(ctx, func(tx *store.Tx) error {
+	var err error
+	for i := 0; i < len(paths) && err == nil; i += saveChunk {
+		err = c.save(ctx, root, entries, paths[i:min(i+saveChunk, len(paths))])
+	}
+	if err != nil {
+		return fmt.Errorf("save stat cache: %w", err)
+	}
+	return nil
+}
+
+// saveChunk bounds the entries one transaction of Save writes.
+const saveChunk = 1000
+
+func (c StoreCache) save(ctx context.Context, root string, entries map[string]CacheEntry, paths []string) error {
+	return c.S.Update(ctx, func(tx *store.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO stat_cache
 			(root, path, size, mtime_ns, ctime_ns, inode, mode, sha256, recorded_ns, fp)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -81,7 +99,8 @@ func (c StoreCache) Save(ctx context.Context, root string, entries map[string]Ca
 			return err
 		}
 		defer stmt.Close()
-		for p, e := range entries {
+		for _, p := range paths {
+			e := entries[p]
 			fi := e.FP.File
 			_, err := stmt.ExecContext(ctx, root, p, fi.Size, fi.ModTime, fi.Ctime,
 				int64(fi.Inode), uint32(fi.Mode), e.Digest.String(), e.Recorded, e.FP.String())
@@ -91,8 +110,4 @@ func (c StoreCache) Save(ctx context.Context, root string, entries map[string]Ca
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("save stat cache: %w", err)
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -124,13 +125,19 @@ func writeSkips(ctx context.Context, tx *store.Tx, root string, ex *examination)
 			}
 		}
 	}
+	was, err := skippedOf(ctx, tx, root, ex.cands)
+	if err != nil {
+		return err
+	}
 	for _, p := range ex.cands {
+		reason, skipped := ex.skips[p]
+		old, listed := was[p]
 		var err error
-		if reason, skipped := ex.skips[p]; skipped {
+		switch {
+		case skipped && (!listed || old != reason):
 			_, err = tx.ExecContext(ctx, `INSERT INTO registry_skipped (root, path, reason) VALUES (?, ?, ?)
 				ON CONFLICT(root, path) DO UPDATE SET reason = excluded.reason`, root, p, reason)
-		} else {
-			// No longer skipped, or gone: off the skip list.
+		case !skipped && listed: // no longer skipped, or gone: off the skip list
 			_, err = tx.ExecContext(ctx, `DELETE FROM registry_skipped WHERE root = ? AND path = ?`, root, p)
 		}
 		if err != nil {
@@ -138,6 +145,39 @@ func writeSkips(ctx context.Context, tx *store.Tx, root string, ex *examination)
 		}
 	}
 	return nil
+}
+
+// skippedOf reads the skip list's reasons for the given paths, 500 to a
+// query: a bootstrap writes only the skips that changed, not a statement
+// per file of the tree inside the transaction that holds the write lock.
+func skippedOf(ctx context.Context, tx *store.Tx, root string, paths []string) (map[string]string, error) {
+	out := map[string]string{}
+	for i := 0; i < len(paths); i += 500 {
+		part := paths[i:min(i+500, len(paths))]
+		args := []any{root}
+		for _, p := range part {
+			args = append(args, p)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT path, reason FROM registry_skipped WHERE root = ? AND path IN (?`+
+			strings.Repeat(",?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read the skip list: %w", err)
+		}
+		for rows.Next() {
+			var p, reason string
+			if err := rows.Scan(&p, &reason); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[p] = reason
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read the skip list: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // writeGone keeps the fingerprint of every candidate that has no row, so a

@@ -522,3 +522,32 @@ func TestApplyWritesInShortTransactions(t *testing.T) {
 		t.Fatalf("the sync after that = %+v, want trust", again)
 	}
 }
+
+// TestSkipListFollowsTheFiles: a file's skip reason changes with it, a file
+// no longer skipped leaves the list and gets a row, and a skipped file whose
+// deletion is committed leaves the list.
+func TestSkipListFollowsTheFiles(t *testing.T) {
+	r := project(t)
+	r.Write("big.txt", strings.Repeat("x", 5000))
+	r.Write("logo.png", "\x89PNG\x00\x00binary")
+	r.Write("go.sum", "x h1:abc\n")
+	r.Commit("skips")
+	f := newFixture(t, r)
+	f.svc.MaxFileSize = 4096
+	f.sync()
+	if got := f.list().Counts.Skipped; got[SkipTooLarge] != 1 || got[SkipBinary] != 1 || got[SkipLockfile] != 1 {
+		t.Fatalf("skipped = %v", got)
+	}
+	r.Write("big.txt", "small now\n")                 // no longer skipped
+	r.Write("logo.png", strings.Repeat("\x00", 5000)) // skipped for another reason
+	os.Remove(r.Path("go.sum"))                       // gone
+	r.Commit("changes")
+	f.sync()
+	l := f.list()
+	if got := l.Counts.Skipped; got[SkipTooLarge] != 1 || got[SkipBinary] != 0 || got[SkipLockfile] != 0 || len(got) != 1 {
+		t.Fatalf("after the changes, skipped = %v; want logo.png too large alone", got)
+	}
+	if !f.has("big.txt") || f.has("logo.png") {
+		t.Fatalf("big.txt has a row: %v, logo.png: %v", f.has("big.txt"), f.has("logo.png"))
+	}
+}

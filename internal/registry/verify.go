@@ -278,17 +278,21 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 // observe hashes the candidates (through the stat cache) and records what
 // is on disk and what is skipped.
 func (s *Service) observe(ctx context.Context, ex *examination, cands []string) error {
-	var hash []string
-	for _, p := range cands {
-		if reason := skipByName(p); reason != "" {
-			ex.skips[p] = reason
-			continue
-		}
-		hash = append(hash, p)
-	}
 	snap, err := s.snapshot(ctx)
 	if err != nil {
 		return err
+	}
+	var hash []string
+	for _, p := range cands {
+		if reason := skipByName(p); reason != "" {
+			// Skipped by its name while it is there; a deleted one is
+			// off the skip list.
+			if _, err := snap.Fingerprint(p); err == nil {
+				ex.skips[p] = reason
+			}
+			continue
+		}
+		hash = append(hash, p)
 	}
 	digests, err := s.digest(ctx, snap, hash)
 	if err != nil {
