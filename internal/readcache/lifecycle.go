@@ -98,6 +98,7 @@ func deleteSession(ctx context.Context, tx *store.Tx, session string) (int, erro
 	for _, q := range []string{
 		`DELETE FROM rc_trust WHERE session = ?`,
 		`DELETE FROM rc_transcripts WHERE session = ?`,
+		`DELETE FROM rc_client_keys WHERE session = ?`,
 		`DELETE FROM rc_sessions WHERE name = ?`,
 		`DELETE FROM meta WHERE key IN ('` + livePrefix + `' || ?1, '` + endsPrefix + `' || ?1)`,
 	} {

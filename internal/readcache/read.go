@@ -57,6 +57,9 @@ type ReadRequest struct {
 	// the text it delivered: the file is read, compared, kept and diffed
 	// in that form, and replacements are priced as the client sends them.
 	Form Form
+	// ClientKey, when set, names the answer's entry by the client's own
+	// key for the tool call (Follow).
+	ClientKey string
 }
 
 // ErrSeenDiffers: the lines another tool delivered are not the file's lines
@@ -117,8 +120,10 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*ReadResult, error
 	var res *ReadResult
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		res, err = svc.answer(ctx, tx, req.Session, f, rng)
-		return err
+		if res, err = svc.answer(ctx, tx, req.Session, f, rng); err != nil {
+			return err
+		}
+		return keyEntry(ctx, tx, req.Session, req.ClientKey, res.Entry)
 	})
 	if err == nil && f.encoding != "" {
 		noteEncoding(res, f)
