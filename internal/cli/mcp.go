@@ -134,9 +134,9 @@ func notAProject(root string) error {
 }
 
 func newInitCmd(a *app) *cobra.Command {
-	var dryRun, project, user bool
+	var dryRun, project, user, remove bool
 	cmd := &cobra.Command{
-		Use:   "init claude-code|cursor|codex [--project|--user] [--dry-run]",
+		Use:   "init claude-code|cursor|codex|pi [--project|--user] [--dry-run] [--remove]",
 		Short: "Wire freshctx into an agent's configuration",
 		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
@@ -147,6 +147,16 @@ is dropped; a second run changes nothing):
                SubagentStop hooks running "freshctx hook claude-code"),
                CLAUDE.md (when to use run, recall and read)
   cursor       .cursor/mcp.json
+  pi           .pi/extensions/freshctx.ts (with --user
+               ~/.pi/agent/extensions/freshctx.ts), an extension that
+               answers pi's read from the read cache (pi's own read runs
+               first; its result stands whenever freshctx is missing,
+               fails or is slow), follows pi's session tree, marks files
+               pi's edit and write change, routes tests and builds in bash
+               through freshctx run, and adds pi-readcache's
+               readcache_refresh tool and /readcache-refresh and
+               /readcache-status commands. --remove takes it away again
+               unless it was edited.
   codex        in $CODEX_HOME (default ~/.codex), or with --project in the
                repository's .codex folder (Codex reads it in trusted
                projects): config.toml gets [mcp_servers.freshctx] with its
@@ -167,7 +177,7 @@ is and said.
 freshctx must be on PATH (go install ./cmd/freshctx).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("init takes one agent: claude-code, cursor or codex")
+				return usagef("init takes one agent: claude-code, cursor, codex or pi")
 			}
 			return nil
 		},
@@ -186,8 +196,21 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 				return usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
 					"every project shares only with --user", ws.Root)
 			}
+			if remove && args[0] != "pi" {
+				return usagef("--remove is for pi: the other agents' files hold the user's settings too; take freshctx's entries out by hand")
+			}
 			var changes []integrate.Change
 			switch args[0] {
+			case "pi":
+				dir := integrate.PiProjectDir(ws.Root)
+				if user {
+					dir = integrate.PiUserDir(home)
+				}
+				if remove {
+					changes, err = integrate.PiRemove(dir)
+				} else {
+					changes, err = integrate.Pi(dir)
+				}
 			case "claude-code":
 				if user {
 					changes, err = integrate.ClaudeCodeUser(home)
@@ -207,7 +230,7 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 				}
 				changes, err = integrate.Codex(dir)
 			default:
-				return usagef("unknown agent %q: want claude-code, cursor or codex", args[0])
+				return usagef("unknown agent %q: want claude-code, cursor, codex or pi", args[0])
 			}
 			if err != nil {
 				return err
@@ -239,8 +262,10 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
 	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
-	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor: write your own configuration, for every project "+
-		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json); the only way init writes in the home folder")
+	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor, pi: write your own configuration, for every project "+
+		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json; ~/.pi/agent/extensions); "+
+		"the only way init writes in the home folder")
+	cmd.Flags().BoolVar(&remove, "remove", false, "pi: take the extension away (unless it was edited)")
 	return cmd
 }
 
@@ -258,10 +283,11 @@ func codexDir(root string, project bool) (string, error) {
 
 func newHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude-code|codex < HOOK_JSON",
-		Short: "Answer an agent's hook (init claude-code and init codex install them)",
+		Use:   "hook claude-code|codex|pi < HOOK_JSON",
+		Short: "Answer an agent's hook (init claude-code, init codex and init pi install them)",
 		Long: `Answer a Claude Code or Codex hook read from stdin; what is printed is the
-hook's answer.
+hook's answer. pi's extension (init pi) asks "hook pi" only how to route a
+bash line (PreToolUse on Bash, below); its reads go to freshctx mcp.
   SessionStart (startup, resume, clear, compact, fork), PreCompact and
   PostCompact: put a barrier in the conversation's read session (named by the
   agent's session_id; a subagent's by its agent_id too) and in every session
@@ -288,10 +314,10 @@ The hook's cwd names the project. A hook that fails prints its error and
 exits 1; the agent goes on without freshctx's answer.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("hook takes one agent: claude-code or codex")
+				return usagef("hook takes one agent: claude-code, codex or pi")
 			}
 			if _, ok := integrate.ParseAgent(args[0]); !ok {
-				return usagef("unknown agent %q: want claude-code or codex", args[0])
+				return usagef("unknown agent %q: want claude-code, codex or pi", args[0])
 			}
 			return nil
 		},

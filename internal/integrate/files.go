@@ -13,7 +13,7 @@ import (
 // Change is one file init writes (or would write, with a dry run).
 type Change struct {
 	Path   string `json:"path"`
-	Action string `json:"action"` // created, updated, unchanged, or "kept: why" (left as it was)
+	Action string `json:"action"` // created, updated, removed, unchanged, or "kept: why" (left as it was)
 	// Content is the file's new content.
 	Content string `json:"-"`
 }
@@ -73,6 +73,13 @@ func Apply(changes []Change) error {
 			return fmt.Errorf("write %s: %w (no file was changed)", f.path, err)
 		}
 		syncDir(filepath.Dir(f.target))
+	}
+	for _, c := range changes {
+		if c.Action == "removed" {
+			if err := removeFile(c.Path); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -17,12 +17,15 @@ type Agent string
 const (
 	ClaudeCodeAgent Agent = "claude-code"
 	CodexAgent      Agent = "codex"
+	// PiAgent's extension (pi/freshctx.ts) asks the hook only how to route
+	// a bash line; its reads go to freshctx mcp.
+	PiAgent Agent = "pi"
 )
 
 // ParseAgent checks an agent name as the hook command takes it.
 func ParseAgent(name string) (Agent, bool) {
 	switch a := Agent(name); a {
-	case ClaudeCodeAgent, CodexAgent:
+	case ClaudeCodeAgent, CodexAgent, PiAgent:
 		return a, true
 	}
 	return "", false
@@ -40,8 +43,11 @@ func isClaudeEdit(tool string) bool { return slices.Contains(claudeEdits, tool) 
 // by the agent's own conversation id.
 func (a Agent) Session(id string) string {
 	prefix := "claude-"
-	if a == CodexAgent {
+	switch a {
+	case CodexAgent:
 		prefix = "codex-"
+	case PiAgent:
+		prefix = "pi-"
 	}
 	return prefix + nameSafe(id)
 }

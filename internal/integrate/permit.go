@@ -21,6 +21,9 @@ import (
 // permit returns the permission decision to give with a rewrite of line,
 // and whether the line may be rewritten at all.
 func (svc HookServices) permit(agent Agent, h *HookInput, line, rewritten string) (string, bool) {
+	if agent == PiAgent {
+		return "", true // pi asks about no command: the rewrite runs as the line would
+	}
 	if agent == CodexAgent {
 		// Codex applies a rewrite only with "allow", and its approval
 		// policy and rules are not all in files the hook can read: only a

@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/integrate"
 	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
@@ -220,6 +221,11 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 		// Session is left out of the schema: the agent's hook adds it
 		// (integrate), the model does not choose it.
 		Session string
+		// What a client that keeps its own tree adds (clientTree).
+		clientTree
+		Seen      *string
+		SeenTotal int `json:"seen_total"`
+		Form      string
 	}
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
@@ -234,9 +240,22 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 			return "", nil, fmt.Errorf("a cancelled read could not be taken back, nor a barrier put: %w", err)
 		}
 	}
+	req := readcache.ReadRequest{Session: session, Target: in.Path, Offset: in.Offset, Limit: in.Limit}
+	if in.Form != "" {
+		if req.Form = integrate.FormNamed(in.Form); req.Form == nil || in.Session == "" || in.Seen == nil {
+			return "", nil, fmt.Errorf("form %q: a client form needs a known form, the session and what was seen", in.Form)
+		}
+		req.Seen, req.SeenTotal, req.ClientKey = in.Seen, in.SeenTotal, in.Key
+		if err := in.follow(ctx, s.readcache, session); err != nil {
+			return "", nil, err
+		}
+	}
 	rc := s.readService(ctx)
-	res, err := rc.Read(ctx, readcache.ReadRequest{Session: session, Target: in.Path, Offset: in.Offset, Limit: in.Limit})
+	res, err := rc.Read(ctx, req)
 	if err != nil {
+		if req.Seen != nil { // the model holds what its client read: nobody can vouch for it
+			err = errors.Join(err, s.readcache.Forget(ctx, session, in.Path))
+		}
 		return "", nil, err
 	}
 	// It counts as delivered once the connection writes it out (delivery.go).
@@ -271,12 +290,34 @@ func callRefresh(ctx context.Context, s *Server, raw json.RawMessage) (string, a
 	var in struct {
 		Path string
 		sessionArg
+		clientTree
+		// Edited: the model changed the file itself (a client's edit
+		// tool): it is marked, not forgotten (readcache.Edited).
+		Edited bool
 	}
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	res, err := s.readcache.Refresh(ctx, in.named(s), in.Path)
+	session := in.named(s)
+	if err := in.follow(ctx, s.readcache, session); err != nil {
+		return "", nil, err
+	}
+	if in.Edited {
+		if err := s.readcache.Edited(ctx, session, in.Path); err != nil {
+			return "", nil, err
+		}
+		leaf, err := s.readcache.Key(ctx, session, in.Key)
+		if err != nil {
+			return "", nil, err
+		}
+		res := &readcache.SessionResult{Session: session, Leaf: leaf}
+		return text(func(w io.Writer) error { return render.Session(w, res) }), res, nil
+	}
+	res, err := s.readcache.Refresh(ctx, session, in.Path)
 	if err != nil {
+		return "", nil, err
+	}
+	if _, err := s.readcache.Key(ctx, session, in.Key); err != nil {
 		return "", nil, err
 	}
 	return text(func(w io.Writer) error { return render.Session(w, res) }), res, nil
