@@ -86,9 +86,8 @@ func (p *piRig) read(args ...any) agenttest.ToolUse {
 	return agenttest.ToolUse{Name: "read", Input: in}
 }
 
-// sessionEntries are the entries of the newest session file of the rig.
-func (p *piRig) sessionEntries() []map[string]any {
-	p.t.Helper()
+// sessionFile is the newest session file of the rig.
+func (p *piRig) sessionFile() string {
 	var newest string
 	var at time.Time
 	filepath.Walk(filepath.Join(p.agent, "sessions"), func(path string, info os.FileInfo, err error) error {
@@ -97,7 +96,13 @@ func (p *piRig) sessionEntries() []map[string]any {
 		}
 		return nil
 	})
-	f, err := os.Open(newest)
+	return newest
+}
+
+// sessionEntries are the entries of the newest session file of the rig.
+func (p *piRig) sessionEntries() []map[string]any {
+	p.t.Helper()
+	f, err := os.Open(p.sessionFile())
 	if err != nil {
 		p.t.Fatalf("no session file: %v", err)
 	}
@@ -152,4 +157,152 @@ func TestPiReadGoesThroughTheReadCache(t *testing.T) {
 		t.Fatalf("range read: %q", results[4])
 	}
 	t.Logf("the model got: %d bytes, then %q, then %d bytes of diff, then %q", len(results[0]), results[1], len(results[3]), results[4])
+}
+
+// piTestCommands is an extension the tests add beside freshctx's: commands
+// that do what a pi user does in the TUI (/compact, /tree), which print
+// mode has no other way to do.
+const piTestCommands = `export default function (pi) {
+	pi.registerCommand("t-compact", { handler: async (_args, ctx) => {
+		await new Promise((resolve, reject) => ctx.compact({ onComplete: resolve, onError: reject }));
+	} });
+	pi.registerCommand("t-goto", { handler: async (id, ctx) => { await ctx.navigateTree(id.trim(), { summarize: false }); } });
+}
+`
+
+func (p *piRig) testCommands() {
+	p.t.Helper()
+	if err := os.WriteFile(filepath.Join(p.dir, ".pi", "extensions", "zz-test-commands.ts"), []byte(piTestCommands), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// session runs pi with args and a script of reads of notes.txt (then
+// "done") and returns what the model was sent for those reads.
+func (p *piRig) session(reads int, args ...string) []string {
+	p.t.Helper()
+	var script []agenttest.Step
+	for range reads {
+		script = append(script, agenttest.Step{Calls: []agenttest.ToolUse{p.read()}})
+	}
+	api := agenttest.NewAnthropic(p.t, append(script, agenttest.Step{Text: "done"}))
+	p.models(api, 200000)
+	out := p.run(api, args...)
+	results := api.ToolResults()
+	if len(results) < reads {
+		p.t.Fatalf("pi %v: the model was sent %d tool results, want %d\npi: %s", args, len(results), reads, out)
+	}
+	return results[len(results)-reads:] // a continued session sends the old ones too
+}
+
+// resultEntry is the id of the session entry holding the nth tool result
+// (from 0) of the newest session file.
+func (p *piRig) resultEntry(n int) string {
+	p.t.Helper()
+	for _, e := range p.sessionEntries() {
+		if m, _ := e["message"].(map[string]any); m != nil && m["role"] == "toolResult" {
+			if n == 0 {
+				return e["id"].(string)
+			}
+			n--
+		}
+	}
+	p.t.Fatal("no such tool result in the session")
+	return ""
+}
+
+func isNote(s string) bool { return strings.Contains(s, "[unchanged: notes.txt") }
+func isWhole(s string) bool {
+	return strings.Contains(s, "line 1 of notes.txt") && strings.Contains(s, "line 40 of notes.txt")
+}
+
+// TestPiFollowsItsSessionTree: the read session is where pi's model is on
+// its session tree: after a compaction the first read is whole again; back
+// on a branch from before the compaction the model holds the file (the
+// note); a fork holds what its branch held; --continue holds what the
+// session held; a new session holds nothing.
+func TestPiFollowsItsSessionTree(t *testing.T) {
+	p := newPiRig(t, true)
+	p.testCommands()
+	if r := p.session(2, "Work on notes.txt."); !isWhole(r[0]) || !isNote(r[1]) {
+		t.Fatalf("first session: %q", r)
+	}
+	beforeCompaction := p.resultEntry(1)
+	if r := p.session(2, "-c", "/t-compact", "Work on notes.txt again."); !isWhole(r[0]) || !isNote(r[1]) {
+		t.Fatalf("after a compaction: %q, want the file whole, then the note", r)
+	}
+	if r := p.session(1, "-c", "/t-goto "+beforeCompaction, "Back before the compaction."); !isNote(r[0]) {
+		t.Fatalf("on the branch before the compaction: %q, want the note", r)
+	}
+	if r := p.session(1, "-c", "Go on."); !isNote(r[0]) {
+		t.Fatalf("--continue: %q, want the note", r)
+	}
+	if r := p.session(1, "--fork", p.sessionFile(), "A fork."); !isNote(r[0]) {
+		t.Fatalf("a fork: %q, want the note", r)
+	}
+	if r := p.session(1, "New work."); !isWhole(r[0]) {
+		t.Fatalf("a new session: %q, want the file whole", r)
+	}
+}
+
+// TestPiFallsBackToItsOwnRead: what freshctx does not keep — an image, a
+// sensitive file — reaches the model as pi's own read gives it, every
+// time; without freshctx on PATH, pi's read works as it always did.
+func TestPiFallsBackToItsOwnRead(t *testing.T) {
+	p := newPiRig(t, true)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde" +
+		"\x00\x00\x00\x0cIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+	if err := os.WriteFile(filepath.Join(p.dir, "dot.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, ".env"), []byte("DEBUG=1\nNAME=pi-test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{{"dot.png", "Read image file [image/png]"}, {".env", "NAME=pi-test"}} {
+		p.file = c.file
+		for i, r := range p.session(2, "Read "+c.file+".") {
+			if !strings.Contains(r, c.want) || strings.Contains(r, "[unchanged") {
+				t.Fatalf("%s, read %d: the model got %q, want pi's own %q", c.file, i+1, r, c.want)
+			}
+		}
+	}
+	p.file = "notes.txt"
+	p.env = append(p.env, "PATH=/usr/bin:/bin", "FRESHCTX_BIN=/nonexistent/freshctx")
+	for i, r := range p.session(2, "Without freshctx.") {
+		if !isWhole(r) {
+			t.Fatalf("without freshctx, read %d: %q, want the file whole", i+1, r)
+		}
+	}
+}
+
+// TestPiRoutesTestsThroughRun: a build command in pi's bash runs through
+// freshctx run (the model gets the record's footer and the failure, and the
+// exit status decides the rest of the line as before); a piped one is left
+// alone.
+func TestPiRoutesTestsThroughRun(t *testing.T) {
+	p := newPiRig(t, true)
+	mk := "check:\n\t@echo 'pkg/calc.go:3: want 3, got -1'\n\t@exit 2\n"
+	if err := os.WriteFile(filepath.Join(p.dir, "Makefile"), []byte(mk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(cmd string) agenttest.ToolUse {
+		return agenttest.ToolUse{Name: "bash", Input: map[string]any{"command": cmd}}
+	}
+	api := agenttest.NewAnthropic(t, []agenttest.Step{
+		{Calls: []agenttest.ToolUse{bash("make check || echo the-build-failed")}},
+		{Calls: []agenttest.ToolUse{bash("make check 2>&1 | head -1")}},
+		{Text: "done"},
+	})
+	p.models(api, 200000)
+	out := p.run(api, "Build it.")
+	r := api.ToolResults()
+	if len(r) != 2 {
+		t.Fatalf("%d tool results: %q\npi: %s", len(r), r, out)
+	}
+	if !strings.Contains(r[0], "freshctx: record") || !strings.Contains(r[0], "pkg/calc.go:3") || !strings.Contains(r[0], "the-build-failed") {
+		t.Fatalf("routed build: the model got %q", r[0])
+	}
+	if strings.Contains(r[1], "freshctx: record") || !strings.Contains(r[1], "pkg/calc.go:3") {
+		t.Fatalf("piped build: the model got %q, want it left alone", r[1])
+	}
 }
