@@ -190,48 +190,22 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 				return usagef("--project and --user name different places: give one")
 			}
 			home, _ := os.UserHomeDir()
-			inHome := notAProject(ws.Root) != nil
-			projectFiles := args[0] != "codex" && !user || args[0] == "codex" && project
-			if inHome && projectFiles {
+			agent, ok := integrate.Lookup(args[0])
+			if !ok {
+				return usagef("unknown agent %q: want %s", args[0], strings.Join(integrate.Names(), ", "))
+			}
+			place := integrate.Place{Root: ws.Root, Home: home, User: user || agent.UserByDefault && !project}
+			if notAProject(ws.Root) != nil && !place.User {
 				return usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
 					"every project shares only with --user", ws.Root)
 			}
-			if remove && args[0] != "pi" {
-				return usagef("--remove is for pi: the other agents' files hold the user's settings too; take freshctx's entries out by hand")
+			plan := agent.Install
+			if remove {
+				if plan = agent.Remove; plan == nil {
+					return usagef("--remove is not offered for %s: its files hold your own settings too; take freshctx's entries out by hand", agent.Title)
+				}
 			}
-			var changes []integrate.Change
-			switch args[0] {
-			case "pi":
-				dir := integrate.PiProjectDir(ws.Root)
-				if user {
-					dir = integrate.PiUserDir(home)
-				}
-				if remove {
-					changes, err = integrate.PiRemove(dir)
-				} else {
-					changes, err = integrate.Pi(dir)
-				}
-			case "claude-code":
-				if user {
-					changes, err = integrate.ClaudeCodeUser(home)
-				} else {
-					changes, err = integrate.ClaudeCode(ws.Root)
-				}
-			case "cursor":
-				if user {
-					changes, err = integrate.Cursor(home)
-				} else {
-					changes, err = integrate.Cursor(ws.Root)
-				}
-			case "codex":
-				dir, derr := codexDir(ws.Root, project)
-				if derr != nil {
-					return derr
-				}
-				changes, err = integrate.Codex(dir)
-			default:
-				return usagef("unknown agent %q: want claude-code, cursor, codex or pi", args[0])
-			}
+			changes, err := plan(place)
 			if err != nil {
 				return err
 			}
@@ -252,9 +226,8 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
 					}
 				}
-				if args[0] == "codex" {
-					fmt.Fprintln(a.io.Out, "next: start codex and trust freshctx's hooks with /hooks; until then its read tool "+
-						"answers every read with content (it cannot see Codex's context resets without them)")
+				if agent.Next != "" && !remove {
+					fmt.Fprintln(a.io.Out, "next: "+agent.Next)
 				}
 				return nil
 			})
@@ -267,18 +240,6 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 		"the only way init writes in the home folder")
 	cmd.Flags().BoolVar(&remove, "remove", false, "pi: take the extension away (unless it was edited)")
 	return cmd
-}
-
-// codexDir is the folder init codex writes: the project's .codex, else
-// Codex's home ($CODEX_HOME, else ~/.codex).
-func codexDir(root string, project bool) (string, error) {
-	if project {
-		return filepath.Join(root, ".codex"), nil
-	}
-	if home := integrate.CodexHome(); home != "" {
-		return home, nil
-	}
-	return "", errors.New("find the home folder for ~/.codex: set CODEX_HOME")
 }
 
 func newHookCmd(a *app) *cobra.Command {

@@ -17,18 +17,20 @@ type Agent string
 const (
 	ClaudeCodeAgent Agent = "claude-code"
 	CodexAgent      Agent = "codex"
+	CursorAgent     Agent = "cursor"
 	// PiAgent's extension (pi/freshctx.ts) asks the hook only how to route
 	// a bash line; its reads go to freshctx mcp.
 	PiAgent Agent = "pi"
 )
 
-// ParseAgent checks an agent name as the hook command takes it.
+// ParseAgent checks an agent name as the hook command takes it: an agent
+// of the table that runs freshctx's hook.
 func ParseAgent(name string) (Agent, bool) {
-	switch a := Agent(name); a {
-	case ClaudeCodeAgent, CodexAgent, PiAgent:
-		return a, true
+	a, ok := Lookup(name)
+	if !ok || !a.Hooked {
+		return "", false
 	}
-	return "", false
+	return a.Agent, true
 }
 
 // claudeEdits are Claude Code's tools by which the model changes a file.
@@ -42,14 +44,8 @@ func isClaudeEdit(tool string) bool { return slices.Contains(claudeEdits, tool) 
 // Session is the read session of one of the agent's conversations, named
 // by the agent's own conversation id.
 func (a Agent) Session(id string) string {
-	prefix := "claude-"
-	switch a {
-	case CodexAgent:
-		prefix = "codex-"
-	case PiAgent:
-		prefix = "pi-"
-	}
-	return prefix + nameSafe(id)
+	info, _ := Lookup(string(a))
+	return info.SessionPrefix + nameSafe(id)
 }
 
 // endSessions ends the read sessions of a conversation that ended (its

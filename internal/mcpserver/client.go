@@ -2,35 +2,26 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
+
+	"github.com/freshctx/freshctx/internal/integrate"
 
 	"github.com/freshctx/freshctx/internal/readcache"
-)
-
-// Codex keeps the head and the tail of a tool result over its budget and
-// drops the middle before the model sees it (0.169.0, with a model it has
-// no metadata for, sent 12 KB of a 46 KB read; tool_output_token_limit in
-// its config sets the budget). A read the
-// model got only part of must never count as delivered, so reads served to
-// Codex stay well under that budget: line numbers add 7 bytes a line.
-const (
-	codexMaxLines = 250
-	codexMaxBytes = 6000
 )
 
 // clientKey carries the clientInfo name the session was initialized with.
 type clientKey struct{}
 
-// readService is the read cache with the output limits of the client that
-// made the call: Codex's are lower (above); every other client gets the
-// defaults, the limits of a plain agent read tool.
+// readService is the read cache with the output limits of the agent whose
+// client made the call (integrate.Agents: Codex's are lower); every other
+// client gets the defaults, the limits of a plain agent read tool.
 func (s *Server) readService(ctx context.Context) *readcache.Service {
 	client, _ := ctx.Value(clientKey{}).(string)
-	if !strings.Contains(strings.ToLower(client), "codex") {
+	agent, ok := integrate.ForClient(client)
+	if !ok || agent.MaxLines == 0 {
 		return s.readcache
 	}
 	rc := *s.readcache
-	rc.MaxLines, rc.MaxBytes = codexMaxLines, codexMaxBytes
+	rc.MaxLines, rc.MaxBytes = agent.MaxLines, agent.MaxBytes
 	return &rc
 }
 
