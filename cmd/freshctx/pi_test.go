@@ -19,7 +19,7 @@ import (
 // piRig is a repository wired with `freshctx init pi` and the real pi
 // pointed at a scripted Messages API through a provider of its own.
 type piRig struct {
-	t     *testing.T
+	t     testing.TB
 	pi    string
 	dir   string
 	agent string // PI_CODING_AGENT_DIR
@@ -27,7 +27,7 @@ type piRig struct {
 	file  string
 }
 
-func newPiRig(t *testing.T, wired bool) *piRig {
+func newPiRig(t testing.TB, wired bool) *piRig {
 	pi := agentBinary(t, "FRESHCTX_PI", "pi", "@mariozechner/pi-coding-agent")
 	bin := testbin.Build(t)
 	r := testgit.New(t)

@@ -251,6 +251,12 @@ func callRead(ctx context.Context, s *Server, raw json.RawMessage) (string, any,
 		}
 	}
 	rc := s.readService(ctx)
+	if req.Form != nil {
+		// The client's extension shows no counts: session_status makes them.
+		later := *rc
+		later.TokensLater = true
+		rc = &later
+	}
 	res, err := rc.Read(ctx, req)
 	if err != nil {
 		if req.Seen != nil { // the model holds what its client read: nobody can vouch for it

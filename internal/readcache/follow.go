@@ -23,6 +23,9 @@ import (
 // freshctx cannot follow leaves the model with nothing trusted, never with
 // the picture of another branch. The answer is the session's leaf.
 func (s *Service) Follow(ctx context.Context, session, from, key string) (int64, error) {
+	if leaf, ok, err := s.followed(ctx, session, from, key); ok || err != nil {
+		return leaf, err
+	}
 	var leaf int64
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
 		cur, err := sessionLeaf(ctx, tx, session, s.WS.Root, false)
@@ -57,6 +60,35 @@ func (s *Service) Follow(ctx context.Context, session, from, key string) (int64,
 		return err
 	})
 	return leaf, err
+}
+
+// followed reports whether the session already stands where Follow would
+// put it (the common case: the client names the read it made last), read
+// without taking the store's write lock.
+func (s *Service) followed(ctx context.Context, session, from, key string) (leaf int64, ok bool, err error) {
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
+		cur, err := sessionLeaf(ctx, tx, session, s.WS.Root, false)
+		if errors.Is(err, ErrNoSession) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if key == "" {
+			var kind string
+			if cur != 0 {
+				if err := tx.QueryRowContext(ctx, `SELECT kind FROM rc_entries WHERE id = ?`, cur).Scan(&kind); err != nil {
+					return err
+				}
+			}
+			leaf, ok = cur, cur == 0 || kind == "compaction"
+			return nil
+		}
+		at, err := keyedEntry(ctx, tx, from, key)
+		leaf, ok = cur, err == nil && at != 0 && at == cur
+		return err
+	})
+	return leaf, ok, err
 }
 
 // keyedEntry is the entry a client's key names in session, 0 when the key
