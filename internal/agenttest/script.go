@@ -28,6 +28,9 @@ type Step struct {
 	// over the agent's limit, it compacts its context before its next
 	// request.
 	InputTokens int
+	// Before, when set, runs as the step is taken, before it is answered:
+	// a change to the files between two of the model's calls.
+	Before func()
 }
 
 // standIns counts the stand-ins started, so that the tool call ids of one
@@ -68,6 +71,9 @@ func (s *scripted) take(body []byte, mainLoop bool) (step Step, n int) {
 	if mainLoop && s.next < len(s.script) {
 		step = s.script[s.next]
 		s.next++
+		if step.Before != nil {
+			step.Before()
+		}
 	}
 	return step, len(s.requests)
 }

@@ -224,11 +224,14 @@ export default function (pi: ExtensionAPI) {
 			const leaf = ctx.sessionManager.getLeafId();
 			try {
 				return await serial(async () => {
-					const answer = await recordRead(c, ctx, toolCallId, params as any, result);
+					const { answer, notice } = await recordRead(c, ctx, toolCallId, params as any, result);
 					if (!answer) return result;
 					const tag = remember(ctx, toolCallId, answer.entry ?? answer.leaf ?? 0, leaf);
 					const details = { ...(result.details ?? {}), [TAG]: tag };
-					if (REPLACING.has(answer.mode)) return { content: [{ type: "text", text: answer.text }], details } as any;
+					if (REPLACING.has(answer.mode)) {
+						// pi's hint to read on ("[Showing lines 1-2000 of 2100. Use offset=2001 …]") stays.
+						return { content: [{ type: "text", text: answer.text + notice }], details } as any;
+					}
 					return { ...result, details } as any;
 				});
 			} catch {
@@ -245,19 +248,21 @@ export default function (pi: ExtensionAPI) {
 		if (content.length !== 1 || content[0].type !== "text" || truncation?.firstLineExceedsLimit) {
 			// An image, or a line too long to show: the model holds
 			// something of the file that is not its lines.
-			return c.call("session_refresh", { path: params.path, session, ...position(ctx), key });
+			return { answer: await c.call("session_refresh", { path: params.path, session, ...position(ctx), key }), notice: "" };
 		}
-		let seen: string = truncation?.truncated ? truncation.content : content[0].text;
+		const text: string = content[0].text;
+		let seen = truncation?.truncated ? truncation.content : text;
 		if (!truncation?.truncated && params.limit !== undefined) {
 			seen = seen.replace(/\n\n\[\d+ more lines in file\. Use offset=\d+ to continue\.\]$/, "");
 		}
+		const notice = text.startsWith(seen) ? text.slice(seen.length) : "";
 		const offset = params.offset ? Math.max(1, Math.floor(params.offset)) : 1;
 		const args: any = { path: params.path, session, ...position(ctx), key, seen, form: "pi" };
 		if (offset > 1 || truncation?.truncated || params.limit !== undefined) {
 			args.offset = offset;
 			args.limit = seen.split("\n").length;
 		}
-		return c.call("read", args);
+		return { answer: await c.call("read", args), notice };
 	};
 
 	pi.on("tool_result", async (event, ctx) => {
