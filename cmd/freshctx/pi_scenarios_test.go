@@ -63,7 +63,9 @@ func TestPiReadcacheScenarios(t *testing.T) {
 		want func(string) bool
 	}
 	content := func(name string, line int) func(string) bool {
-		return func(s string) bool { return strings.Contains(s, fmt.Sprintf("line %d of %s", line, name)) && !strings.HasPrefix(s, "[") }
+		return func(s string) bool {
+			return strings.Contains(s, fmt.Sprintf("line %d of %s", line, name)) && !strings.HasPrefix(s, "[")
+		}
 	}
 	note := func(s string) bool { return strings.HasPrefix(s, "[unchanged: ") }
 	diff := func(name string) func(string) bool {
