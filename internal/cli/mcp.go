@@ -155,8 +155,12 @@ is dropped; a second run changes nothing):
                pi's edit and write change, routes tests and builds in bash
                through freshctx run, and adds pi-readcache's
                readcache_refresh tool and /readcache-refresh and
-               /readcache-status commands. --remove takes it away again
-               unless it was edited.
+               /readcache-status commands.
+--remove takes out what init put in, as text: each of freshctx's entries
+goes with the separator that joined it, so a file init added to is given
+back byte for byte; an entry not as init writes it (edited, or another
+command under freshctx's name) is left and said; a hooks, mcpServers or
+event list left empty goes too, and a file left holding nothing is removed.
   codex        in $CODEX_HOME (default ~/.codex), or with --project in the
                repository's .codex folder (Codex reads it in trusted
                projects): config.toml gets [mcp_servers.freshctx] with its
@@ -238,7 +242,7 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor, pi: write your own configuration, for every project "+
 		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json; ~/.pi/agent/extensions); "+
 		"the only way init writes in the home folder")
-	cmd.Flags().BoolVar(&remove, "remove", false, "pi: take the extension away (unless it was edited)")
+	cmd.Flags().BoolVar(&remove, "remove", false, "take out what init put in (entries not as init writes them are left, and said)")
 	return cmd
 }
 

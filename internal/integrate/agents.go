@@ -30,7 +30,7 @@ type AgentInfo struct {
 	// --project (Codex reads its home first).
 	UserByDefault bool
 	// Install plans init's changes at a place; Remove plans taking them
-	// away again (nil: not offered, the files hold the user's settings).
+	// out again (init --remove).
 	Install, Remove func(Place) ([]Change, error)
 	// Next is what init tells the user to do after it, if anything.
 	Next string
@@ -63,6 +63,14 @@ var Agents = []AgentInfo{
 				return ClaudeCodeUser(p.Home)
 			}
 			return ClaudeCode(p.Root)
+		},
+		Remove: func(p Place) ([]Change, error) {
+			if p.User {
+				return claudeCodeRemove(filepath.Join(p.Home, ".claude.json"), filepath.Join(p.Home, ".claude", "settings.json"),
+					filepath.Join(p.Home, ".claude", "CLAUDE.md"))
+			}
+			return claudeCodeRemove(filepath.Join(p.Root, ".mcp.json"), filepath.Join(p.Root, ".claude", "settings.json"),
+				filepath.Join(p.Root, "CLAUDE.md"))
 		}},
 	{Agent: CursorAgent, Title: "Cursor", SessionPrefix: "cursor-", ClientName: "cursor",
 		Install: func(p Place) ([]Change, error) {
@@ -70,6 +78,14 @@ var Agents = []AgentInfo{
 				return Cursor(p.Home)
 			}
 			return Cursor(p.Root)
+		},
+		Remove: func(p Place) ([]Change, error) {
+			dir := p.Root
+			if p.User {
+				dir = p.Home
+			}
+			c, err := removeServer(filepath.Join(dir, ".cursor", "mcp.json"))
+			return []Change{c}, err
 		}},
 	{Agent: CodexAgent, Title: "Codex", SessionPrefix: "codex-", ClientName: "codex",
 		MaxLines: codexMaxLines, MaxBytes: codexMaxBytes, Hooked: true, Events: codexEvents, UserByDefault: true,
@@ -79,6 +95,13 @@ var Agents = []AgentInfo{
 				return nil, err
 			}
 			return Codex(dir)
+		},
+		Remove: func(p Place) ([]Change, error) {
+			dir, err := codexDir(p)
+			if err != nil {
+				return nil, err
+			}
+			return codexRemove(dir)
 		},
 		Next: "start codex and trust freshctx's hooks with /hooks; until then its read tool " +
 			"answers every read with content (it cannot see Codex's context resets without them)"},

@@ -51,18 +51,12 @@ func claudeCodeFiles(mcpPath, settingsPath, notePath string) ([]Change, error) {
 // mcpServers merges freshctx into a {"mcpServers": {...}} file, as
 // .mcp.json and Cursor's .cursor/mcp.json are, as text (jsonedit.go).
 func mcpServers(path string) (Change, error) {
-	doc, root, existed, err := loadDoc(path)
+	f, err := loadServers(path)
 	if err != nil {
 		return Change{}, err
 	}
-	ms, err := objectMembers(doc, root)
-	if err != nil {
-		return Change{}, err
-	}
-	servers, ok, err := member(ms, "mcpServers", path, "")
-	if err != nil {
-		return Change{}, err
-	}
+	doc, root, ms, servers, ok := f.doc, f.root, f.members, f.servers, f.ok
+	existed := f.existed
 	var ins []insertion
 	if !ok {
 		in, err := addMembers(doc, root, ms, []newMember{{"mcpServers", map[string]any{"freshctx": server()}}})
@@ -86,6 +80,29 @@ func mcpServers(path string) (Change, error) {
 		}
 	}
 	return jsonChange(path, apply(doc, ins), existed)
+}
+
+// serversFile is a {"mcpServers": {...}} file read for editing.
+type serversFile struct {
+	doc     []byte
+	root    jsonValue
+	members []jsonMember // the root object's
+	servers jsonMember   // mcpServers, when ok
+	ok      bool
+	existed bool
+}
+
+func loadServers(path string) (serversFile, error) {
+	var f serversFile
+	var err error
+	if f.doc, f.root, f.existed, err = loadDoc(path); err != nil {
+		return f, err
+	}
+	if f.members, err = objectMembers(f.doc, f.root); err != nil {
+		return f, err
+	}
+	f.servers, f.ok, err = member(f.members, "mcpServers", path, "")
+	return f, err
 }
 
 // hookEvent is one hook init adds: the event, and the matcher of its group.

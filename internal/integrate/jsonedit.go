@@ -22,10 +22,12 @@ import (
 // jsonValue is a value's place in a document: doc[start:end].
 type jsonValue struct{ start, end int }
 
-// jsonMember is one member of an object: its key and its value's place.
+// jsonMember is one member of an object: its key, where its key starts,
+// and its value's place.
 type jsonMember struct {
-	key string
-	val jsonValue
+	key      string
+	keyStart int
+	val      jsonValue
 }
 
 // objectMembers lists the members of the object at doc[v.start:v.end], in
@@ -38,6 +40,10 @@ func objectMembers(doc []byte, v jsonValue) ([]jsonMember, error) {
 	}
 	var out []jsonMember
 	for dec.More() {
+		keyStart := v.start + int(dec.InputOffset())
+		for doc[keyStart] != '"' { // white space and the comma before the key
+			keyStart++
+		}
 		t, err := dec.Token()
 		if err != nil {
 			return nil, err
@@ -48,7 +54,7 @@ func objectMembers(doc []byte, v jsonValue) ([]jsonMember, error) {
 			return nil, err
 		}
 		end := v.start + int(dec.InputOffset())
-		out = append(out, jsonMember{key: key, val: jsonValue{end - len(raw), end}})
+		out = append(out, jsonMember{key: key, keyStart: keyStart, val: jsonValue{end - len(raw), end}})
 	}
 	return out, nil
 }

@@ -63,16 +63,28 @@ func PiRemove(dir string) ([]Change, error) {
 	return []Change{{Path: path, Action: "removed"}}, nil
 }
 
-// removeFile deletes a removed change's file, and the folders of pi's
-// (.pi and below) it leaves empty.
+// removeFile deletes a removed change's file, and the agent's folders it
+// leaves empty (.claude, .codex, .cursor, .pi and the folders inside them;
+// never one that holds anything, never the project's or the home folder).
 func removeFile(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", path, err)
 	}
-	for dir := filepath.Dir(path); strings.Contains(dir+string(filepath.Separator), string(filepath.Separator)+".pi"+string(filepath.Separator)); dir = filepath.Dir(dir) {
-		if os.Remove(dir) != nil || filepath.Base(dir) == ".pi" {
-			return nil // not empty (the user's or pi's own files), or .pi itself
+	for dir := filepath.Dir(path); inAgentDir(dir); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil || strings.HasPrefix(filepath.Base(dir), ".") {
+			return nil // not empty (the user's or the agent's own files), or the agent's folder itself
 		}
 	}
 	return nil
+}
+
+// inAgentDir reports whether dir is an agent's dot folder or inside one.
+func inAgentDir(dir string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
+		switch part {
+		case ".claude", ".codex", ".cursor", ".pi":
+			return true
+		}
+	}
+	return false
 }
