@@ -185,6 +185,14 @@ func (p *piRig) session(reads int, args ...string) []string {
 	for range reads {
 		script = append(script, agenttest.Step{Calls: []agenttest.ToolUse{p.read()}})
 	}
+	return p.steps(script, args...)
+}
+
+// steps runs pi with args and a script of reads (then "done") and returns
+// what the model was sent for them.
+func (p *piRig) steps(script []agenttest.Step, args ...string) []string {
+	p.t.Helper()
+	reads := len(script)
 	api := agenttest.NewAnthropic(p.t, append(script, agenttest.Step{Text: "done"}))
 	p.models(api, 200000)
 	out := p.run(api, args...)
@@ -267,7 +275,17 @@ func TestPiFallsBackToItsOwnRead(t *testing.T) {
 		}
 	}
 	p.file = "notes.txt"
-	p.env = append(p.env, "PATH=/usr/bin:/bin", "FRESHCTX_BIN=/nonexistent/freshctx")
+	env := p.env
+	// freshctx too slow to answer: pi's reads stand, and the next session
+	// that can use freshctx does not lean on what it did not record.
+	p.env = append(env, "FRESHCTX_PI_TIMEOUT_MS=1")
+	for i, r := range p.session(2, "freshctx too slow.") {
+		if !isWhole(r) {
+			t.Fatalf("freshctx too slow, read %d: %q, want the file whole", i+1, r)
+		}
+	}
+	p.env = env
+	p.env = append(env, "PATH=/usr/bin:/bin", "FRESHCTX_BIN=/nonexistent/freshctx")
 	for i, r := range p.session(2, "Without freshctx.") {
 		if !isWhole(r) {
 			t.Fatalf("without freshctx, read %d: %q, want the file whole", i+1, r)
@@ -304,5 +322,32 @@ func TestPiRoutesTestsThroughRun(t *testing.T) {
 	}
 	if strings.Contains(r[1], "freshctx: record") || !strings.Contains(r[1], "pkg/calc.go:3") {
 		t.Fatalf("piped build: the model got %q, want it left alone", r[1])
+	}
+}
+
+// TestPiNeverLeansOnWhatItDidNotRecord: reads freshctx was too slow to
+// record reached the model; once freshctx answers again it forgets what
+// they showed. Here the model read the file, then (freshctx too slow) a
+// changed version of it, and the file went back: the next read is the
+// file, not a note about the first version.
+func TestPiNeverLeansOnWhatItDidNotRecord(t *testing.T) {
+	p := newPiRig(t, true)
+	if r := p.session(1, "Read it."); !isWhole(r[0]) {
+		t.Fatalf("first read: %q", r[0])
+	}
+	path := filepath.Join(p.dir, p.file)
+	first, _ := os.ReadFile(path)
+	env := p.env
+	p.env = append(env, "FRESHCTX_PI_TIMEOUT_MS=1")
+	changed := agenttest.Step{Calls: []agenttest.ToolUse{p.read()}, Before: func() {
+		os.WriteFile(path, []byte(strings.Replace(string(first), "line 7 of", "line seven of", 1)), 0o644)
+	}}
+	if r := p.steps([]agenttest.Step{changed}, "-c", "freshctx too slow."); !strings.Contains(r[0], "line seven of") {
+		t.Fatalf("the changed file, read by pi alone: %q", r[0])
+	}
+	os.WriteFile(path, first, 0o644)
+	p.env = env
+	if r := p.session(2, "-c", "freshctx back."); !isWhole(r[0]) || !isNote(r[1]) {
+		t.Fatalf("after reads freshctx did not record: %q, want the file whole (the model last saw another version), then the note", r)
 	}
 }

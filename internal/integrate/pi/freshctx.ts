@@ -135,6 +135,10 @@ export default function (pi: ExtensionAPI) {
 	// calls side by side in one assistant message see the same leaf and
 	// none of each other's results, so the later follows the earlier.
 	let last: { leaf: string | null; tag: Tag } | undefined;
+	// Files the model was given or changed by a call freshctx failed to
+	// record, told to freshctx with the next call (until then the branch
+	// may not show that call's result).
+	let unrecorded = { forget: new Set<string>(), edited: new Set<string>() };
 	// freshctx's calls go one at a time: each hangs from the one before.
 	let queue: Promise<unknown> = Promise.resolve();
 	const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -161,8 +165,9 @@ export default function (pi: ExtensionAPI) {
 	const position = (ctx: ExtensionContext) => {
 		const session = sessionName(ctx);
 		const leaf = ctx.sessionManager.getLeafId();
+		const pending = { forget: [...unrecorded.forget], edited_paths: [...unrecorded.edited] };
 		if (last && last.leaf === leaf && last.tag.session === session) {
-			return { follow: true, from: last.tag.session, anchor: last.tag.key, forget: [], edited_paths: [] };
+			return { follow: true, from: last.tag.session, anchor: last.tag.key, ...pending };
 		}
 		const branch = ctx.sessionManager.getBranch() as any[];
 		let start = 0;
@@ -205,12 +210,21 @@ export default function (pi: ExtensionAPI) {
 			if (m.toolName === "read") forget.push(call.path);
 			if (m.toolName === "edit" || m.toolName === "write") edited.push(call.path);
 		}
-		return { follow: true, from: anchor?.session ?? session, anchor: anchor?.key ?? "", forget, edited_paths: edited };
+		return {
+			follow: true,
+			from: anchor?.session ?? session,
+			anchor: anchor?.key ?? "",
+			forget: [...forget, ...pending.forget],
+			edited_paths: [...edited, ...pending.edited_paths],
+		};
 	};
 
+	// remember keeps the tag of a call freshctx recorded; the files told
+	// with it as unrecorded are known to freshctx now.
 	const remember = (ctx: ExtensionContext, key: string, entry: number, leaf: string | null): Tag => {
 		const tag = { session: sessionName(ctx), key, entry };
 		last = { leaf, tag };
+		unrecorded = { forget: new Set(), edited: new Set() };
 		return tag;
 	};
 
@@ -220,7 +234,10 @@ export default function (pi: ExtensionAPI) {
 		async execute(toolCallId, params, signal, onUpdate, ctx) {
 			const result = await createReadToolDefinition(ctx.cwd).execute(toolCallId, params, signal, onUpdate, ctx);
 			const c = connect(ctx);
-			if (!c) return result;
+			if (!c) {
+				unrecorded.forget.add((params as any).path);
+				return result;
+			}
 			const leaf = ctx.sessionManager.getLeafId();
 			try {
 				return await serial(async () => {
@@ -235,7 +252,8 @@ export default function (pi: ExtensionAPI) {
 					return { ...result, details } as any;
 				});
 			} catch {
-				return result; // pi's own answer stands; the next call forgets what it showed
+				unrecorded.forget.add((params as any).path); // pi's own answer stands: the next call forgets what it showed
+				return result;
 			}
 		},
 	});
@@ -268,8 +286,12 @@ export default function (pi: ExtensionAPI) {
 	pi.on("tool_result", async (event, ctx) => {
 		if (event.toolName !== "edit" && event.toolName !== "write") return;
 		const path = (event.input as any)?.path;
-		const c = path ? connect(ctx) : undefined;
-		if (!c) return;
+		if (!path) return;
+		const c = connect(ctx);
+		if (!c) {
+			unrecorded.edited.add(path);
+			return;
+		}
 		const leaf = ctx.sessionManager.getLeafId();
 		try {
 			const res = await serial(() =>
@@ -278,7 +300,8 @@ export default function (pi: ExtensionAPI) {
 			const tag = remember(ctx, event.toolCallId, res.leaf ?? 0, leaf);
 			return { details: { ...((event as any).details ?? {}), [TAG]: tag } };
 		} catch {
-			return; // untagged: the next call marks the file edited
+			unrecorded.edited.add(path); // untagged: the next call marks the file edited
+			return;
 		}
 	});
 
@@ -372,6 +395,7 @@ export default function (pi: ExtensionAPI) {
 
 	pi.on("session_start", async (_event, ctx) => {
 		last = undefined;
+		unrecorded = { forget: new Set(), edited: new Set() };
 		connect(ctx);
 	});
 
