@@ -1,0 +1,201 @@
+package team
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Record is a record as the team shares it.
+type Record struct {
+	Key       string    `json:"key"`
+	RepoID    string    `json:"repo_id"`
+	Command   string    `json:"command"`
+	Label     string    `json:"label"`
+	ExitCode  *int      `json:"exit_code"`
+	Intent    string    `json:"intent"`
+	Summary   string    `json:"summary"`
+	Raw       []byte    `json:"-"`
+	Files     []File    `json:"files"`
+	Commit    string    `json:"commit"`
+	Branch    string    `json:"branch"`
+	Author    string    `json:"author"`
+	Machine   string    `json:"machine"`
+	CI        bool      `json:"ci"`
+	CreatedAt time.Time `json:"created_at"`
+	Signature string    `json:"-"`
+	// rawSum is the SHA-256 of Raw as the store computed it, when Raw was
+	// not fetched.
+	rawSum []byte
+}
+
+// File is a file a record named, as its publisher's work tree held it.
+type File struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256,omitempty"` // "" when it was not read
+	Size    int64  `json:"size"`
+	Existed bool   `json:"existed"`
+}
+
+// Sign signs r with the team's key (HMAC-SHA256 over what a reader relies
+// on: the repository, the command, the output and every file's hash).
+func (r *Record) Sign(key []byte) { r.Signature = r.mac(key) }
+
+// Signed reports whether r carries a valid signature by key.
+func (r *Record) Signed(key []byte) bool {
+	return r.Signature != "" && hmac.Equal([]byte(r.Signature), []byte(r.mac(key)))
+}
+
+func (r *Record) mac(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	files, _ := json.Marshal(r.Files)
+	exit := "none"
+	if r.ExitCode != nil {
+		exit = fmt.Sprint(*r.ExitCode)
+	}
+	sum := r.rawSum
+	if sum == nil {
+		s := sha256.Sum256(r.Raw)
+		sum = s[:]
+	}
+	for _, part := range []string{r.Key, r.RepoID, r.Command, r.Label, exit, r.Summary, hex.EncodeToString(sum),
+		string(files), r.Commit, r.Author, r.Machine, r.CreatedAt.UTC().Format(time.RFC3339Nano)} {
+		fmt.Fprintf(m, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Publish stores records; a record whose key is there already is left as
+// it is (publishing again is harmless). It returns how many were new.
+func (s *Store) Publish(ctx context.Context, rs []Record) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	batch := &pgx.Batch{}
+	for _, r := range rs {
+		files, err := json.Marshal(r.Files)
+		if err != nil {
+			return 0, err
+		}
+		batch.Queue(`INSERT INTO team_records (key, repo_id, command, label, exit_code, intent, summary, raw, files,
+				commit, branch, author, machine, ci, created_at, signature)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+			ON CONFLICT (key) DO NOTHING`,
+			r.Key, r.RepoID, r.Command, r.Label, r.ExitCode, r.Intent, r.Summary, nonNil(r.Raw), files,
+			r.Commit, r.Branch, r.Author, r.Machine, r.CI, r.CreatedAt, r.Signature)
+	}
+	res := s.conn.SendBatch(ctx, batch)
+	defer res.Close()
+	n := 0
+	for range rs {
+		tag, err := res.Exec()
+		if err != nil {
+			return n, fmt.Errorf("publish: %w", err)
+		}
+		n += int(tag.RowsAffected())
+	}
+	return n, nil
+}
+
+// Query is a search of the team's records.
+type Query struct {
+	RepoID string
+	Text   string // words, as recall takes them; "" lists the newest
+	Limit  int
+}
+
+// Search finds the team's records of a repository that match the words,
+// best first (full-text rank, then newest), raw output left out.
+func (s *Store) Search(ctx context.Context, q Query) ([]Record, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
+	words := strings.Join(strings.Fields(q.Text), " | ")
+	sql := `SELECT key, repo_id, command, label, exit_code, intent, summary, files, commit, branch, author, machine, ci,
+			created_at, signature, sha256(raw)
+		FROM team_records WHERE repo_id = $1`
+	args := []any{q.RepoID}
+	if words != "" {
+		sql += ` AND search @@ to_tsquery('simple', $2)
+			ORDER BY ts_rank(search, to_tsquery('simple', $2)) DESC, created_at DESC LIMIT $3`
+		args = append(args, tsWords(q.Text), q.Limit)
+	} else {
+		sql += ` ORDER BY created_at DESC LIMIT $2`
+		args = append(args, q.Limit)
+	}
+	rows, err := s.conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search the team's records: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r Record
+		var files []byte
+		if err := rows.Scan(&r.Key, &r.RepoID, &r.Command, &r.Label, &r.ExitCode, &r.Intent, &r.Summary, &files,
+			&r.Commit, &r.Branch, &r.Author, &r.Machine, &r.CI, &r.CreatedAt, &r.Signature, &r.rawSum); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(files, &r.Files); err != nil {
+			return nil, fmt.Errorf("record %s: files: %w", r.Key, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Raw is a record's whole output.
+func (s *Store) Raw(ctx context.Context, key string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	var raw []byte
+	err := s.conn.QueryRow(ctx, `SELECT raw FROM team_records WHERE key = $1`, key).Scan(&raw)
+	return raw, err
+}
+
+// Counts are what the team store holds.
+type Counts struct {
+	Records int `json:"records"`
+	Signed  int `json:"signed"`
+}
+
+// Count counts the records of a repository.
+func (s *Store) Count(ctx context.Context, repoID string) (Counts, error) {
+	var c Counts
+	err := s.conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE signature <> '') FROM team_records WHERE repo_id = $1`,
+		repoID).Scan(&c.Records, &c.Signed)
+	return c, err
+}
+
+// tsWords is words as a tsquery that matches any of them, each a prefix,
+// with what tsquery would read as an operator taken out.
+func tsWords(text string) string {
+	var parts []string
+	for _, w := range strings.Fields(text) {
+		w = strings.Map(func(r rune) rune {
+			if strings.ContainsRune(`&|!():*'\<>`, r) {
+				return ' '
+			}
+			return r
+		}, w)
+		for _, p := range strings.Fields(w) {
+			parts = append(parts, "'"+p+"':*")
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

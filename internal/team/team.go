@@ -1,0 +1,164 @@
+package team
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Timeouts: the team store is never in the way of a local command.
+const (
+	ConnectTimeout = 2 * time.Second
+	QueryTimeout   = 5 * time.Second
+)
+
+// ErrNotConfigured: no team store is configured.
+var ErrNotConfigured = errors.New("no team store configured (freshctx team init URL, or FRESHCTX_TEAM)")
+
+// Store is a connection to the team store.
+type Store struct {
+	conn *pgx.Conn
+	url  string
+}
+
+// Open connects to the team store at rawURL within ConnectTimeout.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	if rawURL == "" {
+		return nil, ErrNotConfigured
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("team store URL %s: %w", Redacted(rawURL), scrub(err, rawURL))
+	}
+	cfg.ConnectTimeout = ConnectTimeout
+	cctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("team store %s: %w", Redacted(rawURL), scrub(err, rawURL))
+	}
+	return &Store{conn: conn, url: rawURL}, nil
+}
+
+// Close closes the connection.
+func (s *Store) Close() { s.conn.Close(context.Background()) }
+
+// URL is the store's URL without its password.
+func (s *Store) URL() string { return Redacted(s.url) }
+
+// Latency is one round trip to the server.
+func (s *Store) Latency(ctx context.Context) (time.Duration, error) {
+	start := time.Now()
+	err := s.conn.Ping(ctx)
+	return time.Since(start), err
+}
+
+// Migrate creates or updates the schema, one migration at a time in a
+// transaction each, recording the version reached; a server whose schema
+// is newer than this binary knows is refused.
+func (s *Store) Migrate(ctx context.Context) (int, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(names)
+	if _, err := s.conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS freshctx_team_schema (version integer NOT NULL)`); err != nil {
+		return 0, fmt.Errorf("create the schema table: %w", err)
+	}
+	var version int
+	if err := s.conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM freshctx_team_schema`).Scan(&version); err != nil {
+		return 0, err
+	}
+	if version > len(names) {
+		return version, fmt.Errorf("the team store's schema is version %d, this freshctx knows up to %d: upgrade freshctx", version, len(names))
+	}
+	for i := version; i < len(names); i++ {
+		sql, err := migrations.ReadFile(names[i])
+		if err != nil {
+			return version, err
+		}
+		err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO freshctx_team_schema (version) VALUES ($1)`, i+1)
+			return err
+		})
+		if err != nil {
+			return version, err
+		}
+		version = i + 1
+	}
+	return version, nil
+}
+
+// Version is the schema version the store is at (0: not initialised).
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var version int
+	err := s.conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM freshctx_team_schema`).Scan(&version)
+	if err != nil && strings.Contains(err.Error(), "does not exist") {
+		return 0, nil
+	}
+	return version, err
+}
+
+// Redacted is rawURL with its password replaced: what freshctx prints.
+func Redacted(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// HasPassword reports whether rawURL carries a password, which freshctx
+// never stores: use ~/.pgpass or PGPASSWORD instead.
+func HasPassword(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return strings.Contains(rawURL, "password")
+	}
+	_, has := u.User.Password()
+	return has || u.Query().Has("password")
+}
+
+// scrub takes the password out of an error that quotes the URL.
+func scrub(err error, rawURL string) error {
+	u, perr := url.Parse(rawURL)
+	if perr != nil {
+		return errors.New("connection failed")
+	}
+	pw, has := u.User.Password()
+	if !has || pw == "" {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+}
+
+// URLFrom is the team store's URL: FRESHCTX_TEAM, else the configured one.
+func URLFrom(configured string) string {
+	if u := os.Getenv("FRESHCTX_TEAM"); u != "" {
+		return u
+	}
+	return configured
+}

@@ -1,0 +1,119 @@
+package team
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/testpg"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testpg.StopShared()
+	os.Exit(code)
+}
+
+func open(t *testing.T) *Store {
+	t.Helper()
+	url := testpg.Shared(t).Database(t)
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if _, err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func record(key, command, summary string, files ...File) Record {
+	code := 1
+	return Record{Key: key, RepoID: "repo-1", Command: command, ExitCode: &code, Summary: summary,
+		Raw: []byte(summary + "\nthe whole output\n"), Files: files, Commit: "abc", Branch: "main",
+		Author: "ana", Machine: "laptop", CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+}
+
+// TestPublishIsIdempotentAndSearchFinds: a record published twice is
+// stored once; the team's records are found by their words, in their
+// repository only, with every file's hash as published.
+func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	if v, err := s.Migrate(ctx); err != nil || v != 1 {
+		t.Fatalf("migrating again: version %d, %v", v, err)
+	}
+	a := record("k1", "go test ./...", "--- FAIL: TestAdd\ncalc_test.go:12: Add(1, 2) = -1", File{Path: "calc.go", SHA256: "aa", Size: 10, Existed: true})
+	b := record("k2", "go vet ./...", "all good")
+	other := record("k3", "go test ./...", "--- FAIL: TestAdd elsewhere")
+	other.RepoID = "repo-2"
+	for range 2 {
+		if _, err := s.Publish(ctx, []Record{a, b, other}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, err := s.Count(ctx, "repo-1"); err != nil || c.Records != 2 {
+		t.Fatalf("count %+v, %v; want 2 records", c, err)
+	}
+	got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: "TestAdd fail"})
+	if err != nil || len(got) != 1 || got[0].Key != "k1" {
+		t.Fatalf("search: %+v, %v", got, err)
+	}
+	if f := got[0].Files; len(f) != 1 || f[0].SHA256 != "aa" || f[0].Path != "calc.go" {
+		t.Fatalf("files: %+v", f)
+	}
+	if got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: `it's (a) & | ! query:*`}); err != nil {
+		t.Fatalf("a query with tsquery's operators: %v (%d found)", err, len(got))
+	}
+	raw, err := s.Raw(ctx, "k1")
+	if err != nil || !strings.Contains(string(raw), "the whole output") {
+		t.Fatalf("raw: %q, %v", raw, err)
+	}
+}
+
+// TestSignatures: a signed record verifies, as fetched without its raw
+// output too; one changed after signing, or signed by another key, does
+// not.
+func TestSignatures(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	key := []byte("team-key")
+	good := record("s1", "go test ./...", "FAIL one")
+	good.Sign(key)
+	forged := record("s2", "go test ./...", "FAIL two")
+	forged.Sign([]byte("another key"))
+	tampered := record("s3", "go test ./...", "FAIL three")
+	tampered.Sign(key)
+	tampered.Files = []File{{Path: "x.go", SHA256: "00", Existed: true}}
+	if _, err := s.Publish(ctx, []Record{good, forged, tampered}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: "FAIL"})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("search: %d, %v", len(got), err)
+	}
+	for _, r := range got {
+		if want := r.Key == "s1"; r.Signed(key) != want {
+			t.Errorf("%s: signed %v, want %v", r.Key, r.Signed(key), want)
+		}
+	}
+}
+
+// TestURLsNeverShowPasswords: what freshctx prints of a URL has no
+// password, and an error that quotes one is scrubbed.
+func TestURLsNeverShowPasswords(t *testing.T) {
+	for _, u := range []string{"postgres://ana:s3cr3t-pw@db.example.com:5432/team", "postgres://db/team?password=s3cr3t-pw&sslmode=verify-full"} {
+		if r := Redacted(u); strings.Contains(r, "s3cr3t-pw") || !HasPassword(u) {
+			t.Errorf("%s → %s", u, r)
+		}
+		if _, err := Open(context.Background(), strings.Replace(u, "db.example.com", "127.0.0.1", 1)+"&connect_timeout=1"); err == nil || strings.Contains(err.Error(), "s3cr3t-pw") {
+			t.Errorf("open %s: %v", Redacted(u), err)
+		}
+	}
+	if HasPassword("postgres://ana@db/team") {
+		t.Error("no password, but said to have one")
+	}
+}
