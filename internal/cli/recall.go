@@ -11,11 +11,13 @@ import (
 	"github.com/freshctx/freshctx/internal/store"
 
 	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/teamsync"
 )
 
 func newRecallCmd(a *app) *cobra.Command {
 	var files []string
 	var limit int
+	var withTeam bool
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Find earlier records by what they said, freshest first among equals",
@@ -43,6 +45,9 @@ An empty query lists the newest records (of --file, if given).`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
+			if withTeam {
+				return a.recallTeam(cmd, strings.Join(args, " "), limit)
+			}
 			svc, err := a.readRecords(cmd.Context())
 			if errors.Is(err, store.ErrNoStore) {
 				return a.render(map[string]any{"results": []records.Hit{}}, func() error { return render.Hits(a.io.Out, nil) })
@@ -60,5 +65,20 @@ An empty query lists the newest records (of --file, if given).`,
 	}
 	cmd.Flags().StringArrayVar(&files, "file", nil, "only records that reference this file or a file under this folder (repeatable)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results")
+	cmd.Flags().BoolVar(&withTeam, "team", false, "search the team's records of this repository (team init), each labelled by this work tree's bytes")
 	return cmd
+}
+
+// recallTeam searches the team store's records, labelled against this
+// work tree.
+func (a *app) recallTeam(cmd *cobra.Command, query string, limit int) error {
+	st, s, err := a.teamSettings(cmd.Context())
+	if err != nil {
+		return err
+	}
+	res, err := teamsync.Recall(cmd.Context(), st, a.ws, s, query, limit)
+	if err != nil {
+		return err
+	}
+	return a.render(res, func() error { return render.TeamHits(a.io.Out, res.Hits, res.Ignored) })
 }

@@ -115,7 +115,8 @@ func newRootCmd(a *app) *cobra.Command {
 	})
 	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
 		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a),
-		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a), newVersionCmd(a))
+		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a),
+		newTeamCmd(a), newVersionCmd(a))
 	return cmd
 }
 

@@ -96,6 +96,7 @@ freshctx exits with the command's exit status.`,
 			if err := a.checkNew(cmd, svc, rec); err != nil {
 				return err
 			}
+			a.queueForTeam(cmd.Context(), svc, rec)
 			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}
@@ -148,6 +149,7 @@ to a file first, as in the second example); capture then exits with N.`,
 			if err := a.checkNew(cmd, svc, rec); err != nil {
 				return err
 			}
+			a.queueForTeam(cmd.Context(), svc, rec)
 			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}

@@ -5,7 +5,9 @@ package config
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +32,48 @@ var Keys = []Key{
 		Help: "the registry skips files larger than this"},
 	{Name: "hooks.run_commands", Default: defaultRunCommands, check: checkCommands,
 		Help: "comma-separated command prefixes an agent's Bash runs through freshctx run (\"\" for none)"},
+	{Name: "team.url", Default: "", check: checkTeamURL,
+		Help: "the team store (postgres://…; its password from ~/.pgpass or PGPASSWORD, never here); FRESHCTX_TEAM overrides it"},
+	{Name: "team.publish", Default: "failures", check: oneOf("all", "failures", "none"),
+		Help: "which records run and capture publish to the team store: all, failures or none"},
+	{Name: "team.verify_key", Default: "", check: checkKey,
+		Help: "the team's public key (hex Ed25519): team records signed by its private half are marked signed"},
+	{Name: "team.require_signed", Default: "false", check: oneOf("true", "false"),
+		Help: "ignore team records not signed by team.verify_key's private half (and count them in team status)"},
+}
+
+func oneOf(values ...string) func(string) error {
+	return func(v string) error {
+		if slices.Contains(values, v) {
+			return nil
+		}
+		return fmt.Errorf("want one of %s", strings.Join(values, ", "))
+	}
+}
+
+func checkTeamURL(v string) error {
+	if v == "" {
+		return nil
+	}
+	if !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+		return fmt.Errorf("want a postgres:// URL")
+	}
+	if u, err := url.Parse(v); err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	} else if _, has := u.User.Password(); has || u.Query().Has("password") {
+		return fmt.Errorf("a password is never stored: take it out of the URL and put it in ~/.pgpass (or PGPASSWORD)")
+	}
+	return nil
+}
+
+func checkKey(v string) error {
+	if v == "" {
+		return nil
+	}
+	if b, err := hex.DecodeString(v); err != nil || len(b) != 32 {
+		return fmt.Errorf("want 64 hex digits (an Ed25519 public key)")
+	}
+	return nil
 }
 
 // defaultRunCommands: tests, builds, linters and type checkers, whose output

@@ -30,7 +30,7 @@ func TestSettings(t *testing.T) {
 		t.Fatal("unknown key accepted")
 	}
 	all, _ := All(ctx, s)
-	if len(all) != 3 || all[0].Value != "12h" || all[0].Default || !all[1].Default {
+	if len(all) != len(Keys) || all[0].Value != "12h" || all[0].Default || !all[1].Default {
 		t.Fatalf("All = %+v", all)
 	}
 	if _, err := Set(ctx, s, "hooks.run_commands", "go test; rm -rf /"); err == nil {
@@ -66,6 +66,31 @@ func TestParseSize(t *testing.T) {
 	for _, bad := range []string{"", "0", "-1", "big", "1TiB"} {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+}
+
+// TestTeamSettings: a team URL is a postgres:// URL without a password; a
+// verify key is an Ed25519 public key; the policy one of three.
+func TestTeamSettings(t *testing.T) {
+	s := teststore.Open(t, "", store.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		key, value string
+		ok         bool
+	}{
+		{"team.url", "postgres://ana@db.example.com/team?sslmode=verify-full", true},
+		{"team.url", "postgres://ana:pw@db.example.com/team", false},
+		{"team.url", "postgres://db/team?password=pw", false},
+		{"team.url", "mysql://db/team", false},
+		{"team.publish", "all", true},
+		{"team.publish", "some", false},
+		{"team.verify_key", strings.Repeat("ab", 32), true},
+		{"team.verify_key", "abcd", false},
+		{"team.require_signed", "yes", false},
+	} {
+		if _, err := Set(ctx, s, c.key, c.value); (err == nil) != c.ok {
+			t.Errorf("%s = %q: %v", c.key, c.value, err)
 		}
 	}
 }

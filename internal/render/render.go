@@ -134,14 +134,7 @@ func Hits(w io.Writer, hits []records.Hit) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		exit := ""
-		if h.ExitCode != nil {
-			exit = fmt.Sprintf(" · exit %d", *h.ExitCode)
-		}
-		what := h.Command
-		if h.Label != "" {
-			what = "[" + h.Label + "] " + what
-		}
+		what, exit := commandLine(h.Label, h.Command, h.ExitCode)
 		fmt.Fprintf(w, "#%d · %s · %s%s · %s ago\n", h.ID, Freshness(h.Freshness), Truncate(what, 70), exit, Age(timeSince(h.CreatedAt)))
 		if h.Snippet != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(h.Snippet, "\n", "\n  "))
@@ -486,4 +479,16 @@ func Sessions(w io.Writer, list []readcache.SessionInfo) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", s.Name, s.Entries, s.Leaf, Age(timeSince(s.CreatedAt)), state)
 	}
 	return tw.Flush()
+}
+
+// commandLine is a record's command as a result line shows it (its label
+// first) and its exit status, "" when it has none.
+func commandLine(label, command string, exitCode *int) (what, exit string) {
+	if exitCode != nil {
+		exit = fmt.Sprintf(" · exit %d", *exitCode)
+	}
+	if label != "" {
+		return "[" + label + "] " + command, exit
+	}
+	return command, exit
 }

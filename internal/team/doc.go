@@ -8,9 +8,10 @@
 //     fresh for me only when the SHA-256 of every file it names equals the
 //     bytes of my work tree now (the caller checks that, with its own
 //     fingerprints and digests); a teammate's "fresh" is never evidence.
-//   - Every item carries its author, machine and time; with a team key an
-//     item is signed (HMAC-SHA256), and a team that requires signatures
-//     ignores — and counts — the rest.
+//   - Every item carries its author, machine and time; a publisher that
+//     holds the team's private key (CI) signs it (Ed25519), readers check
+//     it with the public key, and a team that requires signatures ignores
+//     — and counts — the rest.
 //   - What is published was redacted before it was stored locally; nothing
 //     machine-local (fingerprints, inodes, pictures) is ever sent.
 //   - Publishing is idempotent by key: an item sent twice is stored once.

@@ -2,7 +2,7 @@ package team
 
 import (
 	"context"
-	"crypto/hmac"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -44,17 +44,24 @@ type File struct {
 	Existed bool   `json:"existed"`
 }
 
-// Sign signs r with the team's key (HMAC-SHA256 over what a reader relies
-// on: the repository, the command, the output and every file's hash).
-func (r *Record) Sign(key []byte) { r.Signature = r.mac(key) }
-
-// Signed reports whether r carries a valid signature by key.
-func (r *Record) Signed(key []byte) bool {
-	return r.Signature != "" && hmac.Equal([]byte(r.Signature), []byte(r.mac(key)))
+// Sign signs r with the team's private key (Ed25519, over what a reader
+// relies on: the repository, the command, the output and every file's
+// hash). Readers verify with the public key alone, so a laptop that can
+// check a signature cannot make one.
+func (r *Record) Sign(key ed25519.PrivateKey) {
+	r.Signature = hex.EncodeToString(ed25519.Sign(key, r.signed()))
 }
 
-func (r *Record) mac(key []byte) string {
-	m := hmac.New(sha256.New, key)
+// Signed reports whether r carries a valid signature by the holder of
+// the private half of key.
+func (r *Record) Signed(key ed25519.PublicKey) bool {
+	sig, err := hex.DecodeString(r.Signature)
+	return err == nil && len(key) == ed25519.PublicKeySize && ed25519.Verify(key, r.signed(), sig)
+}
+
+// signed is the message a signature covers.
+func (r *Record) signed() []byte {
+	var b strings.Builder
 	files, _ := json.Marshal(r.Files)
 	exit := "none"
 	if r.ExitCode != nil {
@@ -67,9 +74,9 @@ func (r *Record) mac(key []byte) string {
 	}
 	for _, part := range []string{r.Key, r.RepoID, r.Command, r.Label, exit, r.Summary, hex.EncodeToString(sum),
 		string(files), r.Commit, r.Author, r.Machine, r.CreatedAt.UTC().Format(time.RFC3339Nano)} {
-		fmt.Fprintf(m, "%d:%s;", len(part), part)
+		fmt.Fprintf(&b, "%d:%s;", len(part), part)
 	}
-	return hex.EncodeToString(m.Sum(nil))
+	return []byte(b.String())
 }
 
 // Publish stores records; a record whose key is there already is left as

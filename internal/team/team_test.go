@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"crypto/ed25519"
 	"os"
 	"strings"
 	"testing"
@@ -80,11 +81,12 @@ func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 func TestSignatures(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	key := []byte("team-key")
+	pub, key, _ := ed25519.GenerateKey(nil)
+	_, other, _ := ed25519.GenerateKey(nil)
 	good := record("s1", "go test ./...", "FAIL one")
 	good.Sign(key)
 	forged := record("s2", "go test ./...", "FAIL two")
-	forged.Sign([]byte("another key"))
+	forged.Sign(other)
 	tampered := record("s3", "go test ./...", "FAIL three")
 	tampered.Sign(key)
 	tampered.Files = []File{{Path: "x.go", SHA256: "00", Existed: true}}
@@ -96,8 +98,8 @@ func TestSignatures(t *testing.T) {
 		t.Fatalf("search: %d, %v", len(got), err)
 	}
 	for _, r := range got {
-		if want := r.Key == "s1"; r.Signed(key) != want {
-			t.Errorf("%s: signed %v, want %v", r.Key, r.Signed(key), want)
+		if want := r.Key == "s1"; r.Signed(pub) != want {
+			t.Errorf("%s: signed %v, want %v", r.Key, r.Signed(pub), want)
 		}
 	}
 }

@@ -155,3 +155,19 @@ func (c *Cluster) Database(t testing.TB) string {
 func (c *Cluster) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@/%s?host=%s&port=%d", db, c.Dir, c.Port)
 }
+
+// Own starts a cluster for one test, stopped when the test ends; it skips
+// when PostgreSQL is not installed.
+func Own(t testing.TB) *Cluster {
+	t.Helper()
+	bin := Bin()
+	if bin == "" {
+		t.Skip("PostgreSQL is not installed (apt-get install postgresql-15): the team store's tests need a real server")
+	}
+	c, err := Start(bin)
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}

@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/team"
+	"github.com/freshctx/freshctx/internal/teamsync"
+)
+
+func newTeamCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "team",
+		Short: "Share records with a team through PostgreSQL",
+		Long: `A team store is a PostgreSQL database the team's machines and CI share.
+run and capture queue their records for it (team.publish: failures by
+default, all or none) and a background process sends them; recall --team
+searches the team's records of this repository and labels each by the
+bytes of this work tree: fresh only when every file it names hashes here
+to what the publisher hashed.
+
+The URL comes from FRESHCTX_TEAM, else the config (team.url). The password
+never goes in either: PostgreSQL reads it from ~/.pgpass or PGPASSWORD, and
+freshctx never prints it. sslmode=verify-full in the URL checks the
+server's certificate.
+
+Records are signed by a machine that holds the team's private key
+(FRESHCTX_TEAM_SIGNING_KEY: give it to CI only); readers check them with
+the public key (team.verify_key), and with team.require_signed ignore the
+rest. team key makes a key pair.`,
+	}
+	cmd.AddCommand(newTeamInitCmd(a), newTeamStatusCmd(a), newTeamPublishCmd(a), newTeamKeyCmd(a))
+	return cmd
+}
+
+func newTeamInitCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init URL",
+		Short: "Create or update the team store's schema, and use it from this store",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url := args[0]
+			if team.HasPassword(url) {
+				return usagef("the URL holds a password, which freshctx never stores: put it in ~/.pgpass (or PGPASSWORD) and give the URL without it")
+			}
+			st, err := a.store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ts, err := team.Open(cmd.Context(), url)
+			if err != nil {
+				return err
+			}
+			defer ts.Close()
+			version, err := ts.Migrate(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if _, err := config.Set(cmd.Context(), st, "team.url", url); err != nil {
+				return err
+			}
+			res := map[string]any{"url": team.Redacted(url), "schema_version": version}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "team store %s: schema version %d; this store publishes to it (team.publish decides what)\n",
+					team.Redacted(url), version)
+				return err
+			})
+		},
+	}
+}
+
+// teamStatus is what team status reports.
+type teamStatus struct {
+	URL           string  `json:"url"`
+	Reachable     bool    `json:"reachable"`
+	Error         string  `json:"error,omitempty"`
+	LatencyMS     float64 `json:"latency_ms,omitempty"`
+	SchemaVersion int     `json:"schema_version"`
+	Records       int     `json:"records"`
+	Signed        int     `json:"signed"`
+	Pending       int     `json:"pending"`
+	Publish       string  `json:"publish"`
+	RequireSigned bool    `json:"require_signed"`
+}
+
+func newTeamStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Whether the team store answers, how fast, and what is published and pending",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, s, err := a.teamSettings(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := teamStatus{URL: team.Redacted(s.URL), Publish: s.Publish, RequireSigned: s.RequireSigned}
+			out.Pending, _ = teamsync.Pending(cmd.Context(), st)
+			if err := fillStatus(cmd.Context(), a, s.URL, &out); err != nil {
+				out.Error = err.Error()
+			}
+			return a.render(out, func() error { return printTeamStatus(a, out) })
+		},
+	}
+}
+
+func fillStatus(ctx context.Context, a *app, url string, out *teamStatus) error {
+	ts, err := team.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	out.Reachable = true
+	d, err := ts.Latency(ctx)
+	if err != nil {
+		return err
+	}
+	out.LatencyMS = float64(d.Microseconds()) / 1000
+	if out.SchemaVersion, err = ts.Version(ctx); err != nil {
+		return err
+	}
+	ws, err := a.workspace()
+	if err != nil || ws.Git == nil {
+		return err
+	}
+	repo, err := ws.Git.RepoID(ctx)
+	if err != nil || repo == "" {
+		return err
+	}
+	c, err := ts.Count(ctx, repo)
+	out.Records, out.Signed = c.Records, c.Signed
+	return err
+}
+
+func printTeamStatus(a *app, s teamStatus) error {
+	w := a.io.Out
+	if !s.Reachable {
+		fmt.Fprintf(w, "team store %s: not reachable (%s)\n", s.URL, s.Error)
+	} else {
+		fmt.Fprintf(w, "team store %s: reachable, %.1f ms a round trip, schema version %d\n", s.URL, s.LatencyMS, s.SchemaVersion)
+		fmt.Fprintf(w, "this repository: %d records shared, %d of them signed\n", s.Records, s.Signed)
+	}
+	_, err := fmt.Fprintf(w, "this store: %d records waiting to be published (team.publish = %s, team.require_signed = %v)\n",
+		s.Pending, s.Publish, s.RequireSigned)
+	return err
+}
+
+func newTeamPublishCmd(a *app) *cobra.Command {
+	var since time.Duration
+	var background bool
+	cmd := &cobra.Command{
+		Use:   "publish [--since DUR]",
+		Short: "Send the records waiting for the team store (with --since, every record that recent too)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, s, err := a.teamSettings(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if since > 0 {
+				if _, err := teamsync.EnqueueSince(cmd.Context(), st, since); err != nil {
+					return err
+				}
+			}
+			svc, err := a.records(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := teamsync.Publish(cmd.Context(), st, svc, s)
+			if background {
+				return nil // the queue keeps what was not sent; the next run tries again
+			}
+			if err != nil {
+				return fmt.Errorf("%w (%d records still waiting; they are sent with the next publish)", err, res.Pending)
+			}
+			return a.render(res, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "published %d records (%d sent, %d new to the team store); %d waiting\n",
+					res.Sent, res.Sent, res.Published, res.Pending)
+				return err
+			})
+		},
+	}
+	cmd.Flags().DurationVar(&since, "since", 0, "also publish every record made in this long (24h, 30m), whatever team.publish says")
+	cmd.Flags().BoolVar(&background, "background", false, "say nothing (run starts it so)")
+	cmd.Flags().MarkHidden("background")
+	return cmd
+}
+
+func newTeamKeyCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "key",
+		Short: "Make a signing key pair: the private half for CI, the public half for team.verify_key",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			seed, pub, err := teamsync.NewKey()
+			if err != nil {
+				return err
+			}
+			return a.render(map[string]string{"signing_key": seed, "verify_key": pub}, func() error {
+				_, err := fmt.Fprintf(a.io.Out, "FRESHCTX_TEAM_SIGNING_KEY=%s   # CI's secret: signs what it publishes\n"+
+					"freshctx config team.verify_key %s   # every machine: checks signatures\n", seed, pub)
+				return err
+			})
+		},
+	}
+}
+
+// queueForTeam queues a new record for the team store, when one is
+// configured and team.publish takes it, and starts the publisher. A team
+// store that is down costs the command nothing: the record waits.
+func (a *app) queueForTeam(ctx context.Context, svc *records.Service, rec *records.Record) {
+	if svc == nil || svc.Store == nil || rec == nil || rec.ID == 0 {
+		return
+	}
+	s, err := teamsync.Load(ctx, svc.Store)
+	if err != nil || s.URL == "" {
+		return
+	}
+	if queued, err := teamsync.Enqueue(ctx, svc.Store, s, rec); err != nil || !queued {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil || a.ws == nil {
+		return
+	}
+	teamsync.StartPublisher(self, a.ws.Root, svc.Store.Path(), a.io.Env)
+}
+
+// teamSettings opens the store and reads its team settings; no team store
+// configured is team.ErrNotConfigured.
+func (a *app) teamSettings(ctx context.Context) (*store.Store, teamsync.Settings, error) {
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, teamsync.Settings{}, err
+	}
+	s, err := teamsync.Load(ctx, st)
+	if err == nil && s.URL == "" {
+		err = team.ErrNotConfigured
+	}
+	return st, s, err
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package teamsync
+
+import "os/exec"
+
+func detach(*exec.Cmd) {}
