@@ -112,3 +112,96 @@ func TestTeamRecallIsFreshOnlyForMyBytes(t *testing.T) {
 		t.Fatalf("in clone C whose calc_test.go differs: %+v, want never fresh", hits)
 	}
 }
+
+// newTeamRepo is a committed repository and a clone-maker over it.
+func newTeamRepo(t *testing.T, bin string) func(name, email string) *teamClone {
+	origin := testgit.New(t)
+	origin.Write("notes.txt", notesText(20))
+	origin.Commit("notes")
+	return func(name, email string) *teamClone {
+		dir := filepath.Join(t.TempDir(), name)
+		if out, err := exec.Command("git", "clone", "-q", origin.Dir, dir).CombinedOutput(); err != nil {
+			t.Fatalf("clone: %v %s", err, out)
+		}
+		exec.Command("git", "-C", dir, "config", "user.email", email).Run()
+		return &teamClone{t: t, bin: bin, dir: dir, env: append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())}
+	}
+}
+
+// failing is a command whose output names notes.txt and that fails.
+var failing = []string{"run", "--", "sh", "-c", "echo 'notes.txt:3: FAIL the check'; exit 1"}
+
+// TestTeamStoreDownCostsNothing: with the team store down, run works and
+// keeps its record (queued); status says it is unreachable; once the
+// server is back the queue drains, and publishing again, or after a
+// restart of the server, adds no duplicate.
+func TestTeamStoreDownCostsNothing(t *testing.T) {
+	skipUnderRace(t)
+	pg := testpg.Own(t)
+	url := pg.Database(t)
+	bin := testbin.Build(t)
+	a := newTeamRepo(t, bin)("a", "ana@example.com")
+	a.must("team", "init", url)
+	pg.Down(t)
+	for i := range 3 {
+		if out, err := a.freshctx(failing...); err == nil || !strings.Contains(out, "FAIL the check") {
+			t.Fatalf("run %d with the team store down: %v\n%s", i, err, out)
+		}
+	}
+	if n := strings.Count(a.must("list"), "FAIL the check"); n != 3 {
+		t.Fatalf("%d records kept locally, want 3", n)
+	}
+	out := a.must("team", "status")
+	if !strings.Contains(out, "not reachable") || !strings.Contains(out, "3 records waiting") {
+		t.Fatalf("status with the store down: %s", out)
+	}
+	if strings.Contains(out, "password") {
+		t.Fatalf("status shows a password: %s", out)
+	}
+	if _, err := a.freshctx("team", "publish"); err == nil {
+		t.Fatal("publish with the store down succeeded")
+	}
+	pg.Up(t)
+	if out := a.must("team", "publish"); !strings.Contains(out, "0 waiting") {
+		t.Fatalf("publish once the store is back: %s", out)
+	}
+	a.freshctx("run", "--", "sh", "-c", "echo 'notes.txt:9: FAIL again'; exit 1")
+	pg.Restart(t, 0)
+	if out, err := a.freshctx("team", "publish", "--since", "1h"); err != nil { // everything again, after a restart
+		t.Fatalf("publish after a restart: %v\n%s", err, out)
+	}
+	if out := a.must("team", "status"); !strings.Contains(out, "4 records shared") || !strings.Contains(out, "0 records waiting") {
+		t.Fatalf("after a restart and publishing everything again: %s", out)
+	}
+}
+
+// TestTeamSignedOnly: with team.require_signed, a record not signed by the
+// team's private key is never served and is counted; one CI signed is.
+func TestTeamSignedOnly(t *testing.T) {
+	skipUnderRace(t)
+	pg := testpg.Own(t)
+	url := pg.Database(t)
+	bin := testbin.Build(t)
+	clone := newTeamRepo(t, bin)
+	laptop, ci, reader := clone("laptop", "ana@example.com"), clone("ci", "ci@example.com"), clone("reader", "bo@example.com")
+	var key struct{ SigningKey, VerifyKey string }
+	json.Unmarshal([]byte(laptop.must("team", "key", "--json")), &struct {
+		SigningKey *string `json:"signing_key"`
+		VerifyKey  *string `json:"verify_key"`
+	}{&key.SigningKey, &key.VerifyKey})
+	laptop.must("team", "init", url)
+	ci.must("config", "team.url", url)
+	ci.env = append(ci.env, "FRESHCTX_TEAM_SIGNING_KEY="+key.SigningKey, "CI=true")
+	reader.must("config", "team.url", url)
+	reader.must("config", "team.verify_key", key.VerifyKey)
+	reader.must("config", "team.require_signed", "true")
+	laptop.freshctx("run", "--", "sh", "-c", "echo 'notes.txt:3: FAIL unsigned'; exit 1")
+	laptop.must("team", "publish")
+	ci.freshctx("run", "--", "sh", "-c", "echo 'notes.txt:3: FAIL signed'; exit 1")
+	ci.must("team", "publish")
+	out := reader.must("recall", "--team", "FAIL")
+	if !strings.Contains(out, "FAIL signed") || strings.Contains(out, "FAIL unsigned") ||
+		!strings.Contains(out, "1 unsigned team records left out") || !strings.Contains(out, "(CI)") {
+		t.Fatalf("recall with require_signed:\n%s", out)
+	}
+}

@@ -172,7 +172,7 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Publish(cmd.Context(), st, svc, s)
+			res, err := teamsync.Publish(cmd.Context(), st, svc, s, !background)
 			if background {
 				return nil // the queue keeps what was not sent; the next run tries again
 			}

@@ -15,6 +15,9 @@ import (
 // the summary and the files' hashes go, the output stays local.
 const MaxRaw = 8 << 20
 
+// ErrBusy: another publisher of this store is sending (Publish without wait).
+var ErrBusy = errors.New("another freshctx is publishing this store's records")
+
 // batch is how many records one round trip publishes.
 const batch = 50
 
@@ -32,8 +35,14 @@ type PublishResult struct {
 // machine holds the team's key, sent in batches, and taken off the queue
 // only once the team store has it. A team store that cannot be reached
 // leaves the queue as it is, and says so once.
-func Publish(ctx context.Context, st *store.Store, recs *records.Service, s Settings) (PublishResult, error) {
+func Publish(ctx context.Context, st *store.Store, recs *records.Service, s Settings, wait bool) (PublishResult, error) {
 	var res PublishResult
+	unlock, ok := lockPublisher(st.Path(), wait)
+	defer unlock()
+	if !ok {
+		res.Pending, _ = pending(ctx, st)
+		return res, ErrBusy
+	}
 	key, err := signingKey()
 	if err != nil {
 		return res, err
@@ -153,7 +162,7 @@ func EnqueueSince(ctx context.Context, st *store.Store, d time.Duration) (int, e
 	var n int
 	err := st.Update(ctx, func(tx *store.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO team_outbox (record_id, queued_at)
-			SELECT id, ? FROM records WHERE created_at >= ? ON CONFLICT DO NOTHING`,
+			SELECT id, ? FROM records WHERE started_at >= ? ON CONFLICT DO NOTHING`,
 			tx.Now.UnixNano(), tx.Now.Add(-d).UnixNano())
 		if err != nil {
 			return err

@@ -119,17 +119,29 @@ func (c *Cluster) Stop() {
 	os.RemoveAll(c.Dir)
 }
 
-// Restart stops the cluster and starts it again, as a server restart does.
-func (c *Cluster) Restart(t testing.TB, down time.Duration) {
+// Down stops the server, keeping its data: a team store that went away.
+func (c *Cluster) Down(t testing.TB) {
 	t.Helper()
 	if out, err := c.run("pg_ctl", "-D", c.Dir, "-m", "fast", "-w", "stop"); err != nil {
 		t.Fatalf("stop: %v %s", err, out)
 	}
-	time.Sleep(down)
+}
+
+// Up starts a server Down stopped, on the same folder and port.
+func (c *Cluster) Up(t testing.TB) {
+	t.Helper()
 	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c fsync=off -c max_connections=200", c.Dir, c.Port)
 	if out, err := c.run("pg_ctl", "-D", c.Dir, "-o", opts, "-l", filepath.Join(c.Dir, "log"), "-w", "start"); err != nil {
 		t.Fatalf("start: %v %s", err, out)
 	}
+}
+
+// Restart stops the server and starts it again after down.
+func (c *Cluster) Restart(t testing.TB, down time.Duration) {
+	t.Helper()
+	c.Down(t)
+	time.Sleep(down)
+	c.Up(t)
 }
 
 // Database makes a database of its own for one test and returns its URL.

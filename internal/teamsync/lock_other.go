@@ -1,0 +1,5 @@
+//go:build !unix
+
+package teamsync
+
+func lockPublisher(string, bool) (func(), bool) { return func() {}, true }
