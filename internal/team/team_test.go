@@ -119,3 +119,34 @@ func TestURLsNeverShowPasswords(t *testing.T) {
 		t.Error("no password, but said to have one")
 	}
 }
+
+// TestReadOnlyRoleReads: the read-only role the README gives laptops finds
+// the team's records and cannot publish.
+func TestReadOnlyRoleReads(t *testing.T) {
+	owner := open(t)
+	ctx := context.Background()
+	if _, err := owner.Publish(ctx, []Record{record("r1", "go test ./...", "FAIL readable")}); err != nil {
+		t.Fatal(err)
+	}
+	role := "laptop_" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "_"))
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"GRANT SELECT ON team_records, freshctx_team_schema TO " + role,
+	} {
+		if _, err := owner.conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := strings.Replace(owner.url, "postgres://postgres@", "postgres://"+role+"@", 1)
+	laptop, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer laptop.Close()
+	if got, err := laptop.Search(ctx, Query{RepoID: "repo-1", Text: "readable"}); err != nil || len(got) != 1 {
+		t.Fatalf("the read-only role's search: %d, %v", len(got), err)
+	}
+	if _, err := laptop.Publish(ctx, []Record{record("r2", "go vet", "nope")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("the read-only role published: %v", err)
+	}
+}
