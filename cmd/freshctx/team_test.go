@@ -205,3 +205,45 @@ func TestTeamSignedOnly(t *testing.T) {
 		t.Fatalf("recall with require_signed:\n%s", out)
 	}
 }
+
+// TestTeamSummariesFillOnlyMatchingBytes: a summary written in clone A
+// fills clone B's registry (saying who wrote it) for the same bytes, and
+// never clone C's, whose copy of the file differs.
+func TestTeamSummariesFillOnlyMatchingBytes(t *testing.T) {
+	skipUnderRace(t)
+	pg := testpg.Own(t)
+	url := pg.Database(t)
+	bin := testbin.Build(t)
+	clone := newTeamRepo(t, bin)
+	a, b, c := clone("a", "ana@example.com"), clone("b", "bo@example.com"), clone("c", "cy@example.com")
+	a.must("team", "init", url)
+	b.must("config", "team.url", url)
+	c.must("config", "team.url", url)
+	os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("other bytes\n"), 0o644)
+	a.must("registry", "sync")
+	a.must("registry", "summarize", "notes.txt", "--text", "Twenty numbered lines of notes.")
+	a.must("team", "publish") // or the publisher summarize started sent it: publishing waits for it
+	summary := func(x *teamClone) (string, string) {
+		var res struct {
+			Files []struct {
+				Path      string
+				SummaryBy string `json:"summary_by"`
+				Summary   *string
+			}
+		}
+		x.must("registry", "sync")
+		json.Unmarshal([]byte(x.must("registry", "list", "--json")), &res)
+		for _, f := range res.Files {
+			if f.Path == "notes.txt" && f.Summary != nil {
+				return *f.Summary, f.SummaryBy
+			}
+		}
+		return "", ""
+	}
+	if s, by := summary(b); s != "Twenty numbered lines of notes." || !strings.Contains(by, "ana@example.com") {
+		t.Fatalf("clone B, same bytes: summary %q by %q", s, by)
+	}
+	if s, _ := summary(c); s != "" {
+		t.Fatalf("clone C, other bytes: took the summary %q", s)
+	}
+}

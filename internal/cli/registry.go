@@ -69,7 +69,16 @@ func newRegistrySyncCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.render(res, func() error { return render.Sync(a.io.Out, res) })
+			team := a.fillFromTeam(cmd.Context(), svc)
+			return a.render(struct {
+				*registry.SyncResult
+				Team *teamFill `json:"team,omitempty"`
+			}{res, team}, func() error {
+				if err := render.Sync(a.io.Out, res); err != nil || team == nil {
+					return err
+				}
+				return team.print(a)
+			})
 		},
 	}
 }
@@ -149,6 +158,7 @@ stale and says how many lines moved.`,
 			if err != nil {
 				return err
 			}
+			a.startTeamPublisher(cmd.Context(), svc.Store)
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "summarized %s\n", nouns.Count(len(res.Updated), "file", "files"))
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/teamsync"
@@ -172,7 +173,11 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Publish(cmd.Context(), st, svc, s, !background)
+			reg, err := a.registry(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := teamsync.Publish(cmd.Context(), st, svc, reg, s, !background)
 			if background {
 				return nil // the queue keeps what was not sent; the next run tries again
 			}
@@ -180,8 +185,8 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 				return fmt.Errorf("%w (%d records still waiting; they are sent with the next publish)", err, res.Pending)
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "published %d records (%d sent, %d new to the team store); %d waiting\n",
-					res.Sent, res.Sent, res.Published, res.Pending)
+				_, err := fmt.Fprintf(a.io.Out, "published %d records (%d new to the team store) and %d summaries; %d waiting\n",
+					res.Sent, res.Published, res.Summaries, res.Pending)
 				return err
 			})
 		},
@@ -225,11 +230,54 @@ func (a *app) queueForTeam(ctx context.Context, svc *records.Service, rec *recor
 	if queued, err := teamsync.Enqueue(ctx, svc.Store, s, rec); err != nil || !queued {
 		return
 	}
+	a.startTeamPublisher(ctx, svc.Store)
+}
+
+// startTeamPublisher starts a publisher in the background when a team
+// store is configured; a failure to start costs the command nothing (the
+// next one tries again).
+func (a *app) startTeamPublisher(ctx context.Context, st *store.Store) {
+	if s, err := teamsync.Load(ctx, st); err != nil || s.URL == "" {
+		return
+	}
 	self, err := os.Executable()
 	if err != nil || a.ws == nil {
 		return
 	}
-	teamsync.StartPublisher(self, a.ws.Root, svc.Store.Path(), a.io.Env)
+	teamsync.StartPublisher(self, a.ws.Root, st.Path(), a.io.Env)
+}
+
+// teamFill is what registry sync took from the team store.
+type teamFill struct {
+	teamsync.FillResult
+	Error string `json:"error,omitempty"`
+}
+
+func (t *teamFill) print(a *app) error {
+	var err error
+	switch {
+	case t.Error != "":
+		_, err = fmt.Fprintf(a.io.Out, "team store: no summaries taken (%s)\n", t.Error)
+	case t.Filled > 0 || t.Ignored > 0:
+		_, err = fmt.Fprintf(a.io.Out, "team store: %d summaries of the same bytes taken (%d unsigned left out)\n", t.Filled, t.Ignored)
+	}
+	return err
+}
+
+// fillFromTeam gives the registry's files without a current summary a
+// teammate's summary of the same bytes, when a team store is configured;
+// nil when none is. A team store that fails is said, not an error.
+func (a *app) fillFromTeam(ctx context.Context, reg *registry.Service) *teamFill {
+	s, err := teamsync.Load(ctx, reg.Store)
+	if err != nil || s.URL == "" {
+		return nil
+	}
+	res, err := teamsync.FillSummaries(ctx, reg, s)
+	out := &teamFill{FillResult: res}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
 }
 
 // teamSettings opens the store and reads its team settings; no team store

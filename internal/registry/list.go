@@ -17,6 +17,9 @@ type File struct {
 	Summary          *string    `json:"summary"`
 	SummaryStale     bool       `json:"summary_stale"`
 	SummaryUpdatedAt *time.Time `json:"summary_updated_at"`
+	// SummaryBy is who wrote the summary when it was not this store's
+	// caller: a teammate or CI, through the team store.
+	SummaryBy string `json:"summary_by,omitempty"`
 	// LinesAdded and LinesRemoved say how far a stale summary's file moved
 	// from the content the summary describes.
 	LinesAdded   int `json:"lines_added"`
@@ -129,7 +132,7 @@ func (s *Service) List(ctx context.Context, staleOnly bool) (*ListResult, error)
 
 func fileOf(r row) File {
 	f := File{Path: r.path, Digest: r.digest, Size: r.size, Lang: r.lang, SummaryStale: r.stale,
-		LinesAdded: r.added, LinesRemoved: r.removed}
+		LinesAdded: r.added, LinesRemoved: r.removed, SummaryBy: r.summaryBy}
 	if r.summary.Valid {
 		f.Summary = &r.summary.String
 	}

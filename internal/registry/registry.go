@@ -85,15 +85,16 @@ type row struct {
 	digestAtSummary    sql.NullString
 	summaryBlob        sql.NullString
 	added, removed     int
+	summaryBy          string
 }
 
 const rowColumns = `path, digest, size, lang, worktree, summary, summary_stale, summary_updated_at,
-	digest_at_summary, summary_blob, lines_added, lines_removed`
+	digest_at_summary, summary_blob, lines_added, lines_removed, summary_by`
 
 func scanRow(sc interface{ Scan(...any) error }) (row, error) {
 	var r row
 	err := sc.Scan(&r.path, &r.digest, &r.size, &r.lang, &r.worktree, &r.summary, &r.stale, &r.summaryAt,
-		&r.digestAtSummary, &r.summaryBlob, &r.added, &r.removed)
+		&r.digestAtSummary, &r.summaryBlob, &r.added, &r.removed, &r.summaryBy)
 	return r, err
 }
 

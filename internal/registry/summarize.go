@@ -17,12 +17,21 @@ import (
 type Summary struct {
 	Path    string `json:"path"`
 	Summary string `json:"summary"`
+	// Want, when set, is the digest of the content the summary describes:
+	// it is stored only if the file is that content now (a teammate's
+	// summary of the same bytes).
+	Want string `json:"-"`
+	// By is who wrote it, when not the caller.
+	By string `json:"-"`
 }
 
 // SummarizeResult names the files whose summaries were stored.
 type SummarizeResult struct {
 	Updated []string `json:"updated"`
 }
+
+// ErrOtherContent: the summary describes other content than the file's now.
+var ErrOtherContent = errors.New("the summary describes other content than the file holds now")
 
 // nothingStored says that a batch was refused whole.
 func nothingStored(n int, err error) error {
@@ -76,12 +85,14 @@ func (s *Service) Summarize(ctx context.Context, items []Summary) (*SummarizeRes
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range digests {
+	for i, d := range digests {
 		switch {
 		case d.Err != nil:
 			return nil, nothingStored(len(items), fmt.Errorf("%s: %w", d.Path, withoutPath(d.Err)))
 		case d.Tag != "":
 			return nil, nothingStored(len(items), fmt.Errorf("%s is skipped by the registry (%s)", d.Path, d.Tag))
+		case items[i].Want != "" && d.Digest.String() != items[i].Want:
+			return nil, nothingStored(len(items), fmt.Errorf("%s: %w", d.Path, ErrOtherContent))
 		}
 	}
 	if err := snap.Flush(ctx); err != nil {
@@ -118,15 +129,15 @@ func (s *Service) storeSummary(ctx context.Context, tx *store.Tx, it Summary, d 
 		return fmt.Errorf("summarize %s: the file changed while it was read; try again", it.Path)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO registry_files (root, path, digest, size, lang, summary,
-		summary_stale, summary_updated_at, digest_at_summary, summary_blob, lines_added, lines_removed, fp, fp_at)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, ?, ?)
+		summary_stale, summary_updated_at, digest_at_summary, summary_blob, lines_added, lines_removed, fp, fp_at, summary_by)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, ?, ?, ?)
 		ON CONFLICT(root, path) DO UPDATE SET digest = excluded.digest, size = excluded.size,
 		fp = excluded.fp, fp_at = excluded.fp_at,
 		summary = excluded.summary, summary_stale = 0, summary_updated_at = excluded.summary_updated_at,
 		digest_at_summary = excluded.digest_at_summary, summary_blob = excluded.summary_blob,
-		lines_added = 0, lines_removed = 0`,
+		lines_added = 0, lines_removed = 0, summary_by = excluded.summary_by`,
 		s.WS.Root, it.Path, d.Digest.String(), d.Info().Size, language(it.Path), it.Summary,
-		tx.Now.UnixNano(), d.Digest.String(), blob.Digest.String(), d.FP.String(), d.Recorded)
+		tx.Now.UnixNano(), d.Digest.String(), blob.Digest.String(), d.FP.String(), d.Recorded, it.By)
 	if err != nil {
 		return fmt.Errorf("summarize %s: %w", it.Path, err)
 	}

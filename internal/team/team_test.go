@@ -44,7 +44,7 @@ func record(key, command, summary string, files ...File) Record {
 func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	if v, err := s.Migrate(ctx); err != nil || v != 1 {
+	if v, err := s.Migrate(ctx); err != nil || v < 1 {
 		t.Fatalf("migrating again: version %d, %v", v, err)
 	}
 	a := record("k1", "go test ./...", "--- FAIL: TestAdd\ncalc_test.go:12: Add(1, 2) = -1", File{Path: "calc.go", SHA256: "aa", Size: 10, Existed: true})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
 )
@@ -27,6 +28,7 @@ type PublishResult struct {
 	Sent      int    `json:"sent"`      // sent (a record sent before counts here, not above)
 	Dropped   int    `json:"dropped"`   // deleted locally before they were sent
 	Pending   int    `json:"pending"`   // still queued
+	Summaries int    `json:"summaries"` // file summaries new to the team store
 	Error     string `json:"error,omitempty"`
 }
 
@@ -35,7 +37,7 @@ type PublishResult struct {
 // machine holds the team's key, sent in batches, and taken off the queue
 // only once the team store has it. A team store that cannot be reached
 // leaves the queue as it is, and says so once.
-func Publish(ctx context.Context, st *store.Store, recs *records.Service, s Settings, wait bool) (PublishResult, error) {
+func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *registry.Service, s Settings, wait bool) (PublishResult, error) {
 	var res PublishResult
 	unlock, ok := lockPublisher(st.Path(), wait)
 	defer unlock()
@@ -58,6 +60,11 @@ func Publish(ctx context.Context, st *store.Store, recs *records.Service, s Sett
 		return res, err
 	}
 	author, machine, ci := identity()
+	if reg != nil {
+		if res.Summaries, err = publishSummaries(ctx, ts, st, reg, author, machine, ci); err != nil {
+			return res, err
+		}
+	}
 	for {
 		ids, err := queued(ctx, st, batch)
 		if err != nil || len(ids) == 0 {
