@@ -237,14 +237,15 @@ func (a *app) queueForTeam(ctx context.Context, svc *records.Service, rec *recor
 // store is configured; a failure to start costs the command nothing (the
 // next one tries again).
 func (a *app) startTeamPublisher(ctx context.Context, st *store.Store) {
-	if s, err := teamsync.Load(ctx, st); err != nil || s.URL == "" {
+	s, err := teamsync.Load(ctx, st)
+	if err != nil || s.URL == "" {
 		return
 	}
 	self, err := os.Executable()
 	if err != nil || a.ws == nil {
 		return
 	}
-	teamsync.StartPublisher(self, a.ws.Root, st.Path(), a.io.Env)
+	teamsync.StartPublisher(self, a.ws.Root, st.Path(), a.io.Env, s)
 }
 
 // teamFill is what registry sync took from the team store.

@@ -3,3 +3,5 @@
 package teamsync
 
 func lockPublisher(string, bool) (func(), bool) { return func() {}, true }
+
+func publisherRunning(string) bool { return false }

@@ -26,3 +26,10 @@ func lockPublisher(storePath string, wait bool) (unlock func(), ok bool) {
 	}
 	return func() { f.Close() }, true
 }
+
+// publisherRunning reports whether a publisher holds the store's lock.
+func publisherRunning(storePath string) bool {
+	unlock, ok := lockPublisher(storePath, false)
+	unlock()
+	return !ok
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/records"
@@ -40,7 +41,7 @@ type PublishResult struct {
 func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *registry.Service, s Settings, wait bool) (PublishResult, error) {
 	var res PublishResult
 	unlock, ok := lockPublisher(st.Path(), wait)
-	defer unlock()
+	defer func() { unlock() }() // the lock held last
 	if !ok {
 		res.Pending, _ = pending(ctx, st)
 		return res, ErrBusy
@@ -52,9 +53,14 @@ func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *r
 	ts, err := team.Open(ctx, s.URL)
 	if err != nil {
 		res.Pending, _ = pending(ctx, st)
+		st.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(failedKey, strconv.FormatInt(tx.Now.UnixNano(), 10)) })
 		return res, err
 	}
 	defer ts.Close()
+	st.Update(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, failedKey)
+		return err
+	})
 	sid, err := storeID(ctx, st)
 	if err != nil {
 		return res, err
@@ -67,6 +73,18 @@ func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *r
 	}
 	for {
 		ids, err := queued(ctx, st, batch)
+		if err == nil && len(ids) == 0 {
+			// A run that queued a record while this one held the lock
+			// started no publisher: what it queued is sent here. The
+			// lock is let go first, so a row queued after this last
+			// look finds it free and starts one.
+			unlock()
+			if n, _ := pending(ctx, st); n > 0 {
+				if unlock, ok = lockPublisher(st.Path(), false); ok {
+					continue
+				}
+			}
+		}
 		if err != nil || len(ids) == 0 {
 			res.Pending, _ = pending(ctx, st)
 			return res, err

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,8 @@ type Settings struct {
 	Publish       string // all, failures, none
 	VerifyKey     ed25519.PublicKey
 	RequireSigned bool
+	// FailedAt is when a publisher last found the team store unreachable.
+	FailedAt time.Time
 }
 
 // Load reads the team settings (FRESHCTX_TEAM overrides team.url).
@@ -52,8 +55,23 @@ func Load(ctx context.Context, st *store.Store) (Settings, error) {
 		s.VerifyKey = b
 	}
 	s.RequireSigned = get("team.require_signed") == "true"
+	st.View(ctx, func(tx *store.Tx) error {
+		if v, ok, _ := tx.Meta(failedKey); ok {
+			if ns, err := strconv.ParseInt(v, 10, 64); err == nil {
+				s.FailedAt = time.Unix(0, ns)
+			}
+		}
+		return nil
+	})
 	return s, nil
 }
+
+// failedKey is the meta key of Settings.FailedAt.
+const failedKey = "team.failed_at"
+
+// Backoff is how long after a publisher found the team store unreachable
+// a run starts no other: the queue waits, the commands pay nothing.
+const Backoff = 30 * time.Second
 
 // signingKey is the team's private key, from FRESHCTX_TEAM_SIGNING_KEY
 // (the 32-byte Ed25519 seed, hex or base64): CI holds it, laptops do not.
@@ -104,8 +122,13 @@ func Enqueue(ctx context.Context, st *store.Store, s Settings, rec *records.Reco
 }
 
 // StartPublisher starts `freshctx team publish --background` detached, to
-// drain the queue after the command that queued a record has returned.
-func StartPublisher(self, root, storePath string, env []string) error {
+// drain the queue after the command that queued a record has returned —
+// unless one is running (it sends what was queued meanwhile) or one found
+// the team store unreachable within Backoff.
+func StartPublisher(self, root, storePath string, env []string, s Settings) error {
+	if publisherRunning(storePath) || time.Since(s.FailedAt) < Backoff {
+		return nil
+	}
 	cmd := exec.Command(self, "--root", root, "--store", storePath, "team", "publish", "--background")
 	cmd.Dir, cmd.Env = root, env
 	detach(cmd)
