@@ -204,6 +204,9 @@ func TestTeamSignedOnly(t *testing.T) {
 		!strings.Contains(out, "1 unsigned team records left out") || !strings.Contains(out, "(CI)") {
 		t.Fatalf("recall with require_signed:\n%s", out)
 	}
+	if out := reader.must("team", "status"); !strings.Contains(out, "2 records shared, 1 of them signed; 1 ignored") {
+		t.Fatalf("team status with require_signed:\n%s", out)
+	}
 }
 
 // TestTeamSummariesFillOnlyMatchingBytes: a summary written in clone A

@@ -86,9 +86,12 @@ type teamStatus struct {
 	SchemaVersion int     `json:"schema_version"`
 	Records       int     `json:"records"`
 	Signed        int     `json:"signed"`
-	Pending       int     `json:"pending"`
-	Publish       string  `json:"publish"`
-	RequireSigned bool    `json:"require_signed"`
+	// Ignored counts, of the newest records, those recall leaves out for
+	// want of a valid signature (team.require_signed).
+	Ignored       int    `json:"ignored"`
+	Pending       int    `json:"pending"`
+	Publish       string `json:"publish"`
+	RequireSigned bool   `json:"require_signed"`
 }
 
 func newTeamStatusCmd(a *app) *cobra.Command {
@@ -103,7 +106,7 @@ func newTeamStatusCmd(a *app) *cobra.Command {
 			}
 			out := teamStatus{URL: team.Redacted(s.URL), Publish: s.Publish, RequireSigned: s.RequireSigned}
 			out.Pending, _ = teamsync.Pending(cmd.Context(), st)
-			if err := fillStatus(cmd.Context(), a, s.URL, &out); err != nil {
+			if err := fillStatus(cmd.Context(), a, s, &out); err != nil {
 				out.Error = err.Error()
 			}
 			return a.render(out, func() error { return printTeamStatus(a, out) })
@@ -111,8 +114,8 @@ func newTeamStatusCmd(a *app) *cobra.Command {
 	}
 }
 
-func fillStatus(ctx context.Context, a *app, url string, out *teamStatus) error {
-	ts, err := team.Open(ctx, url)
+func fillStatus(ctx context.Context, a *app, s teamsync.Settings, out *teamStatus) error {
+	ts, err := team.Open(ctx, s.URL)
 	if err != nil {
 		return err
 	}
@@ -136,6 +139,10 @@ func fillStatus(ctx context.Context, a *app, url string, out *teamStatus) error 
 	}
 	c, err := ts.Count(ctx, repo)
 	out.Records, out.Signed = c.Records, c.Signed
+	if err != nil || !s.RequireSigned {
+		return err
+	}
+	out.Ignored, err = teamsync.Unsigned(ctx, ts, repo, s.VerifyKey)
 	return err
 }
 
@@ -145,7 +152,11 @@ func printTeamStatus(a *app, s teamStatus) error {
 		fmt.Fprintf(w, "team store %s: not reachable (%s)\n", s.URL, s.Error)
 	} else {
 		fmt.Fprintf(w, "team store %s: reachable, %.1f ms a round trip, schema version %d\n", s.URL, s.LatencyMS, s.SchemaVersion)
-		fmt.Fprintf(w, "this repository: %d records shared, %d of them signed\n", s.Records, s.Signed)
+		fmt.Fprintf(w, "this repository: %d records shared, %d of them signed", s.Records, s.Signed)
+		if s.RequireSigned {
+			fmt.Fprintf(w, "; %d ignored (no valid signature)", s.Ignored)
+		}
+		fmt.Fprintln(w)
 	}
 	_, err := fmt.Fprintf(w, "this store: %d records waiting to be published (team.publish = %s, team.require_signed = %v)\n",
 		s.Pending, s.Publish, s.RequireSigned)

@@ -120,3 +120,23 @@ func ownEvidence(res freshness.Result, st freshness.Stamp) freshness.Result {
 	}
 	return res
 }
+
+// unsignedScan bounds how many of the newest records Unsigned checks.
+const unsignedScan = 10000
+
+// Unsigned counts, of the newest records of a repository, those without a
+// valid signature by key's private half: what recall leaves out under
+// team.require_signed.
+func Unsigned(ctx context.Context, ts *team.Store, repo string, key []byte) (int, error) {
+	recs, err := ts.Search(ctx, team.Query{RepoID: repo, Limit: unsignedScan})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range recs {
+		if key == nil || !r.Signed(key) {
+			n++
+		}
+	}
+	return n, nil
+}
