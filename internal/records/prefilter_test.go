@@ -36,6 +36,15 @@ func TestPrefiltersAdmitEveryMatch(t *testing.T) {
 			lines = append(lines, l, c, strings.TrimSpace(c))
 		}
 	}
+	if testing.Short() {
+		// -short (the race detector's run in CI) checks every eighth line,
+		// always the same ones: the whole set runs without it.
+		var some []string
+		for i := 0; i < len(lines); i += 8 {
+			some = append(some, lines[i])
+		}
+		lines = some
+	}
 	if err := rx.CheckPrefilter(lines); err != nil {
 		t.Fatal(err)
 	}
