@@ -249,4 +249,7 @@ func TestTeamSummariesFillOnlyMatchingBytes(t *testing.T) {
 	if s, _ := summary(c); s != "" {
 		t.Fatalf("clone C, other bytes: took the summary %q", s)
 	}
+	if out := b.must("registry", "list"); !strings.Contains(out, "Twenty numbered lines of notes. (by ana@example.com") {
+		t.Fatalf("registry list does not say who wrote the summary:\n%s", out)
+	}
 }

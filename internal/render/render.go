@@ -18,6 +18,7 @@ import (
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/termsafe"
 )
 
 // timeSince is time.Since, a variable so output can be pinned in tests.
@@ -221,6 +222,9 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 		}
 		if f.SummaryStale {
 			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
+		}
+		if f.Summary != nil && f.SummaryBy != "" {
+			summary += " (by " + termsafe.String(f.SummaryBy) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", Path(f.Path), f.Lang, summary)
 	}
