@@ -41,7 +41,16 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder of workspaces")
 	flag.StringVar(&o.only, "only", "", "run only the sections whose title contains this text (the README's summary is then left alone)")
 	flag.StringVar(&o.repo, "repo", "", "also measure `run -- true` against `git status` in this git work tree (a real repository, such as a checkout of moby); its store goes to the temporary folder, its work tree is left as it is")
+	names := flag.Bool("go-benchmarks", false, "print a go test -skip expression of the Go benchmarks the report runs, and exit")
 	flag.Parse()
+	if *names {
+		var ns []string
+		for _, g := range goBenches {
+			ns = append(ns, strings.TrimSuffix(g.pattern, "$"))
+		}
+		fmt.Println("^(" + strings.Join(ns, "|") + ")$")
+		return
+	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
