@@ -65,7 +65,7 @@ func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *r
 	if err != nil {
 		return res, err
 	}
-	author, machine, ci := identity()
+	author, machine, ci := identity(ctx, recs.WS)
 	if reg != nil {
 		if res.Summaries, err = publishSummaries(ctx, ts, st, reg, author, machine, ci); err != nil {
 			return res, err

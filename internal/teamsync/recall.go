@@ -2,7 +2,6 @@ package teamsync
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -34,12 +33,9 @@ type RecallResult struct {
 // its bytes, through the stat cache); a file the publisher did not read is
 // unknown; nothing another machine said about its own files is evidence.
 func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Settings, query string, limit int) (*RecallResult, error) {
-	if ws.Git == nil {
-		return nil, errors.New("recall --team needs a git work tree: the team's records are found by repository")
-	}
-	repo, err := ws.Git.RepoID(ctx)
-	if err != nil || repo == "" {
-		return nil, fmt.Errorf("recall --team: this repository has no commit to be known by: %v", err)
+	repo, err := repoID(ctx, ws)
+	if err != nil {
+		return nil, fmt.Errorf("recall --team: %w", err)
 	}
 	ts, err := team.Open(ctx, s.URL)
 	if err != nil {

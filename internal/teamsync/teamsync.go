@@ -23,6 +23,7 @@ import (
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
+	"github.com/freshctx/freshctx/internal/workspace"
 )
 
 // Settings is the team configuration of a store.
@@ -140,9 +141,9 @@ func StartPublisher(self, root, storePath string, env []string, s Settings) erro
 
 // identity is who publishes: the git user's email (else $USER), this
 // machine's name, and whether CI runs it.
-func identity() (author, machine string, ci bool) {
-	if out, err := exec.Command("git", "config", "user.email").Output(); err == nil {
-		author = strings.TrimSpace(string(out))
+func identity(ctx context.Context, ws *workspace.Workspace) (author, machine string, ci bool) {
+	if ws != nil && ws.Git != nil {
+		author = ws.Git.UserEmail(ctx)
 	}
 	if author == "" {
 		author = os.Getenv("USER")

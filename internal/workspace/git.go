@@ -438,3 +438,13 @@ func minID(ids []string) string {
 	}
 	return m
 }
+
+// UserEmail is git's user.email for the work tree ("" when unset): who a
+// team store says published something.
+func (g *Git) UserEmail(ctx context.Context) string {
+	out, err := g.Run(ctx, g.Top, "config", "user.email")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
