@@ -204,7 +204,21 @@ func TestTeamSignedOnly(t *testing.T) {
 		!strings.Contains(out, "1 unsigned team records left out") || !strings.Contains(out, "(CI)") {
 		t.Fatalf("recall with require_signed:\n%s", out)
 	}
-	if out := reader.must("team", "status"); !strings.Contains(out, "2 records shared, 1 of them signed; 1 ignored") {
+	// An artifact: the laptop's unsigned one is never taken, CI's is.
+	laptop.put("lint: unsigned\n", "tool_result", "lint", "--dep", "notes.txt")
+	laptop.must("team", "publish")
+	if code, out := reader.get("tool_result", "lint"); code != exitColdCode || strings.Contains(out, "unsigned") {
+		t.Fatalf("an unsigned artifact with require_signed: exit %d\n%s", code, out)
+	}
+	ci.put("lint: signed\n", "tool_result", "lint", "--dep", "notes.txt")
+	ci.must("team", "publish")
+	if code, out := reader.get("tool_result", "lint"); code != 0 || !strings.Contains(out, "lint: signed") ||
+		!strings.Contains(out, "(CI)") || !strings.Contains(out, ", signed") {
+		t.Fatalf("CI's signed artifact with require_signed: exit %d\n%s", code, out)
+	}
+	out = reader.must("team", "status")
+	if !strings.Contains(out, "2 records shared, 1 of them signed; 1 ignored") ||
+		!strings.Contains(out, "2 artifacts shared, 1 of them signed; 1 ignored") {
 		t.Fatalf("team status with require_signed:\n%s", out)
 	}
 }

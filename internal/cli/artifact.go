@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/nouns"
+	"github.com/freshctx/freshctx/internal/teamsync"
 )
 
 // Exit statuses of `artifact get`.
@@ -113,6 +114,7 @@ array; the other flags apply to every slice.`,
 				return err
 			}
 			a.warn(res.Warnings)
+			a.queueArtifactForTeam(cmd.Context(), svc.Store, res.Repo, res.Ref, res.Type, res.Key)
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "stored %s %s%s · %d bytes · %d deps · %s@%s\n", res.Type, res.Key,
 					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, render.Short(res.Commit))
@@ -154,6 +156,7 @@ func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) 
 		return err
 	}
 	a.warn(res.Warnings)
+	a.queueArtifactForTeam(cmd.Context(), svc.Store, res.Repo, res.Ref, res.Type, res.Key)
 	return a.render(res, func() error {
 		_, err := fmt.Fprintf(a.io.Out, "stored %s of %s %s · %d bytes · %s · %s@%s\n", nouns.Count(res.Slices, "slice", "slices"),
 			res.Type, res.Key, res.Bytes, nouns.Count(res.Deps, "dep", "deps"), res.Ref, render.Short(res.Commit))
@@ -204,7 +207,13 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 			if err != nil {
 				return err
 			}
-			if err := a.render(res, func() error { return printArtifact(a.io, res) }); err != nil {
+			out := artifactGot{GetResult: res}
+			if res.Outcome == fabric.Cold {
+				if got := a.fromTeam(cmd.Context(), svc, req); got != nil && got.From != nil {
+					res, out = got.Result, artifactGot{GetResult: got.Result, Team: got.From}
+				}
+			}
+			if err := a.render(out, func() error { return printArtifact(a.io, out) }); err != nil {
 				return err
 			}
 			switch res.Outcome {
@@ -221,11 +230,23 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 	return cmd
 }
 
-func printArtifact(streams IO, r *fabric.GetResult) error {
-	if err := render.ArtifactOutcome(streams.Err, r); err != nil {
+// artifactGot is what artifact get prints: the local engine's answer and,
+// when a cold get took the artifact from the team store, whose it was.
+type artifactGot struct {
+	*fabric.GetResult
+	Team *teamsync.Origin `json:"team,omitempty"`
+}
+
+func printArtifact(streams IO, r artifactGot) error {
+	if err := render.ArtifactOutcome(streams.Err, r.GetResult); err != nil {
 		return err
 	}
-	return render.ArtifactContent(streams.Content(), r)
+	if r.Team != nil {
+		if err := render.ArtifactFromTeam(streams.Err, r.Team, r.Outcome == fabric.Hit); err != nil {
+			return err
+		}
+	}
+	return render.ArtifactContent(streams.Content(), r.GetResult)
 }
 
 func newArtifactInvalidateCmd(a *app) *cobra.Command {

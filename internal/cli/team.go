@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
@@ -88,10 +89,16 @@ type teamStatus struct {
 	Signed        int     `json:"signed"`
 	// Ignored counts, of the newest records, those recall leaves out for
 	// want of a valid signature (team.require_signed).
-	Ignored       int    `json:"ignored"`
-	Pending       int    `json:"pending"`
-	Publish       string `json:"publish"`
-	RequireSigned bool   `json:"require_signed"`
+	Ignored   int `json:"ignored"`
+	Artifacts int `json:"artifacts"`
+	// ArtifactsSigned and ArtifactsIgnored are as Signed and Ignored, of
+	// the artifacts (an artifact that does not say what its id says is
+	// ignored too).
+	ArtifactsSigned  int    `json:"artifacts_signed"`
+	ArtifactsIgnored int    `json:"artifacts_ignored"`
+	Pending          int    `json:"pending"`
+	Publish          string `json:"publish"`
+	RequireSigned    bool   `json:"require_signed"`
 }
 
 func newTeamStatusCmd(a *app) *cobra.Command {
@@ -139,8 +146,18 @@ func fillStatus(ctx context.Context, a *app, s teamsync.Settings, out *teamStatu
 	}
 	c, err := ts.Count(ctx, repo)
 	out.Records, out.Signed = c.Records, c.Signed
-	if err != nil || !s.RequireSigned {
+	if err != nil {
 		return err
+	}
+	if c, err = ts.CountArtifacts(ctx, repo); err != nil {
+		return err
+	}
+	out.Artifacts, out.ArtifactsSigned = c.Records, c.Signed
+	if out.ArtifactsIgnored, err = teamsync.UnsignedArtifacts(ctx, ts, repo, s.VerifyKey, s.RequireSigned); err != nil {
+		return err
+	}
+	if !s.RequireSigned {
+		return nil
 	}
 	out.Ignored, err = teamsync.Unsigned(ctx, ts, repo, s.VerifyKey)
 	return err
@@ -155,6 +172,10 @@ func printTeamStatus(a *app, s teamStatus) error {
 		fmt.Fprintf(w, "this repository: %d records shared, %d of them signed", s.Records, s.Signed)
 		if s.RequireSigned {
 			fmt.Fprintf(w, "; %d ignored (no valid signature)", s.Ignored)
+		}
+		fmt.Fprintf(w, "\nthis repository: %d artifacts shared, %d of them signed", s.Artifacts, s.ArtifactsSigned)
+		if s.ArtifactsIgnored > 0 || s.RequireSigned {
+			fmt.Fprintf(w, "; %d ignored (no valid signature, or not what their hashes say)", s.ArtifactsIgnored)
 		}
 		fmt.Fprintln(w)
 	}
@@ -188,7 +209,12 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := teamsync.Publish(cmd.Context(), st, svc, reg, s, !background)
+			fab, err := a.fabric(cmd)
+			if err != nil {
+				return err
+			}
+			src := teamsync.Sources{Records: svc, Registry: reg, Fabric: fab}
+			res, err := teamsync.Publish(cmd.Context(), st, src, s, !background)
 			if background {
 				return nil // the queue keeps what was not sent; the next run tries again
 			}
@@ -196,8 +222,8 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 				return fmt.Errorf("%w (%d records still waiting; they are sent with the next publish)", err, res.Pending)
 			}
 			return a.render(res, func() error {
-				_, err := fmt.Fprintf(a.io.Out, "published %d records (%d new to the team store) and %d summaries; %d waiting\n",
-					res.Sent, res.Published, res.Summaries, res.Pending)
+				_, err := fmt.Fprintf(a.io.Out, "published %d records (%d new to the team store), %d summaries and %d artifacts; %d waiting\n",
+					res.Sent, res.Published, res.Summaries, res.Artifacts, res.Pending)
 				return err
 			})
 		},
@@ -242,6 +268,25 @@ func (a *app) queueForTeam(ctx context.Context, svc *records.Service, rec *recor
 		return
 	}
 	a.startTeamPublisher(ctx, svc.Store)
+}
+
+// queueArtifactForTeam queues an artifact just put for the team store
+// (teamsync.QueueArtifact).
+func (a *app) queueArtifactForTeam(ctx context.Context, st *store.Store, repo, ref, typ, key string) {
+	if self, err := os.Executable(); err == nil && a.ws != nil {
+		teamsync.QueueArtifact(ctx, st, self, a.ws.Root, a.io.Env, repo, ref, typ, key)
+	}
+}
+
+// fromTeam asks the team store for an artifact a local get found cold
+// (teamsync.ColdGet). A team store that fails is said once on stderr; the
+// get stays cold.
+func (a *app) fromTeam(ctx context.Context, svc *fabric.Service, req fabric.GetRequest) *teamsync.Fetched {
+	got, err := teamsync.ColdGet(ctx, svc, req)
+	if err != nil {
+		fmt.Fprintf(a.io.Err, "freshctx: team store: %v (the get stays local)\n", err)
+	}
+	return got
 }
 
 // startTeamPublisher starts a publisher in the background when a team

@@ -39,6 +39,13 @@ type PutSlicesResult struct {
 // and one transaction: a 2,000-slice repo map is one call, not 2,000. All
 // slices are stored or none is. req's Slice, Deps and Content are unused.
 func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput) (*PutSlicesResult, error) {
+	return s.putSlices(ctx, req, in, nil)
+}
+
+// putSlices is PutSlices, and with want Import: nothing is stored unless
+// the work tree holds what want names, and the key's other slices on this
+// ref are replaced.
+func (s *Service) putSlices(ctx context.Context, req PutRequest, in []SliceInput, want *Want) (*PutSlicesResult, error) {
 	if req.Type == "" || req.Key == "" {
 		return nil, errors.New("put needs a type and a key")
 	}
@@ -50,7 +57,7 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if req.Key, err = s.fileKey(spec, req); err != nil {
 		return nil, err
 	}
-	deps, all, err := s.sliceDeps(in, spec, req.Key)
+	deps, all, err := s.sliceDeps(in, spec, req.Key, want != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +84,9 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if err != nil {
 		return nil, err
 	}
+	if err := checkWant(spec, want, at, stamps, pathSet); err != nil {
+		return nil, err
+	}
 	contents := make([]*content, len(in))
 	defer func() {
 		for _, c := range contents {
@@ -95,6 +105,12 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 	}
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		res.CreatedAt = tx.Now
+		if want != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM artifacts WHERE repo = ? AND ref = ? AND type = ? AND key = ?`,
+				at.repo, at.ref, req.Type, req.Key); err != nil {
+				return err
+			}
+		}
 		for i, sl := range in {
 			one := req
 			one.Slice = sl.Name
@@ -115,13 +131,13 @@ func (s *Service) PutSlices(ctx context.Context, req PutRequest, in []SliceInput
 
 // sliceDeps resolves each slice's deps (the key first for a type keyed by
 // a file) and returns them with the union over all slices. Names must be
-// given and distinct.
-func (s *Service) sliceDeps(in []SliceInput, spec Spec, key string) (deps [][]string, all []string, err error) {
+// given and distinct (with whole, one unnamed slice is the whole artifact).
+func (s *Service) sliceDeps(in []SliceInput, spec Spec, key string, whole bool) (deps [][]string, all []string, err error) {
 	names := make(map[string]bool, len(in))
 	seen := map[string]bool{}
 	deps = make([][]string, len(in))
 	for i, sl := range in {
-		if sl.Name == "" {
+		if sl.Name == "" && !(whole && len(in) == 1) {
 			return nil, nil, fmt.Errorf("slice %d of %d has no name", i+1, len(in))
 		}
 		if names[sl.Name] {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/render"
+	"github.com/freshctx/freshctx/internal/teamsync"
 )
 
 // Schemas are written by hand to stay short: every tool together, each
@@ -406,17 +408,41 @@ func callArtifactGet(ctx context.Context, s *Server, raw json.RawMessage) (strin
 	if err != nil {
 		return "", nil, err
 	}
-	res, err := s.fabric.Get(ctx, fabric.GetRequest{Type: in.Type, Key: in.Key, Mode: mode, Digests: in.digests()})
+	req := fabric.GetRequest{Type: in.Type, Key: in.Key, Mode: mode, Digests: in.digests()}
+	res, err := s.fabric.Get(ctx, req)
 	if err != nil {
 		return "", nil, err
 	}
+	out := artifactGot{GetResult: res}
+	var teamErr error
+	if res.Outcome == fabric.Cold {
+		var got *teamsync.Fetched
+		if got, teamErr = teamsync.ColdGet(ctx, s.fabric, req); got != nil && got.From != nil {
+			res, out = got.Result, artifactGot{GetResult: got.Result, Team: got.From}
+		}
+	}
 	return text(func(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", res.Outcome)
+		if teamErr != nil {
+			fmt.Fprintf(w, "team store: %v (the get stays local)\n", teamErr)
+		}
 		if err := render.ArtifactOutcome(w, res); err != nil {
 			return err
 		}
+		if out.Team != nil {
+			if err := render.ArtifactFromTeam(w, out.Team, res.Outcome == fabric.Hit); err != nil {
+				return err
+			}
+		}
 		return render.ArtifactContent(w, res)
-	}), res, nil
+	}), out, nil
+}
+
+// artifactGot is the local engine's answer and, when a cold get took the
+// artifact from the team store, whose it was.
+type artifactGot struct {
+	*fabric.GetResult
+	Team *teamsync.Origin `json:"team,omitempty"`
 }
 
 func callArtifactPut(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
@@ -438,6 +464,9 @@ func callArtifactPut(ctx context.Context, s *Server, raw json.RawMessage) (strin
 	res, err := s.fabric.Put(ctx, req)
 	if err != nil {
 		return "", nil, err
+	}
+	if self, err := os.Executable(); err == nil {
+		teamsync.QueueArtifact(ctx, s.fabric.Store, self, s.fabric.WS.Root, os.Environ(), res.Repo, res.Ref, res.Type, res.Key)
 	}
 	return fmt.Sprintf("stored %s %s · %d bytes · %d deps\n", res.Type, res.Key, res.Bytes, len(res.Deps)), res, nil
 }

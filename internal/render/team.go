@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/teamsync"
 	"github.com/freshctx/freshctx/internal/termsafe"
 )
@@ -25,10 +26,7 @@ func TeamHits(w io.Writer, hits []teamsync.Hit, ignored int) error {
 			fmt.Fprintln(w)
 		}
 		what, exit := commandLine(h.Label, h.Command, h.ExitCode)
-		who := h.Author + " on " + h.Machine
-		if h.CI {
-			who += " (CI)"
-		}
+		who := team.Who(h.Author, h.Machine, h.CI)
 		signed := ""
 		if h.Signed {
 			signed = " · signed"
@@ -50,4 +48,21 @@ func TeamHits(w io.Writer, hits []teamsync.Hit, ignored int) error {
 		fmt.Fprintf(w, "(%d unsigned team records left out: team.require_signed)\n", ignored)
 	}
 	return nil
+}
+
+// ArtifactFromTeam says whose an artifact a cold get took from the team
+// store was (it is a hit by this work tree's own bytes).
+func ArtifactFromTeam(w io.Writer, o *teamsync.Origin, hit bool) error {
+	who := team.Who(o.Author, o.Machine, o.CI)
+	signed := ""
+	if o.Signed {
+		signed = ", signed"
+	}
+	matches := ""
+	if hit {
+		matches = "; every input matches this work tree's bytes"
+	}
+	_, err := fmt.Fprintf(w, "freshctx: from the team store: put by %s %s ago%s%s\n",
+		termsafe.String(who), Age(timeSince(o.CreatedAt)), signed, matches)
+	return err
 }

@@ -49,14 +49,13 @@ type File struct {
 // hash). Readers verify with the public key alone, so a laptop that can
 // check a signature cannot make one.
 func (r *Record) Sign(key ed25519.PrivateKey) {
-	r.Signature = hex.EncodeToString(ed25519.Sign(key, r.signed()))
+	r.Signature = sign(key, r.signed())
 }
 
 // Signed reports whether r carries a valid signature by the holder of
 // the private half of key.
 func (r *Record) Signed(key ed25519.PublicKey) bool {
-	sig, err := hex.DecodeString(r.Signature)
-	return err == nil && len(key) == ed25519.PublicKeySize && ed25519.Verify(key, r.signed(), sig)
+	return verify(key, r.signed(), r.Signature)
 }
 
 // signed is the message a signature covers.
@@ -82,8 +81,6 @@ func (r *Record) signed() []byte {
 // Publish stores records; a record whose key is there already is left as
 // it is (publishing again is harmless). It returns how many were new.
 func (s *Store) Publish(ctx context.Context, rs []Record) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
-	defer cancel()
 	batch := &pgx.Batch{}
 	for _, r := range rs {
 		files, err := json.Marshal(r.Files)
@@ -97,17 +94,7 @@ func (s *Store) Publish(ctx context.Context, rs []Record) (int, error) {
 			r.Key, r.RepoID, r.Command, r.Label, r.ExitCode, r.Intent, r.Summary, nonNil(r.Raw), files,
 			r.Commit, r.Branch, r.Author, r.Machine, r.CI, r.CreatedAt, r.Signature)
 	}
-	res := s.conn.SendBatch(ctx, batch)
-	defer res.Close()
-	n := 0
-	for range rs {
-		tag, err := res.Exec()
-		if err != nil {
-			return n, fmt.Errorf("publish: %w", err)
-		}
-		n += int(tag.RowsAffected())
-	}
-	return n, nil
+	return s.send(ctx, batch, len(rs), "records")
 }
 
 // Query is a search of the team's records.

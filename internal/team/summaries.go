@@ -3,7 +3,6 @@ package team
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -35,38 +34,25 @@ func (s *Summary) signed() []byte {
 
 // Sign signs the summary with the team's private key.
 func (s *Summary) Sign(key ed25519.PrivateKey) {
-	s.Signature = hex.EncodeToString(ed25519.Sign(key, s.signed()))
+	s.Signature = sign(key, s.signed())
 }
 
 // Signed reports whether the summary carries a valid signature by key's
 // private half.
 func (s *Summary) Signed(key ed25519.PublicKey) bool {
-	sig, err := hex.DecodeString(s.Signature)
-	return err == nil && len(key) == ed25519.PublicKeySize && ed25519.Verify(key, s.signed(), sig)
+	return verify(key, s.signed(), s.Signature)
 }
 
 // PublishSummaries stores summaries; the first of the same bytes of a
 // file stays (publishing again is harmless). It returns how many were new.
 func (s *Store) PublishSummaries(ctx context.Context, ss []Summary) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
-	defer cancel()
 	batch := &pgx.Batch{}
 	for _, x := range ss {
 		batch.Queue(`INSERT INTO team_summaries (repo_id, path, sha256, summary, author, machine, ci, created_at, signature)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 			x.RepoID, x.Path, x.SHA256, x.Summary, x.Author, x.Machine, x.CI, x.CreatedAt, x.Signature)
 	}
-	res := s.conn.SendBatch(ctx, batch)
-	defer res.Close()
-	n := 0
-	for range ss {
-		tag, err := res.Exec()
-		if err != nil {
-			return n, fmt.Errorf("publish summaries: %w", err)
-		}
-		n += int(tag.RowsAffected())
-	}
-	return n, nil
+	return s.send(ctx, batch, len(ss), "summaries")
 }
 
 // FileBytes names a file's content: its path and SHA-256.

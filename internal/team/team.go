@@ -2,7 +2,9 @@ package team
 
 import (
 	"context"
+	"crypto/ed25519"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -161,4 +163,42 @@ func URLFrom(configured string) string {
 		return u
 	}
 	return configured
+}
+
+// send runs a batch of n inserts within QueryTimeout and returns how many
+// rows they added; what names them in an error.
+func (s *Store) send(ctx context.Context, batch *pgx.Batch, n int, what string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	res := s.conn.SendBatch(ctx, batch)
+	defer res.Close()
+	added := 0
+	for range n {
+		tag, err := res.Exec()
+		if err != nil {
+			return added, fmt.Errorf("publish %s: %w", what, err)
+		}
+		added += int(tag.RowsAffected())
+	}
+	return added, nil
+}
+
+// sign signs msg with key (hex).
+func sign(key ed25519.PrivateKey, msg []byte) string {
+	return hex.EncodeToString(ed25519.Sign(key, msg))
+}
+
+// verify reports whether sig (hex) is key's private half's signature of msg.
+func verify(key ed25519.PublicKey, msg []byte, sig string) bool {
+	b, err := hex.DecodeString(sig)
+	return err == nil && len(key) == ed25519.PublicKeySize && ed25519.Verify(key, msg, b)
+}
+
+// Who names a publisher: the author, the machine, and "(CI)" for CI.
+func Who(author, machine string, ci bool) string {
+	who := author + " on " + machine
+	if ci {
+		who += " (CI)"
+	}
+	return who
 }

@@ -131,7 +131,7 @@ func TestReadOnlyRoleReads(t *testing.T) {
 	role := "laptop_" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "_"))
 	for _, q := range []string{
 		"CREATE ROLE " + role + " LOGIN",
-		"GRANT SELECT ON team_records, freshctx_team_schema TO " + role,
+		"GRANT SELECT ON team_records, team_summaries, team_artifacts, freshctx_team_schema TO " + role,
 	} {
 		if _, err := owner.conn.Exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -148,5 +148,14 @@ func TestReadOnlyRoleReads(t *testing.T) {
 	}
 	if _, err := laptop.Publish(ctx, []Record{record("r2", "go vet", "nope")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("the read-only role published: %v", err)
+	}
+	if _, err := owner.PublishArtifacts(ctx, []Artifact{artifact("a map")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := laptop.FindArtifacts(ctx, "repo-1", "repo_map", "root"); err != nil || len(got) != 1 {
+		t.Fatalf("the read-only role's artifact lookup: %d, %v", len(got), err)
+	}
+	if _, err := laptop.PublishArtifacts(ctx, []Artifact{artifact("another")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("the read-only role published an artifact: %v", err)
 	}
 }

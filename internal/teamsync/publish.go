@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
@@ -23,6 +24,13 @@ var ErrBusy = errors.New("another freshctx is publishing this store's records")
 // batch is how many records one round trip publishes.
 const batch = 50
 
+// Sources are the local features whose work is published.
+type Sources struct {
+	Records  *records.Service
+	Registry *registry.Service // nil: no summaries
+	Fabric   *fabric.Service   // nil: no artifacts
+}
+
 // PublishResult says what a drain of the queue did.
 type PublishResult struct {
 	Published int    `json:"published"` // new in the team store
@@ -30,6 +38,7 @@ type PublishResult struct {
 	Dropped   int    `json:"dropped"`   // deleted locally before they were sent
 	Pending   int    `json:"pending"`   // still queued
 	Summaries int    `json:"summaries"` // file summaries new to the team store
+	Artifacts int    `json:"artifacts"` // artifacts new to the team store
 	Error     string `json:"error,omitempty"`
 }
 
@@ -38,7 +47,8 @@ type PublishResult struct {
 // machine holds the team's key, sent in batches, and taken off the queue
 // only once the team store has it. A team store that cannot be reached
 // leaves the queue as it is, and says so once.
-func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *registry.Service, s Settings, wait bool) (PublishResult, error) {
+func Publish(ctx context.Context, st *store.Store, src Sources, s Settings, wait bool) (PublishResult, error) {
+	recs := src.Records
 	var res PublishResult
 	unlock, ok := lockPublisher(st.Path(), wait)
 	defer func() { unlock() }() // the lock held last
@@ -66,12 +76,22 @@ func Publish(ctx context.Context, st *store.Store, recs *records.Service, reg *r
 		return res, err
 	}
 	author, machine, ci := identity(ctx, recs.WS)
-	if reg != nil {
-		if res.Summaries, err = publishSummaries(ctx, ts, st, reg, author, machine, ci); err != nil {
+	if src.Registry != nil {
+		if res.Summaries, err = publishSummaries(ctx, ts, st, src.Registry, author, machine, ci); err != nil {
 			return res, err
 		}
 	}
+	who := publisher{author: author, machine: machine, ci: ci, key: key}
 	for {
+		if src.Fabric != nil {
+			n, err := publishArtifacts(ctx, ts, st, src.Fabric, who)
+			res.Artifacts += n
+			if err != nil {
+				res.Pending, _ = pending(ctx, st)
+				res.Error = err.Error()
+				return res, err
+			}
+		}
 		ids, err := queued(ctx, st, batch)
 		if err == nil && len(ids) == 0 {
 			// A run that queued a record while this one held the lock
@@ -153,10 +173,11 @@ func queued(ctx context.Context, st *store.Store, limit int) ([]int64, error) {
 	return ids, err
 }
 
+// pending counts the records and artifacts waiting to be published.
 func pending(ctx context.Context, st *store.Store) (int, error) {
 	var n int
 	err := st.View(ctx, func(tx *store.Tx) error {
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM team_outbox`).Scan(&n)
+		return tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM team_outbox) + (SELECT count(*) FROM team_artifact_outbox)`).Scan(&n)
 	})
 	return n, err
 }

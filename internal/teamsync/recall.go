@@ -136,3 +136,20 @@ func Unsigned(ctx context.Context, ts *team.Store, repo string, key []byte) (int
 	}
 	return n, nil
 }
+
+// UnsignedArtifacts counts, of the newest artifacts of a repository, those
+// a get leaves out: without a valid signature by key's private half
+// (when signing is required) or not saying what their id says.
+func UnsignedArtifacts(ctx context.Context, ts *team.Store, repo string, key []byte, required bool) (int, error) {
+	as, err := ts.ListArtifacts(ctx, repo, unsignedScan)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range as {
+		if required && (key == nil || !a.Signed(key)) || !a.Sealed() {
+			n++
+		}
+	}
+	return n, nil
+}

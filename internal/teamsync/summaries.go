@@ -119,10 +119,7 @@ func FillSummaries(ctx context.Context, reg *registry.Service, s Settings) (Fill
 				res.Ignored++
 				continue
 			}
-			by := x.Author + " on " + x.Machine
-			if x.CI {
-				by += " (CI)"
-			}
+			by := team.Who(x.Author, x.Machine, x.CI)
 			_, err := reg.Summarize(ctx, []registry.Summary{{Path: x.Path, Summary: x.Summary, Want: x.SHA256, By: by + " (team)"}})
 			if errors.Is(err, registry.ErrOtherContent) {
 				continue // the file changed since the registry saw it: not these bytes
