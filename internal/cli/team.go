@@ -56,7 +56,7 @@ func newTeamInitCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ts, err := team.Open(cmd.Context(), url)
+			ts, err := team.OpenWith(cmd.Context(), url, team.Asked)
 			if err != nil {
 				return err
 			}
@@ -122,7 +122,7 @@ func newTeamStatusCmd(a *app) *cobra.Command {
 }
 
 func fillStatus(ctx context.Context, a *app, s teamsync.Settings, out *teamStatus) error {
-	ts, err := team.Open(ctx, s.URL)
+	ts, err := team.OpenWith(ctx, s.URL, team.Asked)
 	if err != nil {
 		return err
 	}

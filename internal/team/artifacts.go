@@ -143,7 +143,7 @@ func (s *Store) ListArtifacts(ctx context.Context, repoID string, limit int) ([]
 }
 
 func (s *Store) artifacts(ctx context.Context, where string, limit int, args ...any) ([]Artifact, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	rows, err := s.conn.Query(ctx, fmt.Sprintf(`SELECT id, repo_id, type, key, commit, tree, slices, author, machine, ci, created_at,
 		signature FROM team_artifacts WHERE %s ORDER BY created_at DESC LIMIT %d`, where, limit), args...)
@@ -170,7 +170,7 @@ func (s *Store) artifacts(ctx context.Context, where string, limit int, args ...
 // Contents fills the slices' contents of an artifact FindArtifacts found,
 // and reports whether they are the contents its hashes vouch for.
 func (s *Store) Contents(ctx context.Context, a *Artifact) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	var contents [][]byte
 	if err := s.conn.QueryRow(ctx, `SELECT contents FROM team_artifacts WHERE id = $1`, a.ID).Scan(&contents); err != nil {

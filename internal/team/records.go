@@ -107,7 +107,7 @@ type Query struct {
 // Search finds the team's records of a repository that match the words,
 // best first (full-text rank, then newest), raw output left out.
 func (s *Store) Search(ctx context.Context, q Query) ([]Record, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	if q.Limit <= 0 {
 		q.Limit = 10
@@ -148,7 +148,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Record, error) {
 
 // Raw is a record's whole output.
 func (s *Store) Raw(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	var raw []byte
 	err := s.conn.QueryRow(ctx, `SELECT raw FROM team_records WHERE key = $1`, key).Scan(&raw)

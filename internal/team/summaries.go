@@ -60,7 +60,7 @@ type FileBytes struct{ Path, SHA256 string }
 
 // FindSummaries are the team's summaries of exactly these files' bytes.
 func (s *Store) FindSummaries(ctx context.Context, repoID string, files []FileBytes) ([]Summary, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	paths := make([]string, len(files))
 	sums := make([]string, len(files))

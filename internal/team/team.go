@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 //go:embed migrations/*.sql
@@ -26,17 +27,40 @@ const (
 	QueryTimeout   = 5 * time.Second
 )
 
+// Timeouts bound how long a connection and each query may take.
+type Timeouts struct{ Connect, Query time.Duration }
+
+// Foreground are the timeouts of a command that asks the team store on
+// the way to its own work (a cold artifact get, registry sync): a store
+// that is slow or away costs it little.
+var Foreground = Timeouts{Connect: ConnectTimeout, Query: QueryTimeout}
+
+// Asked are the timeouts of a command that is about the team store
+// (team …, recall --team): someone asked, and waits for a slow one.
+var Asked = Timeouts{Connect: 15 * time.Second, Query: time.Minute}
+
+// Background are the timeouts of the background publisher, which no one
+// waits for: a slow team store still takes what is queued.
+var Background = Timeouts{Connect: 30 * time.Second, Query: 2 * time.Minute}
+
 // ErrNotConfigured: no team store is configured.
 var ErrNotConfigured = errors.New("no team store configured (freshctx team init URL, or FRESHCTX_TEAM)")
 
 // Store is a connection to the team store.
 type Store struct {
-	conn *pgx.Conn
-	url  string
+	conn     *pgx.Conn
+	url      string
+	timeouts Timeouts
 }
 
-// Open connects to the team store at rawURL within ConnectTimeout.
+// Open connects to the team store at rawURL with the Foreground timeouts.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
+	return OpenWith(ctx, rawURL, Foreground)
+}
+
+// OpenWith connects to the team store at rawURL within t.Connect; each
+// query then takes at most t.Query.
+func OpenWith(ctx context.Context, rawURL string, t Timeouts) (*Store, error) {
 	if rawURL == "" {
 		return nil, ErrNotConfigured
 	}
@@ -44,14 +68,14 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("team store URL %s: %w", Redacted(rawURL), scrub(err, rawURL))
 	}
-	cfg.ConnectTimeout = ConnectTimeout
-	cctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	cfg.ConnectTimeout = t.Connect
+	cctx, cancel := context.WithTimeout(ctx, t.Connect)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("team store %s: %w", Redacted(rawURL), scrub(err, rawURL))
 	}
-	return &Store{conn: conn, url: rawURL}, nil
+	return &Store{conn: conn, url: rawURL, timeouts: t}, nil
 }
 
 // Close closes the connection.
@@ -165,10 +189,10 @@ func URLFrom(configured string) string {
 	return configured
 }
 
-// send runs a batch of n inserts within QueryTimeout and returns how many
+// send runs a batch of n inserts within the query timeout and returns how many
 // rows they added; what names them in an error.
 func (s *Store) send(ctx context.Context, batch *pgx.Batch, n int, what string) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	res := s.conn.SendBatch(ctx, batch)
 	defer res.Close()
@@ -176,7 +200,7 @@ func (s *Store) send(ctx context.Context, batch *pgx.Batch, n int, what string) 
 	for range n {
 		tag, err := res.Exec()
 		if err != nil {
-			return added, fmt.Errorf("publish %s: %w", what, err)
+			return added, fmt.Errorf("publish %s: %w", what, explain(err))
 		}
 		added += int(tag.RowsAffected())
 	}
@@ -201,4 +225,20 @@ func Who(author, machine string, ci bool) string {
 		who += " (CI)"
 	}
 	return who
+}
+
+// explain names the failures a user can act on: a full disk on the
+// server (SQLSTATE 53100), or no permission to write (a read-only role).
+func explain(err error) error {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return err
+	}
+	switch pg.Code {
+	case "53100":
+		return fmt.Errorf("the team store's disk is full; what is queued stays queued: %w", err)
+	case "42501":
+		return fmt.Errorf("this role may not write to the team store (a read-only role: set team.publish none): %w", err)
+	}
+	return err
 }

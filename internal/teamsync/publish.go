@@ -60,7 +60,11 @@ func Publish(ctx context.Context, st *store.Store, src Sources, s Settings, wait
 	if err != nil {
 		return res, err
 	}
-	ts, err := team.Open(ctx, s.URL)
+	timeouts := team.Asked
+	if !wait {
+		timeouts = team.Background // no one waits for it: a slow store still drains
+	}
+	ts, err := team.OpenWith(ctx, s.URL, timeouts)
 	if err != nil {
 		res.Pending, _ = pending(ctx, st)
 		st.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(failedKey, strconv.FormatInt(tx.Now.UnixNano(), 10)) })

@@ -37,7 +37,7 @@ func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Set
 	if err != nil {
 		return nil, fmt.Errorf("recall --team: %w", err)
 	}
-	ts, err := team.Open(ctx, s.URL)
+	ts, err := team.OpenWith(ctx, s.URL, team.Asked)
 	if err != nil {
 		return nil, err
 	}

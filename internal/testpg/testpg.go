@@ -122,8 +122,8 @@ func (c *Cluster) Stop() {
 // Down stops the server, keeping its data: a team store that went away.
 func (c *Cluster) Down(t testing.TB) {
 	t.Helper()
-	if out, err := c.run("pg_ctl", "-D", c.Dir, "-m", "fast", "-w", "stop"); err != nil {
-		t.Fatalf("stop: %v %s", err, out)
+	if err := c.StopNow(); err != nil {
+		t.Fatal(err)
 	}
 }
 
