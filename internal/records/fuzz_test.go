@@ -2,6 +2,7 @@ package records
 
 import (
 	"database/sql"
+	"github.com/freshctx/freshctx/internal/rank"
 	"testing"
 
 	_ "modernc.org/sqlite"
@@ -22,18 +23,18 @@ func FuzzQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		q := parseQuery(text)
-		if q.isEmpty {
+		q := rank.Parse(text)
+		if q.Empty {
 			return
 		}
-		if len(q.terms) == 0 {
+		if len(q.Terms) == 0 {
 			return
 		}
 		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, q.ftsExpr()).Scan(&n); err != nil {
-			t.Fatalf("query %q became %q: %v", text, q.ftsExpr(), err)
+		if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH ?`, ftsExpr(q)).Scan(&n); err != nil {
+			t.Fatalf("query %q became %q: %v", text, ftsExpr(q), err)
 		}
-		for _, p := range q.paths {
+		for _, p := range q.Paths {
 			if p == "" {
 				t.Fatalf("empty path from %q", text)
 			}

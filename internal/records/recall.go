@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/rx"
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -37,12 +36,9 @@ type Hit struct {
 	Snippet   string                 `json:"snippet"`
 }
 
-const (
-	// listDepth is how many candidates the full-text search and each exact
-	// list contribute.
-	listDepth = 200
-	maxTerms  = 32
-)
+// listDepth is how many candidates the full-text search and each exact
+// list contribute.
+const listDepth = 200
 
 // Recall finds the records that best match the query. Candidates come from
 // the full-text index (the query's rarer words and their parts) and from
@@ -58,11 +54,11 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	if err != nil {
 		return nil, err
 	}
-	q := parseQuery(req.Query)
+	q := rank.Parse(req.Query)
 	var ranked []scored
 	err = s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		ranked, err = rank(ctx, tx, q, filter, req.Limit)
+		ranked, err = rankRecords(ctx, tx, q, filter, req.Limit)
 		return err
 	})
 	if err != nil {
@@ -90,7 +86,7 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 		})
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
-		if ba, bb := band(rel[a.ID]), band(rel[b.ID]); ba != bb {
+		if ba, bb := rank.Band(rel[a.ID]), rank.Band(rel[b.ID]); ba != bb {
 			return bb - ba
 		}
 		// Among equals, the latest run of a command before the runs it
@@ -130,8 +126,8 @@ type scored struct {
 
 // rank gathers and scores the candidates and keeps those that can still
 // reach the top limit: freshness reorders only within a relevance band.
-func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int) ([]scored, error) {
-	if q.isEmpty {
+func rankRecords(ctx context.Context, tx *store.Tx, q rank.Query, filter []string, limit int) ([]scored, error) {
+	if q.Empty {
 		where, args := filterSQL("id", filter)
 		ids, err := queryIDs(ctx, tx, "SELECT id FROM records WHERE 1"+where+" ORDER BY id DESC LIMIT ?", append(args, limit)...)
 		out := make([]scored, len(ids))
@@ -140,16 +136,16 @@ func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int
 		}
 		return out, err
 	}
-	ws := queryWords(q)
-	idf, err := docShare(ctx, tx, ftsTerms(ws))
+	ws := rank.Words(q)
+	idf, err := docShare(ctx, tx, rank.Terms(ws))
 	if err != nil {
 		return nil, err
 	}
 	for i := range ws {
-		ws[i].idf = idf[ws[i].text]
-		ws[i].pidf = make([]float64, len(ws[i].parts))
-		for j, p := range ws[i].parts {
-			ws[i].pidf[j] = idf[p]
+		ws[i].IDF = idf[ws[i].Text]
+		ws[i].PartIDF = make([]float64, len(ws[i].Parts))
+		for j, p := range ws[i].Parts {
+			ws[i].PartIDF[j] = idf[p]
 		}
 	}
 	ids, err := gatherCandidates(ctx, tx, q, ws, idf, filter)
@@ -163,18 +159,18 @@ func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int
 	out := make([]scored, 0, len(cands))
 	for _, id := range ids {
 		if c := cands[id]; c != nil {
-			out = append(out, scored{id: id, rel: relevance(c, ws, q)})
+			out = append(out, scored{id: id, rel: rank.Relevance(c, ws, q)})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b scored) int {
-		if ba, bb := band(a.rel), band(b.rel); ba != bb {
+		if ba, bb := rank.Band(a.rel), rank.Band(b.rel); ba != bb {
 			return bb - ba
 		}
 		return int(b.id - a.id)
 	})
 	if len(out) > limit {
 		n := limit
-		for n < len(out) && band(out[n].rel) == band(out[limit-1].rel) {
+		for n < len(out) && rank.Band(out[n].rel) == rank.Band(out[limit-1].rel) {
 			n++
 		}
 		out = out[:n]
@@ -184,76 +180,11 @@ func rank(ctx context.Context, tx *store.Tx, q query, filter []string, limit int
 
 func round(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
-// query is the user's text split the ways the lists need it.
-type query struct {
-	terms []string // for FTS5, each quoted
-	paths []string // path-like words
-	names []string // words that may be test names, symbols or codes
-	// phrase matches the query's words in its order, whatever is between
-	// them but words (case-insensitive); nil for one word.
-	phrase  *regexp.Regexp
-	isEmpty bool
-}
-
-var identRe = rx.MustCompile(`^[A-Za-z_][\w$]*(?:(?:::|\.|/)[\w$]+)*$`)
-
-func parseQuery(text string) query {
-	var q query
-	seen := map[string]bool{}
-	for _, t := range indexWords(text) {
-		lt := strings.ToLower(t)
-		if !seen[lt] && len(q.terms) < maxTerms {
-			seen[lt] = true
-			q.terms = append(q.terms, t)
-		}
-	}
-	for _, w := range strings.Fields(text) {
-		w = strings.Trim(w, "\"'`,;()[]{}<>")
-		if w == "" || len(w) > 300 {
-			continue
-		}
-		if p, ok := pathWord(w); ok {
-			q.paths = append(q.paths, p)
-		}
-		if identRe.MatchString(w) && len(w) >= 3 {
-			q.names = append(q.names, w)
-		}
-	}
-	q.isEmpty = len(q.terms) == 0 && len(q.paths) == 0
-	if len(q.terms) > 1 {
-		quoted := make([]string, len(q.terms))
-		for i, t := range q.terms {
-			quoted[i] = regexp.QuoteMeta(t)
-		}
-		q.phrase = regexp.MustCompile(`(?i)(^|[^\w])` + strings.Join(quoted, `[^\w]+`) + `($|[^\w])`)
-	}
-	return q
-}
-
-// pathWord recognises a path in the query, without a trailing :line[:col].
-func pathWord(w string) (string, bool) {
-	w = strings.TrimPrefix(w, "./")
-	for i := 0; i < 2; i++ {
-		if j := strings.LastIndexByte(w, ':'); j > 0 && strings.Trim(w[j+1:], "0123456789") == "" {
-			w = w[:j]
-		}
-	}
-	if strings.Contains(w, "://") || w == "" {
-		return "", false
-	}
-	base := path.Base(w)
-	if strings.Contains(w, "/") || (strings.IndexByte(base[1:], '.') >= 0 && !identRe.MatchString(w)) ||
-		(strings.Count(base, ".") == 1 && len(path.Ext(base)) >= 2 && len(path.Ext(base)) <= 6 && !strings.ContainsAny(base, "$")) {
-		return w, true
-	}
-	return "", false
-}
-
 // ftsExpr quotes every term, so no user text is FTS5 syntax.
-func (q query) ftsExpr() string {
-	parts := make([]string, len(q.terms))
-	for i, t := range q.terms {
-		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+func ftsExpr(q rank.Query) string {
+	parts := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		parts[i] = quoteTerm(t)
 	}
 	return strings.Join(parts, " OR ")
 }
@@ -297,7 +228,7 @@ var rareIDF = math.Log((sampleSize + 1) / (0.05*sampleSize + 0.5))
 // gatherCandidates finds the records worth scoring: the full-text search's
 // best for the query's rarer words and parts, and the records naming its
 // paths (or their base names) and its test names, codes and symbols.
-func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, idf map[string]float64, filter []string) ([]int64, error) {
+func gatherCandidates(ctx context.Context, tx *store.Tx, q rank.Query, ws []rank.Word, idf map[string]float64, filter []string) ([]int64, error) {
 	var ids []int64
 	seen := map[int64]bool{}
 	add := func(list []int64, err error) error {
@@ -310,7 +241,7 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, id
 		return err
 	}
 	var rare []string
-	for _, t := range ftsTerms(ws) {
+	for _, t := range rank.Terms(ws) {
 		if idf[t] >= rareIDF {
 			rare = append(rare, quoteTerm(t))
 		}
@@ -326,11 +257,11 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, id
 	// The paths the query names, and the query itself, as phrases: a file
 	// name made of common words (rates.py) and a message quoted whole.
 	var phrases []string
-	for _, p := range q.paths {
+	for _, p := range q.Paths {
 		phrases = append(phrases, phraseOf(p))
 	}
-	if len(q.terms) > 1 {
-		phrases = append(phrases, phraseOf(strings.Join(q.terms, " ")))
+	if len(q.Terms) > 1 {
+		phrases = append(phrases, phraseOf(strings.Join(q.Terms, " ")))
 	}
 	for _, ph := range phrases {
 		if ph == "" {
@@ -354,14 +285,14 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, id
 		}
 	}
 	fwhere, fargs := filterSQL("record_id", filter)
-	for _, p := range q.paths {
+	for _, p := range q.Paths {
 		err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_files WHERE (path = ? OR base = ?)`+fwhere+`
 			ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth), append([]any{p, path.Base(p)}, fargs...)...))
 		if err != nil {
 			return nil, err
 		}
 	}
-	for _, n := range q.names {
+	for _, n := range q.Names {
 		err := add(queryIDs(ctx, tx, `SELECT DISTINCT record_id FROM record_facts
 			WHERE kind IN ('test', 'code', 'symbol') AND value = ?`+fwhere+` ORDER BY record_id DESC LIMIT `+fmt.Sprint(listDepth),
 			append([]any{n}, fargs...)...))
@@ -374,21 +305,21 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q query, ws []qword, id
 
 // phraseOf is an FTS5 phrase of a text's words, in order ("" if none).
 func phraseOf(text string) string {
-	words := indexWords(text)
-	if len(words) == 0 || len(words) > maxTerms {
+	words := rank.IndexWords(text)
+	if len(words) == 0 || len(words) > rank.MaxTerms {
 		return ""
 	}
 	return `"` + strings.ReplaceAll(strings.Join(words, " "), `"`, `""`) + `"`
 }
 
 // wordsExpr matches records holding any query word, or all parts of one.
-func wordsExpr(ws []qword) string {
+func wordsExpr(ws []rank.Word) string {
 	var alts []string
 	for _, w := range ws {
-		alt := quoteTerm(w.text)
-		if len(w.parts) > 0 {
-			parts := make([]string, len(w.parts))
-			for i, p := range w.parts {
+		alt := quoteTerm(w.Text)
+		if len(w.Parts) > 0 {
+			parts := make([]string, len(w.Parts))
+			for i, p := range w.Parts {
 				parts[i] = quoteTerm(p)
 			}
 			alt = "(" + alt + " OR (" + strings.Join(parts, " AND ") + "))"
@@ -441,7 +372,7 @@ func (s *Service) loadMany(ctx context.Context, ids []int64) ([]*Record, error) 
 
 // snippetFor prefers the full-text snippet, else the first digest line with
 // a query term, else the digest's first line.
-func snippetFor(r *Record, fts string, q query) string {
+func snippetFor(r *Record, fts string, q rank.Query) string {
 	if fts = strings.TrimSpace(fts); fts != "" {
 		return fts
 	}
@@ -450,7 +381,7 @@ func snippetFor(r *Record, fts string, q query) string {
 	for _, l := range lines {
 		low := strings.ToLower(l)
 		n := 0
-		for _, t := range q.terms {
+		for _, t := range q.Terms {
 			if strings.Contains(low, strings.ToLower(t)) {
 				n++
 			}

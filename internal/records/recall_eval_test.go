@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/freshctx/freshctx/internal/corpus"
+	"github.com/freshctx/freshctx/internal/rank"
 	"os"
 	"slices"
 	"strings"
@@ -111,7 +112,7 @@ func ownWords(out string) []string {
 	var words []string
 	for _, l := range strings.Split(out, "\n") {
 		for _, ref := range refs.Line(l) {
-			for _, part := range identParts(ref.Path) {
+			for _, part := range rank.IdentParts(ref.Path) {
 				p := strings.ToLower(part)
 				if len(p) >= 3 && !evalStop[p] && !seen[p] && !strings.ContainsAny(p, "0123456789") {
 					seen[p] = true
@@ -214,12 +215,12 @@ func reciprocalRank(got []int64, right map[int64]bool) float64 {
 // plainBM25 is SQLite FTS5 alone: the query's words, any of them, ranked by
 // bm25 over the same index.
 func plainBM25(ctx context.Context, s *Service, text string) ([]int64, error) {
-	q := parseQuery(text)
-	if len(q.terms) == 0 {
+	q := rank.Parse(text)
+	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	parts := make([]string, len(q.terms))
-	for i, t := range q.terms {
+	parts := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
 		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
 	var ids []int64
@@ -288,3 +289,6 @@ func rankText(rr float64) string {
 	}
 	return fmt.Sprint(int(1/rr + 0.5))
 }
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }

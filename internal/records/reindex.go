@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -58,7 +59,7 @@ func (s *Service) indexOldParts(ctx context.Context) error {
 			return err
 		}
 		for _, r := range todo {
-			facts := r.facts + "\n" + partsText(r.command, r.label, r.digest, r.facts)
+			facts := r.facts + "\n" + rank.PartsText(r.command, r.label, r.digest, r.facts)
 			// An FTS5 row is changed by deleting and inserting it.
 			if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid = ?`, r.id); err != nil {
 				return fmt.Errorf("re-index %d: %w", r.id, err)

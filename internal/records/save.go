@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
 	"github.com/freshctx/freshctx/internal/store"
@@ -379,7 +380,7 @@ func insertFacts(ctx context.Context, tx *store.Tx, id int64, fs []facts.Fact) e
 // finds the whole.
 func searchText(r *Record) string {
 	text := r.factText + filesText(r.stamp)
-	return text + "\n" + partsText(r.Command, r.Label, r.Digest, text)
+	return text + "\n" + rank.PartsText(r.Command, r.Label, r.Digest, text)
 }
 
 func filesText(st freshness.Stamp) string {

@@ -1,4 +1,4 @@
-package records
+package rank
 
 import (
 	"slices"
@@ -21,8 +21,8 @@ func TestIdentParts(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := identParts(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("identParts(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := IdentParts(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("IdentParts(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -32,8 +32,8 @@ func TestIdentParts(t *testing.T) {
 func TestCandidateHasEveryPart(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		text := rapid.StringMatching(`[A-Za-z0-9_./ :-]{0,40}`).Draw(t, "text")
-		c := &candidate{text: text, lower: asciiLower(text)}
-		for _, p := range strings.Fields(partsText(text)) {
+		c := NewDoc(0, text, nil)
+		for _, p := range strings.Fields(PartsText(text)) {
 			if !c.has(p) {
 				t.Fatalf("part %q of %q not found", p, text)
 			}

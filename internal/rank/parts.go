@@ -1,16 +1,16 @@
-package records
+package rank
 
 import (
 	"strings"
 	"unicode"
 )
 
-// identParts splits identifiers and paths into the words they are made of:
+// IdentParts splits identifiers and paths into the words they are made of:
 // "fish_completions_test.go" → fish, completions, test, go;
 // "TestFailGenFishCompletionFile" → Test, Fail, Gen, Fish, Completion, File;
 // "HTTPServer2" → HTTP, Server2. Recall indexes and searches these parts so
 // that part of a name finds the whole.
-func identParts(s string) []string {
+func IdentParts(s string) []string {
 	var parts []string
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		parts = append(parts, camelParts(w)...)
@@ -34,13 +34,13 @@ func camelParts(w string) []string {
 	return append(parts, string(rs[start:]))
 }
 
-// partsText lists, once each, the parts of the compound words of texts.
-func partsText(texts ...string) string {
+// PartsText lists, once each, the parts of the compound words of texts.
+func PartsText(texts ...string) string {
 	seen := map[string]bool{}
 	var b strings.Builder
 	for _, t := range texts {
-		for _, w := range indexWords(t) {
-			parts := identParts(w)
+		for _, w := range IndexWords(t) {
+			parts := IdentParts(w)
 			if len(parts) < 2 {
 				continue
 			}
@@ -57,9 +57,9 @@ func partsText(texts ...string) string {
 	return b.String()
 }
 
-// indexWords splits text into the words the full-text index holds: runs of
+// IndexWords splits text into the words the full-text index holds: runs of
 // letters, digits and '_' (the tokenizer's tokenchars).
-func indexWords(text string) []string {
+func IndexWords(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	})
