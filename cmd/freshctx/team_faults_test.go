@@ -85,14 +85,14 @@ func TestTeamStoreStoppedMidPublish(t *testing.T) {
 	if s := a.status(); s.Records != n || s.Pending != 0 {
 		t.Fatalf("in the end: %d shared, %d waiting; want %d and 0", s.Records, s.Pending, n)
 	}
-	var found struct{ Hits []struct{ Command string } }
+	var found struct{ Results []struct{ Command string } }
 	json.Unmarshal([]byte(a.must("recall", "--team", "--json", "--limit", "1000", "FAIL")), &found)
 	cases := map[string]int{}
-	for _, h := range found.Hits {
+	for _, h := range found.Results {
 		cases[h.Command]++
 	}
-	if len(found.Hits) != n || len(cases) != n {
-		t.Fatalf("recall --team finds %d records of %d runs, want each of the %d once", len(found.Hits), len(cases), n)
+	if len(found.Results) != n || len(cases) != n {
+		t.Fatalf("recall --team finds %d records of %d runs, want each of the %d once", len(found.Results), len(cases), n)
 	}
 }
 

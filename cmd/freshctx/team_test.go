@@ -45,7 +45,7 @@ func (c *teamClone) recall(query string) []struct {
 } {
 	c.t.Helper()
 	var res struct {
-		Hits []struct {
+		Results []struct {
 			Command   string
 			Author    string
 			Freshness struct{ Label string }
@@ -54,7 +54,7 @@ func (c *teamClone) recall(query string) []struct {
 	if err := json.Unmarshal([]byte(c.must("recall", "--team", "--json", query)), &res); err != nil {
 		c.t.Fatal(err)
 	}
-	return res.Hits
+	return res.Results
 }
 
 // TestTeamRecallIsFreshOnlyForMyBytes: a failing go test run in clone A is
@@ -136,12 +136,7 @@ var failing = []string{"run", "--", "sh", "-c", "echo 'notes.txt:3: FAIL the che
 // server is back the queue drains, and publishing again, or after a
 // restart of the server, adds no duplicate.
 func TestTeamStoreDownCostsNothing(t *testing.T) {
-	skipUnderRace(t)
-	pg := testpg.Own(t)
-	url := pg.Database(t)
-	bin := testbin.Build(t)
-	a := newTeamRepo(t, bin)("a", "ana@example.com")
-	a.must("team", "init", url)
+	pg, _, a := teamOfOne(t)
 	pg.Down(t)
 	for i := range 3 {
 		if out, err := a.freshctx(failing...); err == nil || !strings.Contains(out, "FAIL the check") {
@@ -266,4 +261,57 @@ func TestTeamSummariesFillOnlyMatchingBytes(t *testing.T) {
 	if out := b.must("registry", "list"); !strings.Contains(out, "Twenty numbered lines of notes. (by ana@example.com") {
 		t.Fatalf("registry list does not say who wrote the summary:\n%s", out)
 	}
+}
+
+// TestTeamRecallRanksAsLocalRecall: recall --team orders the team's
+// records as recall orders the same records in the store that made them.
+func TestTeamRecallRanksAsLocalRecall(t *testing.T) {
+	_, _, a := teamOfOne(t)
+	a.must("config", "team.publish", "all")
+	for _, out := range []string{
+		`--- FAIL: TestAddNumbers (0.00s)\n    calc_test.go:12: Add(1, 2) = -1`,
+		`--- FAIL: TestParseConfig (0.01s)\n    config_test.go:40: parse error: unexpected EOF`,
+		`ok  example.com/calc 0.01s`,
+		`--- FAIL: TestSubtract (0.00s)\n    calc_test.go:30: Sub(3, 1) = 4`,
+		`notes.txt:3: warning: line too long (parse later)`,
+		`--- FAIL: TestAdd (0.00s)\n    add_test.go:7: want 3`,
+	} {
+		a.freshctx("run", "--", "sh", "-c", "printf '"+out+"\\n'; exit 1")
+	}
+	a.must("team", "publish")
+	order := func(team bool, query string) []string {
+		args := []string{"recall", "--json", query}
+		if team {
+			args = append(args, "--team")
+		}
+		var res struct {
+			Results []struct{ Command string }
+		}
+		if err := json.Unmarshal([]byte(a.must(args...)), &res); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range res.Results {
+			out = append(out, h.Command)
+		}
+		return out
+	}
+	for _, q := range []string{"TestAdd", "Add", "calc_test.go", "parse", "FAIL Sub", "config error", "long line notes.txt"} {
+		local, shared := order(false, q), order(true, q)
+		if len(local) == 0 || strings.Join(local, "\n") != strings.Join(shared, "\n") {
+			t.Errorf("%q: recall --team gave\n  %s\nrecall gave\n  %s", q, strings.Join(shared, "\n  "), strings.Join(local, "\n  "))
+		}
+	}
+}
+
+// teamOfOne is a cluster of its own, a database in it, and a clone that
+// uses it as its team store.
+func teamOfOne(t *testing.T) (*testpg.Cluster, string, *teamClone) {
+	t.Helper()
+	skipUnderRace(t)
+	pg := testpg.Own(t)
+	url := pg.Database(t)
+	a := newTeamRepo(t, testbin.Build(t))("a", "ana@example.com")
+	a.must("team", "init", url)
+	return pg, url, a
 }

@@ -282,3 +282,40 @@ func Band(rel float64) int { return int(math.Floor(rel*bands + 1e-9)) }
 // IDF is the inverse document frequency of a word found in docs of a
 // sample of n documents.
 func IDF(n, docs float64) float64 { return math.Log((n + 1) / (docs + 0.5)) }
+
+// RareIDF: a word in more than about 5% of a sample of 1,000 documents is
+// too common to find candidates by (a document that has only common words
+// of the query scores low anyway), unless every word is that common.
+var RareIDF = IDF(1000, 0.05*1000)
+
+// Candidate reports whether a document is worth scoring for the query, as
+// the local store gathers them: it holds one of the rare terms (rank.Terms
+// whose IDF is at least RareIDF), or a query word, or all the parts of
+// one, or the query as a phrase, or names one of its paths or reports one
+// of its names.
+func Candidate(d *Doc, ws []Word, rare []string, q Query) bool {
+	for _, t := range rare {
+		if d.has(t) {
+			return true
+		}
+	}
+	for _, w := range ws {
+		if d.has(w.Text) || len(w.Parts) > 0 && !slices.ContainsFunc(w.Parts, func(p string) bool { return !d.has(p) }) {
+			return true
+		}
+	}
+	for _, p := range q.Paths {
+		if namesPath(d, p) {
+			return true
+		}
+	}
+	if q.Phrase != nil && q.Phrase.MatchString(d.Text) {
+		return true
+	}
+	for _, n := range q.Names {
+		if containsWord(d.Text, n) {
+			return true
+		}
+	}
+	return false
+}

@@ -83,4 +83,3 @@ func loadCandidates(ctx context.Context, tx *store.Tx, ids []int64) (map[int64]*
 	}
 	return out, rows.Err()
 }
-

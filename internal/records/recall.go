@@ -220,11 +220,6 @@ func filterSQL(col string, filter []string) (string, []any) {
 	return fmt.Sprintf(" AND %s IN (SELECT record_id FROM record_files WHERE %s)", col, strings.Join(conds, " OR ")), args
 }
 
-// rareIDF: a word in more than about 5% of the newest records is too
-// common to find candidates by (a record that has only common words of the
-// query scores low anyway), unless every word is that common.
-var rareIDF = math.Log((sampleSize + 1) / (0.05*sampleSize + 0.5))
-
 // gatherCandidates finds the records worth scoring: the full-text search's
 // best for the query's rarer words and parts, and the records naming its
 // paths (or their base names) and its test names, codes and symbols.
@@ -242,7 +237,7 @@ func gatherCandidates(ctx context.Context, tx *store.Tx, q rank.Query, ws []rank
 	}
 	var rare []string
 	for _, t := range rank.Terms(ws) {
-		if idf[t] >= rareIDF {
+		if idf[t] >= rank.RareIDF {
 			rare = append(rare, quoteTerm(t))
 		}
 	}

@@ -31,6 +31,9 @@ type Record struct {
 	CI        bool      `json:"ci"`
 	CreatedAt time.Time `json:"created_at"`
 	Signature string    `json:"-"`
+	// Parts are the parts of its compound words (rank.PartsText), for the
+	// search; not signed, as they only find the record.
+	Parts string `json:"-"`
 	// rawSum is the SHA-256 of Raw as the store computed it, when Raw was
 	// not fetched.
 	rawSum []byte
@@ -88,47 +91,91 @@ func (s *Store) Publish(ctx context.Context, rs []Record) (int, error) {
 			return 0, err
 		}
 		batch.Queue(`INSERT INTO team_records (key, repo_id, command, label, exit_code, intent, summary, raw, files,
-				commit, branch, author, machine, ci, created_at, signature)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+				commit, branch, author, machine, ci, created_at, signature, parts)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 			ON CONFLICT (key) DO NOTHING`,
 			r.Key, r.RepoID, r.Command, r.Label, r.ExitCode, r.Intent, r.Summary, nonNil(r.Raw), files,
-			r.Commit, r.Branch, r.Author, r.Machine, r.CI, r.CreatedAt, r.Signature)
+			r.Commit, r.Branch, r.Author, r.Machine, r.CI, r.CreatedAt, r.Signature, r.Parts)
 	}
 	return s.send(ctx, batch, len(rs), "records")
 }
 
-// Query is a search of the team's records.
+// Query lists the team's newest records.
 type Query struct {
 	RepoID string
-	Text   string // words, as recall takes them; "" lists the newest
 	Limit  int
 }
 
-// Search finds the team's records of a repository that match the words,
-// best first (full-text rank, then newest), raw output left out.
+// recordColumns are what a search reads of a record: all but its raw
+// output, whose SHA-256 stands for it.
+const recordColumns = `key, repo_id, command, label, exit_code, intent, summary, files, commit, branch, author, machine, ci,
+	created_at, signature, sha256(raw)`
+
+// Search lists the newest records of a repository, raw output left out.
 func (s *Store) Search(ctx context.Context, q Query) ([]Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
-	words := strings.Join(strings.Fields(q.Text), " | ")
-	sql := `SELECT key, repo_id, command, label, exit_code, intent, summary, files, commit, branch, author, machine, ci,
-			created_at, signature, sha256(raw)
-		FROM team_records WHERE repo_id = $1`
-	args := []any{q.RepoID}
-	if words != "" {
-		sql += ` AND search @@ to_tsquery('simple', $2)
-			ORDER BY ts_rank(search, to_tsquery('simple', $2)) DESC, created_at DESC LIMIT $3`
-		args = append(args, tsWords(q.Text), q.Limit)
-	} else {
-		sql += ` ORDER BY created_at DESC LIMIT $2`
-		args = append(args, q.Limit)
-	}
-	rows, err := s.conn.Query(ctx, sql, args...)
+	rows, err := s.conn.Query(ctx, `SELECT `+recordColumns+` FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $2`,
+		q.RepoID, q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("search the team's records: %w", err)
 	}
+	return scanRecords(rows)
+}
+
+// Found is what Candidates found: the records to rank, and how many of
+// the newest records hold each word, to weigh it by.
+type Found struct {
+	Records []Record
+	Docs    map[string]float64 // by term: records of the sample that hold it
+	Sample  float64            // the sample's size
+}
+
+// Candidates finds, in one round trip, the records worth ranking for
+// terms — for each term the newest perTerm records that hold it (as a word
+// or a part of one) — and, over the newest sample records, how many hold
+// each term.
+func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, perTerm, sample int) (Found, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
+	defer cancel()
+	f := Found{Docs: map[string]float64{}}
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT DISTINCT ON (r.key) r.* FROM unnest($2::text[]) AS t(term) CROSS JOIN LATERAL (
+		SELECT `+recordColumns+` FROM team_records
+		WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', t.term) ORDER BY created_at DESC LIMIT $3) r`,
+		repoID, terms, perTerm)
+	batch.Queue(`WITH s AS (SELECT search FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $3)
+		SELECT t.term, count(*) FILTER (WHERE s.search @@ plainto_tsquery('simple', t.term)), count(*)
+		FROM unnest($2::text[]) AS t(term) CROSS JOIN s GROUP BY t.term`, repoID, terms, sample)
+	res := s.conn.SendBatch(ctx, batch)
+	defer res.Close()
+	rows, err := res.Query()
+	if err != nil {
+		return f, fmt.Errorf("search the team's records: %w", err)
+	}
+	if f.Records, err = scanRecords(rows); err != nil {
+		return f, fmt.Errorf("search the team's records: %w", err)
+	}
+	rows, err = res.Query()
+	if err != nil {
+		return f, fmt.Errorf("weigh the words: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var docs, n float64
+		if err := rows.Scan(&term, &docs, &n); err != nil {
+			return f, err
+		}
+		f.Docs[term], f.Sample = docs, n
+	}
+	return f, rows.Err()
+}
+
+func scanRecords(rows pgx.Rows) ([]Record, error) {
 	defer rows.Close()
 	var out []Record
 	for rows.Next() {
@@ -167,24 +214,6 @@ func (s *Store) Count(ctx context.Context, repoID string) (Counts, error) {
 	err := s.conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE signature <> '') FROM team_records WHERE repo_id = $1`,
 		repoID).Scan(&c.Records, &c.Signed)
 	return c, err
-}
-
-// tsWords is words as a tsquery that matches any of them, each a prefix,
-// with what tsquery would read as an operator taken out.
-func tsWords(text string) string {
-	var parts []string
-	for _, w := range strings.Fields(text) {
-		w = strings.Map(func(r rune) rune {
-			if strings.ContainsRune(`&|!():*'\<>`, r) {
-				return ' '
-			}
-			return r
-		}, w)
-		for _, p := range strings.Fields(w) {
-			parts = append(parts, "'"+p+"':*")
-		}
-	}
-	return strings.Join(parts, " | ")
 }
 
 func nonNil(b []byte) []byte {

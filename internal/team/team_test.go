@@ -59,15 +59,25 @@ func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 	if c, err := s.Count(ctx, "repo-1"); err != nil || c.Records != 2 {
 		t.Fatalf("count %+v, %v; want 2 records", c, err)
 	}
-	got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: "TestAdd fail"})
-	if err != nil || len(got) != 1 || got[0].Key != "k1" {
-		t.Fatalf("search: %+v, %v", got, err)
+	a.Parts = "test add calc" // as the publisher splits TestAdd and calc_test.go
+	if _, err := s.Publish(ctx, []Record{a}); err != nil {
+		t.Fatal(err)
 	}
-	if f := got[0].Files; len(f) != 1 || f[0].SHA256 != "aa" || f[0].Path != "calc.go" {
+	found, err := s.Candidates(ctx, "repo-1", []string{"testadd", "fail"}, 10, 100)
+	if err != nil || len(found.Records) != 1 || found.Records[0].Key != "k1" {
+		t.Fatalf("candidates: %+v, %v", found.Records, err)
+	}
+	if found.Sample != 2 || found.Docs["fail"] != 1 || found.Docs["testadd"] != 1 {
+		t.Fatalf("word counts %v over %v, want fail and testadd in 1 of 2", found.Docs, found.Sample)
+	}
+	if f := found.Records[0].Files; len(f) != 1 || f[0].SHA256 != "aa" || f[0].Path != "calc.go" {
 		t.Fatalf("files: %+v", f)
 	}
-	if got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: `it's (a) & | ! query:*`}); err != nil {
-		t.Fatalf("a query with tsquery's operators: %v (%d found)", err, len(got))
+	if found, err := s.Candidates(ctx, "repo-1", []string{"it's", "(a)", "&", "|", "!", "query:*"}, 10, 100); err != nil {
+		t.Fatalf("words with tsquery's operators: %v (%d found)", err, len(found.Records))
+	}
+	if got, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 1}); err != nil || len(got) != 1 || got[0].Key != "k2" {
+		t.Fatalf("the newest: %+v, %v", got, err)
 	}
 	raw, err := s.Raw(ctx, "k1")
 	if err != nil || !strings.Contains(string(raw), "the whole output") {
@@ -93,7 +103,7 @@ func TestSignatures(t *testing.T) {
 	if _, err := s.Publish(ctx, []Record{good, forged, tampered}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Search(ctx, Query{RepoID: "repo-1", Text: "FAIL"})
+	got, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 10})
 	if err != nil || len(got) != 3 {
 		t.Fatalf("search: %d, %v", len(got), err)
 	}
@@ -143,7 +153,7 @@ func TestReadOnlyRoleReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer laptop.Close()
-	if got, err := laptop.Search(ctx, Query{RepoID: "repo-1", Text: "readable"}); err != nil || len(got) != 1 {
+	if got, err := laptop.Search(ctx, Query{RepoID: "repo-1"}); err != nil || len(got) != 1 {
 		t.Fatalf("the read-only role's search: %d, %v", len(got), err)
 	}
 	if _, err := laptop.Publish(ctx, []Record{record("r2", "go vet", "nope")}); err == nil || !strings.Contains(err.Error(), "permission denied") {

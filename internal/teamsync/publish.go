@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
@@ -150,7 +151,8 @@ func Publish(ctx context.Context, st *store.Store, src Sources, s Settings, wait
 func teamRecord(storeID string, sh *records.Shared, author, machine string, ci bool) team.Record {
 	r := team.Record{Key: fmt.Sprintf("%s/%d", storeID, sh.ID), RepoID: sh.RepoID, Command: sh.Command, Label: sh.Label,
 		ExitCode: sh.ExitCode, Intent: sh.Intent, Summary: sh.Summary, Raw: sh.Raw, Commit: sh.Head, Branch: sh.Branch,
-		Author: author, Machine: machine, CI: ci, CreatedAt: sh.CreatedAt.UTC().Truncate(time.Microsecond)}
+		Author: author, Machine: machine, CI: ci, CreatedAt: sh.CreatedAt.UTC().Truncate(time.Microsecond),
+		Parts: rank.PartsText(sh.Command, sh.Label, sh.Summary)}
 	for _, f := range sh.Files {
 		r.Files = append(r.Files, team.File{Path: f.Path, SHA256: f.SHA256, Size: f.Size, Existed: f.Existed})
 	}

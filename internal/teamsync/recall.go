@@ -1,12 +1,15 @@
 package teamsync
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -15,24 +18,37 @@ import (
 // Hit is a team record found by recall, labelled against this work tree.
 type Hit struct {
 	team.Record
+	Score     float64          `json:"score"`
 	Freshness freshness.Result `json:"freshness"`
 	Signed    bool             `json:"signed"`
 }
 
 // RecallResult is what recall --team found, and what it left out.
 type RecallResult struct {
-	Hits []Hit `json:"hits"`
+	Hits []Hit `json:"results"` // as local recall names them
 	// Ignored counts records left out for want of a valid signature
 	// (team.require_signed).
 	Ignored int `json:"ignored"`
 }
 
-// Recall searches the team's records of this repository and labels each
-// by this work tree's bytes now: a file is fresh only when its SHA-256 here
-// equals the publisher's (this machine's own fingerprints may stand for
-// its bytes, through the stat cache); a file the publisher did not read is
-// unknown; nothing another machine said about its own files is evidence.
+// Candidate search: the newest perTerm records holding each word, and the
+// words weighed over the newest sampleSize records, as local recall does.
+const (
+	perTerm    = 200
+	sampleSize = 1000
+)
+
+// Recall searches the team's records of this repository, orders them as
+// local recall orders its own (package rank: relevance bands, then
+// freshness, then the newest), and labels each by this work tree's bytes
+// now: a file is fresh only when its SHA-256 here equals the publisher's
+// (this machine's own fingerprints may stand for its bytes, through the
+// stat cache); a file the publisher did not read is unknown; nothing
+// another machine said about its own files is evidence.
 func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Settings, query string, limit int) (*RecallResult, error) {
+	if limit <= 0 {
+		limit = 10
+	}
 	repo, err := repoID(ctx, ws)
 	if err != nil {
 		return nil, fmt.Errorf("recall --team: %w", err)
@@ -42,41 +58,123 @@ func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Set
 		return nil, err
 	}
 	defer ts.Close()
-	found, err := ts.Search(ctx, team.Query{RepoID: repo, Text: query, Limit: limit})
+	q := rank.Parse(query)
+	words, rare, found, err := candidates(ctx, ts, repo, q, limit)
 	if err != nil {
 		return nil, err
 	}
 	res := &RecallResult{}
-	var stamps []freshness.Stamp
-	var paths []string
 	for _, r := range found {
 		signed := s.VerifyKey != nil && r.Signed(s.VerifyKey)
 		if s.RequireSigned && !signed {
 			res.Ignored++
 			continue
 		}
-		res.Hits = append(res.Hits, Hit{Record: r, Signed: signed})
-		st := stampOf(r)
-		stamps = append(stamps, st)
-		for _, f := range st.Files {
+		h := Hit{Record: r, Signed: signed}
+		if !q.Empty {
+			doc := rank.NewDoc(0, r.Command+"\n"+r.Label+"\n"+r.Summary, filePaths(r))
+			if !rank.Candidate(doc, words, rare, q) {
+				continue // found by a common word alone: not a candidate locally either
+			}
+			h.Score = rank.Relevance(doc, words, q)
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	res.Hits = contenders(res.Hits, limit)
+	if err := label(ctx, st, ws, res.Hits); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(res.Hits, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(rank.Band(b.Score), rank.Band(a.Score)),
+			cmp.Compare(b.Freshness.Label.RankFactor(), a.Freshness.Label.RankFactor()),
+			b.CreatedAt.Compare(a.CreatedAt))
+	})
+	if len(res.Hits) > limit {
+		res.Hits = res.Hits[:limit]
+	}
+	return res, nil
+}
+
+// candidates are the records to rank, the query's words weighed over the
+// team's newest records and the rare ones among them; with no words, the
+// newest records.
+func candidates(ctx context.Context, ts *team.Store, repo string, q rank.Query, limit int) (
+	words []rank.Word, rare []string, recs []team.Record, err error) {
+	if q.Empty {
+		recs, err := ts.Search(ctx, team.Query{RepoID: repo, Limit: limit})
+		return nil, nil, recs, err
+	}
+	words = rank.Words(q)
+	terms := rank.Terms(words)
+	found, err := ts.Candidates(ctx, repo, terms, perTerm, sampleSize)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, t := range terms {
+		if rank.IDF(found.Sample, found.Docs[t]) >= rank.RareIDF {
+			rare = append(rare, t)
+		}
+	}
+	for i := range words {
+		words[i].IDF = rank.IDF(found.Sample, found.Docs[words[i].Text])
+		words[i].PartIDF = make([]float64, len(words[i].Parts))
+		for j, p := range words[i].Parts {
+			words[i].PartIDF[j] = rank.IDF(found.Sample, found.Docs[p])
+		}
+	}
+	return words, rare, found.Records, nil
+}
+
+// contenders keeps the hits that can still reach the top limit once
+// freshness reorders each relevance band.
+func contenders(hits []Hit, limit int) []Hit {
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(rank.Band(b.Score), rank.Band(a.Score)), b.CreatedAt.Compare(a.CreatedAt))
+	})
+	if len(hits) <= limit {
+		return hits
+	}
+	n := limit
+	for n < len(hits) && rank.Band(hits[n].Score) == rank.Band(hits[limit-1].Score) {
+		n++
+	}
+	return hits[:n]
+}
+
+// label checks every hit's files against this work tree, with one
+// snapshot.
+func label(ctx context.Context, st *store.Store, ws *workspace.Workspace, hits []Hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	stamps := make([]freshness.Stamp, len(hits))
+	var paths []string
+	for i, h := range hits {
+		stamps[i] = stampOf(h.Record)
+		for _, f := range stamps[i].Files {
 			paths = append(paths, f.Path)
 		}
 	}
-	if len(stamps) == 0 {
-		return res, nil
-	}
 	snap, err := freshness.NewSnapshot(ctx, ws, paths, freshness.Options{Cache: freshness.StoreCache{S: st}})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	results, err := snap.CheckMany(ctx, stamps)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i := range res.Hits {
-		res.Hits[i].Freshness = ownEvidence(results[i], stamps[i])
+	for i := range hits {
+		hits[i].Freshness = ownEvidence(results[i], stamps[i])
 	}
-	return res, nil
+	return nil
+}
+
+func filePaths(r team.Record) []string {
+	out := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		out[i] = f.Path
+	}
+	return out
 }
 
 // stampOf is a team record's files as a stamp with no fingerprint (this

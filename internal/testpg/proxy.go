@@ -172,14 +172,38 @@ func (c *Cluster) StopNow() error {
 func (c *Cluster) Exec(t testing.TB, dbURL string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
+	conn := connect(t, dbURL)
 	defer conn.Close(ctx)
 	for _, q := range stmts {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// Strings runs a query on a database of the cluster (by its URL) and
+// returns the first column of every row as text.
+func (c *Cluster) Strings(t testing.TB, dbURL, query string, args ...any) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, dbURL)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
+func connect(t testing.TB, dbURL string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	return conn
 }
