@@ -135,6 +135,7 @@ var sections = []struct {
 	{"Registry: bootstrap, trust and verify", registryIntro, (*bench).registry},
 	{"Capture throughput", captureIntro, (*bench).capture},
 	{"Compression and search beside context-mode", peerIntro, (*bench).peer},
+	{"Team store on PostgreSQL", teamIntro, (*bench).team},
 	{"Go benchmarks", goBenchIntro, (*bench).goBenchmarks},
 }
 

@@ -137,29 +137,41 @@ type Found struct {
 // Candidates finds, in one round trip, the records worth ranking for
 // terms — for each term the newest perTerm records that hold it (as a word
 // or a part of one) — and, over the newest sample records, how many hold
-// each term.
+// each term. Each term is a statement of its own, so the server plans it
+// knowing how common the term is: a common one walks the newest records,
+// a rare one the search index.
 func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, perTerm, sample int) (Found, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	f := Found{Docs: map[string]float64{}}
 	batch := &pgx.Batch{}
-	batch.Queue(`SELECT DISTINCT ON (r.key) r.* FROM unnest($2::text[]) AS t(term) CROSS JOIN LATERAL (
-		SELECT `+recordColumns+` FROM team_records
-		WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', t.term) ORDER BY created_at DESC LIMIT $3) r`,
-		repoID, terms, perTerm)
+	for _, t := range terms {
+		batch.Queue(`SELECT `+recordColumns+` FROM team_records
+			WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', $2) ORDER BY created_at DESC LIMIT $3`, repoID, t, perTerm)
+	}
 	batch.Queue(`WITH s AS (SELECT search FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $3)
 		SELECT t.term, count(*) FILTER (WHERE s.search @@ plainto_tsquery('simple', t.term)), count(*)
 		FROM unnest($2::text[]) AS t(term) CROSS JOIN s GROUP BY t.term`, repoID, terms, sample)
 	res := s.conn.SendBatch(ctx, batch)
 	defer res.Close()
+	seen := map[string]bool{}
+	for range terms {
+		rows, err := res.Query()
+		if err != nil {
+			return f, fmt.Errorf("search the team's records: %w", err)
+		}
+		recs, err := scanRecords(rows)
+		if err != nil {
+			return f, fmt.Errorf("search the team's records: %w", err)
+		}
+		for _, r := range recs {
+			if !seen[r.Key] {
+				seen[r.Key] = true
+				f.Records = append(f.Records, r)
+			}
+		}
+	}
 	rows, err := res.Query()
-	if err != nil {
-		return f, fmt.Errorf("search the team's records: %w", err)
-	}
-	if f.Records, err = scanRecords(rows); err != nil {
-		return f, fmt.Errorf("search the team's records: %w", err)
-	}
-	rows, err = res.Query()
 	if err != nil {
 		return f, fmt.Errorf("weigh the words: %w", err)
 	}

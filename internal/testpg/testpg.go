@@ -157,10 +157,20 @@ func (c *Cluster) Database(t testing.TB) string {
 		name = name[:50]
 	}
 	name = fmt.Sprintf("%s_%d", name, time.Now().UnixNano()%1e9)
-	if out, err := c.run("createdb", "-h", c.Dir, "-p", strconv.Itoa(c.Port), "-U", "postgres", name); err != nil {
-		t.Fatalf("createdb: %v %s", err, out)
+	url, err := c.NewDatabase(name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return c.URL(name)
+	return url
+}
+
+// NewDatabase makes a database and returns its URL (for the benchmark
+// report, which has no test).
+func (c *Cluster) NewDatabase(name string) (string, error) {
+	if out, err := c.run("createdb", "-h", c.Dir, "-p", strconv.Itoa(c.Port), "-U", "postgres", name); err != nil {
+		return "", fmt.Errorf("createdb: %v %s", err, out)
+	}
+	return c.URL(name), nil
 }
 
 // URL is the connection URL of a database of the cluster.
