@@ -170,3 +170,8 @@ func (s *Service) Here(ctx context.Context) (repo, ref, commit, tree string, err
 	p, err := s.here(ctx)
 	return p.repo, p.ref, p.commit, p.tree, err
 }
+
+// RepoID is the repository's id (its first commit), as artifacts are filed
+// under it; cached in the store, so it costs no git process after the
+// first.
+func (s *Service) RepoID(ctx context.Context) (string, error) { return s.repoID(ctx) }

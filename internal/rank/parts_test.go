@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"pgregory.net/rapid"
 )
@@ -44,4 +45,50 @@ func TestCandidateHasEveryPart(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPhraseGuardChangesNothing: the cheap check before the phrase
+// expression never turns a match into none, whatever the text's case and
+// letters that fold to ASCII ones.
+func TestPhraseGuardChangesNothing(t *testing.T) {
+	matched := 0
+	rapid.Check(t, func(t *rapid.T) {
+		words := rapid.SliceOfN(rapid.StringMatching(`[A-Za-z0-9_]{1,6}`), 2, 3).Draw(t, "words")
+		q := Parse(strings.Join(words, " "))
+		// The text holds the words in order, each letter's case flipped or
+		// k and s written as the letters that fold to them, or not.
+		var b strings.Builder
+		b.WriteString(rapid.StringMatching(`[a-z .]{0,8}`).Draw(t, "before"))
+		for i, w := range words {
+			if i > 0 {
+				b.WriteString(rapid.SampledFrom([]string{" ", ": ", "-", "x"}).Draw(t, "sep"))
+			}
+			for _, r := range w {
+				switch rapid.IntRange(0, 3).Draw(t, "how") {
+				case 1:
+					r = unicode.SimpleFold(r)
+				case 2:
+					if r == 'k' || r == 'K' {
+						r = '\u212a'
+					} else if r == 's' || r == 'S' {
+						r = '\u017f'
+					}
+				}
+				b.WriteRune(r)
+			}
+		}
+		b.WriteString(rapid.StringMatching(`[a-z .]{0,8}`).Draw(t, "after"))
+		text := b.String()
+		d := NewDoc(0, text, nil)
+		want := q.Phrase != nil && q.Phrase.MatchString(text)
+		if want {
+			matched++
+		}
+		if q.Phrase != nil && hasPhrase(d, q) != want {
+			t.Fatalf("words %q, text %q: guard says %v, the expression %v", words, text, hasPhrase(d, q), want)
+		}
+	})
+	if matched == 0 {
+		t.Fatal("no text matched the phrase: the property tested nothing")
+	}
 }

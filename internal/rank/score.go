@@ -124,11 +124,14 @@ type Doc struct {
 	Text  string   // what is searched: for a record, its command, label, digest and facts
 	Files []string // the files it names
 	lower string   // Text with ASCII letters lowered, byte for byte
+	// folds: Text holds a letter that case-folds to an ASCII one (the
+	// Kelvin sign, the long s), which a byte comparison would miss.
+	folds bool
 }
 
 // NewDoc is a document to score.
 func NewDoc(id int64, text string, files []string) *Doc {
-	return &Doc{ID: id, Text: text, Files: files, lower: asciiLower(text)}
+	return &Doc{ID: id, Text: text, Files: files, lower: asciiLower(text), folds: strings.ContainsAny(text, "\u212a\u017f")}
 }
 
 func asciiLower(s string) string {
@@ -217,7 +220,7 @@ func Relevance(c *Doc, ws []Word, q Query) float64 {
 		}
 		break
 	}
-	if len(ws) > 1 && q.Phrase != nil && q.Phrase.MatchString(c.Text) {
+	if len(ws) > 1 && hasPhrase(c, q) {
 		score += phraseBonus
 	}
 	for _, n := range q.Names {
@@ -309,7 +312,7 @@ func Candidate(d *Doc, ws []Word, rare []string, q Query) bool {
 			return true
 		}
 	}
-	if q.Phrase != nil && q.Phrase.MatchString(d.Text) {
+	if hasPhrase(d, q) {
 		return true
 	}
 	for _, n := range q.Names {
@@ -318,4 +321,29 @@ func Candidate(d *Doc, ws []Word, rare []string, q Query) bool {
 		}
 	}
 	return false
+}
+
+// hasPhrase reports whether the document holds the query's words in its
+// order. Where a word is ASCII and the text holds no letter that folds to
+// an ASCII one, the expression runs only if the text holds the word: it
+// cannot match elsewhere, and most documents lack one of the words.
+func hasPhrase(d *Doc, q Query) bool {
+	if q.Phrase == nil {
+		return false
+	}
+	for _, t := range q.Terms {
+		if !d.folds && isASCII(t) && !strings.Contains(d.lower, asciiLower(t)) {
+			return false
+		}
+	}
+	return q.Phrase.MatchString(d.Text)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -149,9 +149,11 @@ func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, p
 		batch.Queue(`SELECT `+recordColumns+` FROM team_records
 			WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', $2) ORDER BY created_at DESC LIMIT $3`, repoID, t, perTerm)
 	}
-	batch.Queue(`WITH s AS (SELECT search FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $3)
-		SELECT t.term, count(*) FILTER (WHERE s.search @@ plainto_tsquery('simple', t.term)), count(*)
-		FROM unnest($2::text[]) AS t(term) CROSS JOIN s GROUP BY t.term`, repoID, terms, sample)
+	// Each term's query made once, not once a record.
+	batch.Queue(`WITH s AS MATERIALIZED (SELECT search FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $3),
+		q AS MATERIALIZED (SELECT t.term, plainto_tsquery('simple', t.term) AS tq FROM unnest($2::text[]) AS t(term))
+		SELECT q.term, count(*) FILTER (WHERE s.search @@ q.tq), count(*) FROM q CROSS JOIN s GROUP BY q.term`,
+		repoID, terms, sample)
 	res := s.conn.SendBatch(ctx, batch)
 	defer res.Close()
 	seen := map[string]bool{}

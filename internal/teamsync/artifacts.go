@@ -1,6 +1,7 @@
 package teamsync
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -199,13 +200,13 @@ func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
 // cold. A version is taken only when this work tree holds every input's
 // bytes now (for a type that depends on the path set, its tree and set of
 // files too): it is imported into the local store with fabric.Import,
-// which checks that against its own stamps, and then got again locally,
-// so the answer is the local engine's. A teammate's "hit" is never
-// evidence. When versions exist but none holds here, the newest is
+// which checks that against its own stamps: the hit rests on this
+// machine's evidence, and the next get is a local one. A teammate's "hit"
+// is never evidence. When versions exist but none holds here, the newest is
 // answered stale, with why and its content (to seed a regeneration), and
 // nothing is imported.
 func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fabric.GetRequest) (*Fetched, error) {
-	repo, _, commit, tree, err := fab.Here(ctx)
+	repo, commit, tree, err := where(ctx, fab, req)
 	if err != nil || strings.HasPrefix(repo, "path:") {
 		return &Fetched{}, err
 	}
@@ -258,17 +259,41 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 	return out, staleFromTeam(ctx, ts, trusted, why, s, out)
 }
 
-// takeArtifact imports a and gets it again locally; nil when the import
-// found this work tree does not hold what a was derived from.
+// where is the repository, and the commit and tree when the type or mode
+// compares them (one git process); else only the repository, which the
+// store keeps.
+func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest) (repo, commit, tree string, err error) {
+	spec := fabric.SpecOf(req.Type)
+	if spec.PathSet || spec.CommitPrimary || req.Mode == fabric.Strict {
+		repo, _, commit, tree, err = fab.Here(ctx)
+		return repo, commit, tree, err
+	}
+	repo, err = fab.RepoID(ctx)
+	return repo, "", "", err
+}
+
+// takeArtifact imports a; nil when the import found this work tree does
+// not hold what a was derived from. The import's own stamps are the
+// evidence of the hit, and every other dimension was compared before
+// (mismatch), so the answer is the hit a local get would give now.
 func takeArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, req fabric.GetRequest) (*fabric.GetResult, error) {
-	_, err := importArtifact(ctx, fab, a)
+	put, err := importArtifact(ctx, fab, a)
 	if errors.Is(err, fabric.ErrOtherBytes) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return fab.Get(ctx, req)
+	res := &fabric.GetResult{Outcome: fabric.Hit, Reasons: []fabric.Reason{}, Slices: []fabric.SliceResult{},
+		Mode: cmp.Or(req.Mode, fabric.Default), Ref: put.Ref, Commit: put.Commit}
+	if len(a.Slices) == 1 && a.Slices[0].Name == "" {
+		res.Content = a.Slices[0].Content
+		return res, nil
+	}
+	for _, sl := range a.Slices {
+		res.Slices = append(res.Slices, fabric.SliceResult{Name: sl.Name, Fresh: true, Content: sl.Content})
+	}
+	return res, nil
 }
 
 // staleFromTeam answers with the newest version that says what its hashes
