@@ -61,7 +61,7 @@ func (s *Service) putSlices(ctx context.Context, req PutRequest, in []SliceInput
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.here(ctx)
+	at, err := s.hereFor(ctx, want)
 	if err != nil {
 		return nil, err
 	}
@@ -191,4 +191,14 @@ func putTTL(spec Spec, ttl time.Duration) time.Duration {
 		return 0
 	}
 	return spec.TTL
+}
+
+// hereFor is where an import's caller read the work tree to be, else
+// where it is now.
+func (s *Service) hereFor(ctx context.Context, want *Want) (place, error) {
+	if want != nil && want.At != nil {
+		a := want.At
+		return place{repo: a.Repo, ref: a.Ref, commit: a.Commit, tree: a.Tree}, nil
+	}
+	return s.here(ctx)
 }

@@ -89,6 +89,9 @@ type Want struct {
 	Files   map[string]string
 	Tree    string
 	PathSet string
+	// At is where the work tree was when the caller read it (Here), to
+	// file the artifact under without reading HEAD again; nil: read now.
+	At *Place
 }
 
 // ErrOtherBytes: the work tree does not hold what an imported artifact was
@@ -165,10 +168,14 @@ func (s *Service) Hashes(ctx context.Context, paths []string) (map[string]string
 	return out, snap.Flush(ctx)
 }
 
-// Here is the repository id, ref, commit and tree of the work tree now.
-func (s *Service) Here(ctx context.Context) (repo, ref, commit, tree string, err error) {
+// Place is where the work tree is: the repository's id, the ref an
+// artifact is filed under, HEAD's commit and tree.
+type Place struct{ Repo, Ref, Commit, Tree string }
+
+// Here is where the work tree is now (one git process).
+func (s *Service) Here(ctx context.Context) (Place, error) {
 	p, err := s.here(ctx)
-	return p.repo, p.ref, p.commit, p.tree, err
+	return Place{Repo: p.repo, Ref: p.ref, Commit: p.commit, Tree: p.tree}, err
 }
 
 // RepoID is the repository's id (its first commit), as artifacts are filed

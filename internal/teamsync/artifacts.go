@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
@@ -206,7 +207,11 @@ func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
 // answered stale, with why and its content (to seed a regeneration), and
 // nothing is imported.
 func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fabric.GetRequest) (*Fetched, error) {
-	repo, commit, tree, err := where(ctx, fab, req)
+	// HEAD is read beside the team store's round trips: the import files
+	// the artifact under it, and some types compare its commit or tree.
+	here := later.Start(func() (fabric.Place, error) { return fab.Here(ctx) })
+	defer here()
+	repo, commit, tree, err := where(ctx, fab, req, here)
 	if err != nil || strings.HasPrefix(repo, "path:") {
 		return &Fetched{}, err
 	}
@@ -249,7 +254,11 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 			out.Ignored++ // not what its hashes say: never served
 			continue
 		}
-		res, err := takeArtifact(ctx, fab, a, req)
+		at, err := here()
+		if err != nil {
+			return out, err
+		}
+		res, err := takeArtifact(ctx, fab, a, req, at)
 		if err != nil || res != nil {
 			out.Result, out.From = res, origin(a, s)
 			return out, err
@@ -262,11 +271,12 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 // where is the repository, and the commit and tree when the type or mode
 // compares them (one git process); else only the repository, which the
 // store keeps.
-func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest) (repo, commit, tree string, err error) {
+func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest, here func() (fabric.Place, error)) (
+	repo, commit, tree string, err error) {
 	spec := fabric.SpecOf(req.Type)
 	if spec.PathSet || spec.CommitPrimary || req.Mode == fabric.Strict {
-		repo, _, commit, tree, err = fab.Here(ctx)
-		return repo, commit, tree, err
+		at, err := here()
+		return at.Repo, at.Commit, at.Tree, err
 	}
 	repo, err = fab.RepoID(ctx)
 	return repo, "", "", err
@@ -276,8 +286,8 @@ func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest) (rep
 // not hold what a was derived from. The import's own stamps are the
 // evidence of the hit, and every other dimension was compared before
 // (mismatch), so the answer is the hit a local get would give now.
-func takeArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, req fabric.GetRequest) (*fabric.GetResult, error) {
-	put, err := importArtifact(ctx, fab, a)
+func takeArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, req fabric.GetRequest, at fabric.Place) (*fabric.GetResult, error) {
+	put, err := importArtifact(ctx, fab, a, at)
 	if errors.Is(err, fabric.ErrOtherBytes) {
 		return nil, nil
 	}
@@ -430,13 +440,13 @@ func inputPaths(as []team.Artifact) []string {
 
 // importArtifact stores a's slices locally, with its inputs as deps and
 // the rest of its TTL, if fabric.Import finds this work tree holds them.
-func importArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact) (*fabric.PutSlicesResult, error) {
+func importArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, at fabric.Place) (*fabric.PutSlicesResult, error) {
 	first := a.Slices[0]
 	by := team.Who(a.Author, a.Machine, a.CI)
 	req := fabric.PutRequest{Type: a.Type, Key: a.Key, Producer: "team: " + by, TTL: -1,
 		Digests: fabric.Digests{AgentVersion: first.AgentVersion, ConfigDigest: first.ConfigDigest,
 			PolicyDigest: first.PolicyDigest, EntitlementDigest: first.EntitlementDigest}}
-	want := fabric.Want{Files: map[string]string{}, Tree: a.Tree, PathSet: first.PathSet}
+	want := fabric.Want{Files: map[string]string{}, Tree: a.Tree, PathSet: first.PathSet, At: &at}
 	var in []fabric.SliceInput
 	for _, sl := range a.Slices {
 		if sl.TTLSeconds > 0 {
