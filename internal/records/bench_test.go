@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/testout"
@@ -82,32 +81,5 @@ func BenchmarkCaptureKinds(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkInputScope measures choosing the input scope of go test ./p0
-// in a module of 30 packages of 10 files each, p0 importing p1 and so on
-// to p29: every package's files are read for their imports, which every
-// run of such a command pays as it ends.
-func BenchmarkInputScope(b *testing.B) {
-	root := b.TempDir()
-	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n"}
-	body := strings.Repeat("// Some documentation of the function below, as real files have.\nfunc f() {}\n", 12)
-	for i := range 30 {
-		for j := range 10 {
-			imp := ""
-			if i < 29 && j == 0 {
-				imp = fmt.Sprintf("import _ \"example.com/m/p%d\"\n", i+1)
-			}
-			files[fmt.Sprintf("p%d/f%d.go", i, j)] = fmt.Sprintf("package p%d\n\n%s%s", i, imp, strings.ReplaceAll(body, "f()", fmt.Sprintf("f%d()", j)))
-		}
-	}
-	writeTree(b, root, files)
-	var n int
-	for b.Loop() {
-		n = len(InputScope(root, ".", []string{"go", "test", "./p0"}))
-	}
-	if n != 2+2*30 {
-		b.Fatalf("%d globs, want %d: the imports were not all followed", n, 2+2*30)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/scope"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -68,7 +69,7 @@ func checkInputs(recs []*Record) {
 			since[key(r)] = r.inputsSince()
 		}
 	}
-	walks := map[string]scopeTimes{}
+	walks := map[string]scope.Times{}
 	for _, r := range recs {
 		if r.Freshness == nil || r.root == "" {
 			continue
@@ -76,11 +77,11 @@ func checkInputs(recs []*Record) {
 		k := key(r)
 		st, ok := walks[k]
 		if !ok {
-			st = walkScope(r.root, r.inputs, since[k])
+			st = scope.Walk(r.root, r.inputs, since[k])
 			walks[k] = st
 		}
 		from := r.inputsSince()
-		ch := st.changedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
+		ch := st.ChangedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
 		ch.Scope = r.inputs
 		if !r.inputsGiven {
 			ch.Complete, ch.Guessed = false, true

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/freshctx/freshctx/internal/scope"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -29,7 +30,7 @@ import (
 // stamped in each (pick), never guessed.
 
 // maxOutDirs bounds the folders taken from one output, of each kind.
-const maxOutDirs = 1000
+const maxOutDirs = scope.MaxDirs
 
 // goBlocks follows go test's output, a block per package ended by its
 // summary line, to say in which packages' output each reference was seen.
@@ -172,7 +173,7 @@ func goPackageDirs(root, cwd string, pkgs []string) [][]string {
 	if len(pkgs) == 0 {
 		return nil
 	}
-	dir := projectDir(root, cwd, "go.mod")
+	dir := scope.ProjectDir(root, cwd, "go.mod")
 	mod := modulePath(filepath.Join(root, filepath.FromSlash(dir), "go.mod"))
 	out := make([][]string, len(pkgs))
 	if mod == "" {

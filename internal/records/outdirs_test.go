@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -57,53 +56,6 @@ func TestEnteredDir(t *testing.T) {
 			t.Errorf("enteredDir(%q) = %q, %v; want %q", tt.line, got, ok, tt.want)
 		}
 	}
-}
-
-func TestCommandDirs(t *testing.T) {
-	sh := func(line string) []string { return []string{"bash", "-c", line} }
-	tests := []struct {
-		argv []string
-		want []string
-	}{
-		{sh("cd sub && gcc -c util.c"), []string{"sub"}},
-		{sh("(cd web; npm test)"), []string{"web"}},
-		{sh("cd a && cd b && make"), []string{"a", "a/b"}},
-		{sh("cd 'my dir'&&make"), []string{"my dir"}},
-		{sh("cd /abs/x && make"), []string{"/abs/x"}},
-		{sh("cd $HOME && make; cd ~ ; cd -; cd \"$(pwd)/x\""), nil},
-		{sh("cd \"my dir\"/sub && make"), []string{"my dir/sub"}},
-		{sh("cd 'unterminated && make"), nil},
-		{sh("echo cd x && git -C repo status"), []string{"repo"}},
-		{sh("make -C sub all && go -C tools test ./..."), []string{"sub", "tools"}},
-		{sh("npm --prefix web test"), []string{"web"}},
-		{sh("npm test --workspace=packages/web && npm test --workspace api"), []string{"packages/web", "api"}},
-		{sh("make --directory=sub"), []string{"sub"}},
-		{sh("pushd lib >/dev/null && cargo test"), []string{"lib"}},
-		{sh("cd"), nil},
-		{sh("cd && make"), nil},
-		{[]string{"make", "-C", "sub"}, []string{"sub"}},
-		{[]string{"go", "test", "./..."}, nil},
-		{sh("echo \"cd x\""), nil},
-		{sh("cargo test --manifest-path crates/calc/Cargo.toml"), []string{"crates/calc"}},
-		{[]string{"cargo", "build", "--manifest-path=calc/Cargo.toml"}, []string{"calc"}},
-	}
-	for _, tt := range tests {
-		if got := commandDirs(tt.argv); !slices.Equal(got, tt.want) {
-			t.Errorf("commandDirs(%q) = %q, want %q", tt.argv, got, tt.want)
-		}
-	}
-}
-
-func FuzzCommandDirs(f *testing.F) {
-	f.Add("cd 'a b' && make -C \"c\"; (cd d || exit) | tee x")
-	f.Add("cd $HOME/x && npm --prefix=\"$(pwd)/web\" test")
-	f.Fuzz(func(t *testing.T, line string) {
-		for _, d := range commandDirs([]string{"sh", "-c", line}) {
-			if d == "" || strings.HasPrefix(d, "~") {
-				t.Fatalf("folder %q from %q", d, line)
-			}
-		}
-	})
 }
 
 func TestGoPackageDirs(t *testing.T) {

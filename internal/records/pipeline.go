@@ -3,7 +3,6 @@ package records
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -12,6 +11,7 @@ import (
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/scope"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/termsafe"
 )
@@ -520,7 +520,7 @@ func (s *scan) guardedLine(l *outLine) {
 	if pkg, ok := goPackageLine(clean); ok {
 		s.goBlocks.ended(pkg)
 	} else if dir, ok := enteredDir(clean); ok {
-		s.entered = addDir(s.entered, dir)
+		s.entered = scope.AddDir(s.entered, dir)
 	}
 	if !repeat {
 		s.facts.Add(clean) // it keeps copies of what it keeps
@@ -579,15 +579,6 @@ func (s *scan) overRef() *refs.Ref {
 		return nil
 	}
 	return &s.refs[s.goBlocks.over]
-}
-
-// addDir adds a folder an output named, once, up to maxOutDirs; it keeps
-// a copy of d, which is cut from a line.
-func addDir(dirs []string, d string) []string {
-	if len(dirs) >= maxOutDirs || slices.Contains(dirs, d) {
-		return dirs
-	}
-	return append(dirs, strings.Clone(d))
 }
 
 // lineRefs finds a line's file references, and selectCompressor picks the

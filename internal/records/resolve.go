@@ -2,7 +2,6 @@ package records
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/scope"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -146,7 +146,7 @@ func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []
 	if s.WS.Git != nil {
 		files, err = s.WS.Git.WorkFiles(ctx)
 	} else {
-		files, err = treeFiles(s.WS.Root)
+		files, err = scope.TreeFiles(s.WS.Root)
 	}
 	if err != nil {
 		// Not all could be searched: none is placed for sure, and the
@@ -269,35 +269,4 @@ func flatten(alts [][]string) []string {
 		out = append(out, as...)
 	}
 	return out
-}
-
-// errTooManyFiles stops treeFiles at maxScopeFiles.
-var errTooManyFiles = errors.New("more files than a walk reads")
-
-// treeFiles lists the regular files under root, root-relative, as the
-// input scope's walk sees them (skipDirs are left out), up to
-// maxScopeFiles; past it, or where a folder cannot be read, it fails.
-func treeFiles(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && skipDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if len(out) >= maxScopeFiles {
-			return errTooManyFiles
-		}
-		rel, err := filepath.Rel(root, p)
-		out = append(out, filepath.ToSlash(rel))
-		return err
-	})
-	return out, err
 }

@@ -65,7 +65,7 @@ type Options struct {
 	// instead of the argv that runs it (a shell line run as sh -c LINE).
 	Command string
 	// Inputs, when set, is the record's input scope (root-relative globs,
-	// see scope.go) instead of the one chosen from the command.
+	// see package scope) instead of the one chosen from the command.
 	Inputs []string
 	// TokensLater says the caller does not show the record's token counts:
 	// a record whose digest is its whole output, under 64 KiB, is then kept

@@ -15,6 +15,7 @@ import (
 	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/scope"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
@@ -135,7 +136,7 @@ func (s *Service) inputsOf(opt Options, argv []string) []string {
 	if len(opt.Inputs) > 0 {
 		return opt.Inputs
 	}
-	return InputScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
+	return scope.Of(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
 }
 
 // lookScope is the scope whose folders the output's relative paths are
@@ -146,7 +147,7 @@ func (s *Service) lookScope(opt Options, r *Record, argv []string) []string {
 	if len(opt.Inputs) > 0 {
 		return r.inputs
 	}
-	return namedScope(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
+	return scope.Named(s.WS.Root, s.cwdRel(), commandOf(opt, argv))
 }
 
 // commandOf is the command line a record was made by: its argv, or, when
@@ -166,8 +167,8 @@ func commandOf(opt Options, argv []string) []string {
 // the folders of the packages whose output it was seen in.
 func (s *Service) lookIn(c *capture, r *Record, argv []string) func(i int) []string {
 	sc := &c.analysis.scan
-	moved := slices.Concat(commandDirs(commandOf(c.opt, argv)), sc.entered)
-	all := slices.Concat(scopeDirs(s.lookScope(c.opt, r, argv)), enteredDirs(s.WS, s.Cwd, moved))
+	moved := slices.Concat(scope.CommandDirs(commandOf(c.opt, argv)), sc.entered)
+	all := slices.Concat(scope.Dirs(s.lookScope(c.opt, r, argv)), enteredDirs(s.WS, s.Cwd, moved))
 	g := &sc.goBlocks
 	pkgs := goPackageDirs(s.WS.Root, s.cwdRel(), g.pkgs)
 	return func(i int) []string {

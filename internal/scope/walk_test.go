@@ -1,4 +1,4 @@
-package records
+package scope
 
 import (
 	"io/fs"
@@ -25,7 +25,7 @@ func sequentialWalk(root string, scope []string, since time.Time) []scopeEntry {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (skipDirs[d.Name()] || !scopeDirMatch(scope, rel)) {
+			if rel != "." && (SkipDirs[d.Name()] || !scopeDirMatch(scope, rel)) {
 				return fs.SkipDir
 			}
 		} else if !matchScope(scope, rel) {
@@ -60,7 +60,7 @@ func TestWalkScopeAgreesWithOneWalk(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 		write("after")
 		scope := rapid.SampledFrom([][]string{{"**"}, {"a/**"}, {"**/*.go"}, {"c/d/**", "a/*.py"}}).Draw(t, "scope")
-		got := walkScope(root, scope, since)
+		got := Walk(root, scope, since)
 		want := sequentialWalk(root, scope, since)
 		key := func(e scopeEntry) string { return e.path }
 		gotPaths, wantPaths := sortedPaths(got.entries, key), sortedPaths(want, key)

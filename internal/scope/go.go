@@ -1,4 +1,4 @@
-package records
+package scope
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ import (
 //
 // Without imports, the scope is goNamed's.
 func goScope(root, cwd string, args []string, imports bool) []string {
-	mod := projectDir(root, cwd, "go.mod")
+	mod := ProjectDir(root, cwd, "go.mod")
 	if !imports {
 		return goNamed(mod, cwd, args)
 	}
@@ -104,9 +104,9 @@ func goNamed(mod, cwd string, args []string) []string {
 // goWorkDir is the folder of the nearest go.work from the module's folder
 // up to the root, or "".
 func goWorkDir(root, mod string) string {
-	dir := projectDir(root, mod, "go.work")
+	dir := ProjectDir(root, mod, "go.work")
 	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir), "go.work")); err != nil {
-		return "" // projectDir gives mod back when none is found
+		return "" // ProjectDir gives mod back when none is found
 	}
 	return dir
 }

@@ -1,7 +1,8 @@
-package records
+package scope
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,85 +18,28 @@ import (
 	"github.com/freshctx/freshctx/internal/rx"
 )
 
-// A record's input scope is the set of files its command read, as globs
-// relative to the workspace root: "**" matches any number of folders,
-// other segments match as path.Match does. It is chosen from the command:
-//
-//   - go test/build/vet/install: the module files, go.mod and go.sum,
-//     and the files, testdata and embedded folders of the named packages
-//     and of every package of the module they import (goscope.go); the
-//     whole module where that cannot be told;
-//   - cargo: the crate (the folder of the nearest Cargo.toml);
-//   - pytest, jest, vitest, tsc, mocha, npm/pnpm/yarn test, python -m
-//     unittest: the project (the folder of the nearest package.json,
-//     pyproject.toml, setup.py, setup.cfg or tsconfig.json);
-//   - anything else: the whole work tree.
-//
-// `--inputs GLOB` replaces it. A file of the scope changed since the
-// record when its mtime or ctime is after the record started; a folder of
-// it whose entries changed counts too (a file added or removed). A symlink
-// changed when it or its target did; one whose target the walk does not
-// reach (outside the root, missing, a folder outside the scope) leaves the
-// answer incomplete.
-
-// maxScopeFiles bounds the walk that looks for changed inputs; past it the
+// MaxFiles bounds the walk that looks for changed inputs; past it the
 // answer is incomplete and says so.
-const maxScopeFiles = 20000
+const MaxFiles = 20000
 
-// skipDirs are never inputs: version control, dependencies, build output.
-var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".freshctx": true, "node_modules": true,
+// SkipDirs are never inputs: version control, dependencies, build output.
+var SkipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".freshctx": true, "node_modules": true,
 	"target": true, "__pycache__": true, ".pytest_cache": true, ".mypy_cache": true, ".venv": true,
 	"venv": true, ".tox": true}
 
-// ScopeGlobs turns globs the user typed, relative to the current folder,
-// into root-relative ones, refusing those that leave the root or are not
-// valid patterns.
-func (s *Service) ScopeGlobs(globs []string) ([]string, error) {
-	var out []string
-	for _, g := range globs {
-		if strings.TrimSpace(g) == "" {
-			return nil, fmt.Errorf("--inputs: empty glob")
-		}
-		p := filepath.ToSlash(g)
-		if filepath.IsAbs(g) {
-			rel, err := filepath.Rel(s.WS.Root, g)
-			if err != nil {
-				return nil, fmt.Errorf("--inputs %s: %w", g, err)
-			}
-			p = filepath.ToSlash(rel)
-		} else {
-			p = path.Join(s.cwdRel(), p)
-		}
-		p = path.Clean(p)
-		if p == ".." || strings.HasPrefix(p, "../") {
-			return nil, fmt.Errorf("--inputs %s: outside the workspace root %s", g, s.WS.Root)
-		}
-		for _, seg := range strings.Split(p, "/") {
-			if _, err := path.Match(seg, ""); err != nil {
-				return nil, fmt.Errorf("--inputs %s: %w", g, err)
-			}
-		}
-		if p == "." {
-			p = "**"
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// InputScope chooses the scope of a command run in cwd (root-relative).
+// Of chooses the scope of a command run in cwd (root-relative).
 // A shell line (sh -c LINE) is read with a shell parser: the scope is that
 // of every command it runs, after the cd before it, where a command that
 // only filters or prints (`| tail -n 50`, `| grep FAIL`, echo) reads no
 // file; an unknown command, a word that expands ($PKG) or a line that does
 // not parse makes it the whole work tree.
-func InputScope(root, cwd string, argv []string) []string {
+func Of(root, cwd string, argv []string) []string {
 	return scoper{root: root}.scope(cwd, argv)
 }
 
-// namedScope is InputScope without the packages a go command's packages
+// Named is Of without the packages a go command's packages
 // import: the folders it names, where its output's paths are looked for.
-func namedScope(root, cwd string, argv []string) []string {
+func Named(root, cwd string, argv []string) []string {
 	return scoper{root: root, named: true}.scope(cwd, argv)
 }
 
@@ -148,7 +92,7 @@ func (sc scoper) call(cwd string, words []string) []string {
 // scopes do not look for.
 func (sc scoper) project(cwd string, markers ...string) []string {
 	root := sc.root
-	dir := projectDir(root, cwd, markers...)
+	dir := ProjectDir(root, cwd, markers...)
 	for d := dir; ; d = path.Dir(d) {
 		if workspaceAt(root, d) {
 			dir = d
@@ -179,10 +123,10 @@ const maxProjectSources = 5000
 // its tests. A string that is ".." alone counts where it is an argument
 // (a path join), not where it is compared. A project of more than maxProjectSources source files counts,
 // as one whose walk stops (treeFiles: a folder it cannot read, more than
-// maxScopeFiles files).
+// MaxFiles files).
 func sourcesReachOut(root, dir string) bool {
 	abs := filepath.Join(root, filepath.FromSlash(dir))
-	files, err := treeFiles(abs)
+	files, err := TreeFiles(abs)
 	if err != nil {
 		return true // a folder it cannot read, or past the walk's bound, may hold such a file
 	}
@@ -426,9 +370,9 @@ func isProjectTool(words []string) bool {
 	return false
 }
 
-// projectDir is the nearest folder from cwd up to the root holding one of
+// ProjectDir is the nearest folder from cwd up to the root holding one of
 // the marker files, else cwd.
-func projectDir(root, cwd string, markers ...string) string {
+func ProjectDir(root, cwd string, markers ...string) string {
 	for dir := cwd; ; dir = path.Dir(dir) {
 		for _, m := range markers {
 			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir), m)); err == nil {
@@ -513,10 +457,10 @@ func prefixMatch(pat, segs []string) bool {
 // maxChangedPaths is how many changed paths a result names.
 const maxChangedPaths = 5
 
-// scopeTimes is one walk of a scope: the change time (the later of mtime
+// Times is one walk of a scope: the change time (the later of mtime
 // and ctime) of every file and folder in it changed at or after the walk's
 // "since" (freshness.StampedSince), latest first.
-type scopeTimes struct {
+type Times struct {
 	entries  []scopeEntry
 	complete bool
 }
@@ -539,12 +483,12 @@ func (e scopeEntry) name() string {
 	return e.path
 }
 
-// walkScope stats every file and folder of scope under root and keeps
+// Walk stats every file and folder of scope under root and keeps
 // those changed at or after since (the oldest record asking): in a large tree
 // almost every file is older, and neither its path nor its place in the
 // order is needed. Folders are read side by side, walkers at a time:
 // the walk is a stat per file, and a stat is a system call.
-func walkScope(root string, scope []string, since time.Time) scopeTimes {
+func Walk(root string, scope []string, since time.Time) Times {
 	w := &scopeWalk{scope: scope, since: since, sem: make(chan struct{}, walkers)}
 	w.complete.Store(true)
 	if real, err := filepath.EvalSymlinks(root); err == nil {
@@ -553,7 +497,7 @@ func walkScope(root string, scope []string, since time.Time) scopeTimes {
 		w.realRoot = root
 	}
 	if info, err := os.Lstat(root); err != nil {
-		return scopeTimes{}
+		return Times{}
 	} else if at := freshness.ChangeTime(info); freshness.StampedSince(at, since) {
 		w.entries = append(w.entries, scopeEntry{path: ".", at: at, dir: true})
 	}
@@ -561,7 +505,7 @@ func walkScope(root string, scope []string, since time.Time) scopeTimes {
 	w.dir(root, "")
 	w.wg.Wait()
 	slices.SortFunc(w.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
-	return scopeTimes{entries: w.entries, complete: w.complete.Load()}
+	return Times{entries: w.entries, complete: w.complete.Load()}
 }
 
 // walkers is how many folders are read at once.
@@ -597,14 +541,14 @@ func (w *scopeWalk) dir(abs, rel string) {
 			r = rel + "/" + r
 		}
 		if d.IsDir() {
-			if skipDirs[d.Name()] || !scopeDirMatch(w.scope, r) {
+			if SkipDirs[d.Name()] || !scopeDirMatch(w.scope, r) {
 				continue
 			}
 			subs = append(subs, r)
 		} else if !matchScope(w.scope, r) {
 			continue
 		}
-		if w.seen.Add(1) > maxScopeFiles {
+		if w.seen.Add(1) > MaxFiles {
 			w.complete.Store(false)
 			subs = nil
 			break
@@ -666,14 +610,14 @@ func (w *scopeWalk) walks(dir string) bool {
 		return true
 	}
 	for _, seg := range strings.Split(dir, "/") {
-		if skipDirs[seg] {
+		if SkipDirs[seg] {
 			return false
 		}
 	}
 	return scopeDirMatch(w.scope, dir)
 }
 
-// changedSince counts the scope's files changed at or after start, by the
+// ChangedSince counts the scope's files changed at or after start, by the
 // file clock (a change in start's timer tick may be the command's), and
 // its folders whose entries changed after end (the run itself may add
 // __pycache__ and the like while it runs), naming the latest changed
@@ -687,7 +631,7 @@ func (w *scopeWalk) walks(dir string) bool {
 // by its time): the answer is not complete. The root is the exception:
 // freshctx makes its store there as a first run starts, so a change of its
 // entries while a command ran is not told from that.
-func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
+func (st Times) ChangedSince(start, end time.Time, same map[string]bool) *freshness.InputsChanged {
 	out := &freshness.InputsChanged{Complete: st.complete, Paths: []string{}}
 	if !st.complete {
 		out.Unchecked = "the search of the scope stopped at its bound or at a folder or link it could not follow"
@@ -716,9 +660,9 @@ func (st scopeTimes) changedSince(start, end time.Time, same map[string]bool) *f
 	return out
 }
 
-// scopeDirs are the folders a scope names before any wildcard (args for
+// Dirs are the folders a scope names before any wildcard (args for
 // "args/*"), where a tool may print paths relative to.
-func scopeDirs(scope []string) []string {
+func Dirs(scope []string) []string {
 	var out []string
 	for _, g := range scope {
 		segs := strings.Split(g, "/")
@@ -734,4 +678,35 @@ func scopeDirs(scope []string) []string {
 		}
 	}
 	return out
+}
+
+// ErrTooManyFiles stops TreeFiles at MaxFiles.
+var ErrTooManyFiles = errors.New("more files than a walk reads")
+
+// TreeFiles lists the regular files under root, root-relative, as the
+// input scope's walk sees them (SkipDirs are left out), up to
+// MaxFiles; past it, or where a folder cannot be read, it fails.
+func TreeFiles(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && SkipDirs[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if len(out) >= MaxFiles {
+			return ErrTooManyFiles
+		}
+		rel, err := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	return out, err
 }

@@ -1,15 +1,13 @@
-package records
+package scope
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/freshctx/freshctx/internal/freshness"
 )
 
 func TestInputScope(t *testing.T) {
@@ -71,20 +69,18 @@ func TestInputScope(t *testing.T) {
 		{".", []string{"sh", "-c", "echo $(cat notes.txt)"}, []string{"**"}},
 	}
 	for _, tt := range tests {
-		if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
-			t.Errorf("InputScope(%s, %q) =\n%q, want\n%q", tt.cwd, tt.argv, got, tt.want)
+		if got := Of(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
+			t.Errorf("Of(%s, %q) =\n%q, want\n%q", tt.cwd, tt.argv, got, tt.want)
 		}
 	}
 	// The output names files of the packages the command was given, not of
 	// those they import: its paths are looked for in the named folders.
 	argv := []string{"sh", "-c", "go test ./args/ | tail -n 5"}
-	if got, want := namedScope(root, ".", argv), []string{"go.mod", "go.sum", "args/*"}; !slices.Equal(got, want) {
-		t.Errorf("namedScope = %q, want %q", got, want)
+	if got, want := Named(root, ".", argv), []string{"go.mod", "go.sum", "args/*"}; !slices.Equal(got, want) {
+		t.Errorf("Named = %q, want %q", got, want)
 	}
 }
 
-// Where a go command's packages cannot be told from the module's own
-// files, its scope is the module whole, or the workspace's folder.
 func TestGoScopeFallsBackToTheModule(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -118,7 +114,7 @@ func TestGoScopeFallsBackToTheModule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeTree(t, root, tt.files)
-			if got := InputScope(root, "m/p", []string{"go", "test"}); !slices.Equal(got, tt.want) {
+			if got := Of(root, "m/p", []string{"go", "test"}); !slices.Equal(got, tt.want) {
 				t.Errorf("scope = %q, want %q", got, tt.want)
 			}
 		})
@@ -169,89 +165,30 @@ func TestMatchScope(t *testing.T) {
 	}
 }
 
-// A folder among the changed inputs (its entries changed: a file added or
-// removed) is named with a trailing slash, so it is not read as a file.
 func TestChangedFoldersEndInASlash(t *testing.T) {
 	start := time.Unix(1000, 0)
 	later := start.Add(time.Minute)
-	st := scopeTimes{complete: true, entries: []scopeEntry{
+	st := Times{complete: true, entries: []scopeEntry{
 		{path: "café", at: later, dir: true}, {path: "a.go", at: later}, {path: ".", at: later, dir: true},
 	}}
-	got := st.changedSince(start, start, nil)
+	got := st.ChangedSince(start, start, nil)
 	if want := []string{"café/", "a.go", "./"}; !slices.Equal(got.Paths, want) || got.Count != 3 {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
 
-// A file the record's check found fresh (touched, or changed and changed
-// back) is not among the changed inputs: its bytes are the stamped ones.
-// A folder of the same name as a fresh file is still counted.
 func TestFreshFilesAreNotChangedInputs(t *testing.T) {
 	start := time.Unix(1000, 0)
 	later := start.Add(time.Minute)
-	st := scopeTimes{complete: true, entries: []scopeEntry{
+	st := Times{complete: true, entries: []scopeEntry{
 		{path: "touched.go", at: later}, {path: "edited.go", at: later}, {path: "pkg", at: later, dir: true},
 	}}
-	got := st.changedSince(start, start, map[string]bool{"touched.go": true, "pkg": true})
+	got := st.ChangedSince(start, start, map[string]bool{"touched.go": true, "pkg": true})
 	if want := []string{"edited.go", "pkg/"}; !slices.Equal(got.Paths, want) || got.Count != 2 {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
 
-// A file written in the command's first timer tick can carry a time
-// before the record's start by time.Now: the kernel stamps files with a
-// coarser clock. The walk counts from the start by that clock, kept with
-// the record.
-func TestInputsCountFromTheFileClock(t *testing.T) {
-	root := t.TempDir()
-	p := filepath.Join(root, "gen.go")
-	if err := os.WriteFile(p, []byte("package gen\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Lstat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := freshness.ChangeTime(info)
-	// time.Now read the start just after the write's time; the file clock
-	// had read it just before.
-	r := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
-		fileStart: at.Add(-time.Millisecond), Freshness: &freshness.Result{}}
-	checkInputs([]*Record{r})
-	if got := r.Freshness.InputsChanged; got.Count != 1 || !slices.Equal(got.Paths, []string{"gen.go"}) {
-		t.Fatalf("inputs changed = %d %q, want gen.go", got.Count, got.Paths)
-	}
-	// A record made before the file clock was kept counts from its start.
-	old := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
-		Freshness: &freshness.Result{}}
-	checkInputs([]*Record{old})
-	if got := old.Freshness.InputsChanged; got.Count != 0 {
-		t.Fatalf("record without a file clock start: inputs changed = %d %q, want none", got.Count, got.Paths)
-	}
-}
-
-// A command that writes a file of its scope at once has it among the
-// inputs that changed, every time: the file clock's start is kept with
-// the record and read back.
-func TestAFileWrittenAtTheStartIsAChangedInput(t *testing.T) {
-	s, _ := newService(t)
-	for i := range 5 {
-		rec := run(t, s, fmt.Sprintf("echo %d > gen%d.txt", i, i))
-		got, err := s.Get(context.Background(), rec.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CheckAll(context.Background(), []*Record{got}); err != nil {
-			t.Fatal(err)
-		}
-		if ch := got.Freshness.InputsChanged; !slices.Contains(ch.Paths, fmt.Sprintf("gen%d.txt", i)) {
-			t.Fatalf("run %d: inputs changed = %d %q, want gen%d.txt among them", i, ch.Count, ch.Paths, i)
-		}
-	}
-}
-
-// A symlink of the scope changed when its target did; a target the walk
-// does not reach on its own leaves the answer incomplete.
 func TestScopeWalkFollowsLinks(t *testing.T) {
 	root := t.TempDir()
 	mk := func(rel, body string) {
@@ -303,7 +240,7 @@ func TestScopeWalkFollowsLinks(t *testing.T) {
 			if tt.extra != nil {
 				tt.extra()
 			}
-			st := walkScope(root, tt.scope, since)
+			st := Walk(root, tt.scope, since)
 			var files []string
 			for _, e := range st.entries {
 				if !e.dir && !slices.Contains([]string{"pkg/out.txt", "pkg/none.txt", "pkg/lib"}, e.path) {
@@ -323,8 +260,6 @@ func TestScopeWalkFollowsLinks(t *testing.T) {
 	}
 }
 
-// A project's scope is its folder, its workspace's where it belongs to
-// one, and the work tree where a project file may name something outside.
 func TestProjectScopes(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -383,70 +318,96 @@ func TestProjectScopes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeTree(t, root, tt.files)
-			if got := InputScope(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
+			if got := Of(root, tt.cwd, tt.argv); !slices.Equal(got, tt.want) {
 				t.Errorf("scope = %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-// The file clock stamps a write in the tick the command started in with
-// the start's own time, and a file system of whole seconds with the start's
-// second: both are changes since the start.
 func TestChangesInTheStartsTickCount(t *testing.T) {
 	start := time.Unix(1000, 250_000_000)
-	st := scopeTimes{complete: true, entries: []scopeEntry{
+	st := Times{complete: true, entries: []scopeEntry{
 		{path: "same-tick.go", at: start},
 		{path: "whole-second.go", at: time.Unix(1000, 0)},
 		{path: "before.go", at: start.Add(-time.Millisecond)},
 	}}
-	got := st.changedSince(start, start, nil)
+	got := st.ChangedSince(start, start, nil)
 	if want := []string{"same-tick.go", "whole-second.go"}; !slices.Equal(got.Paths, want) || got.Count != 2 {
 		t.Fatalf("paths = %q (%d), want %q", got.Paths, got.Count, want)
 	}
 }
 
-// inputsOfRun runs script (with the scope given, when inputs is set) and
-// checks the record's input scope as show would.
-func inputsOfRun(t *testing.T, s *Service, script string, inputs ...string) *freshness.InputsChanged {
-	t.Helper()
-	req := RunRequest{Argv: []string{"sh", "-c", script}, Env: os.Environ()}
-	req.Inputs = inputs
-	rec, err := s.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
+// BenchmarkInputScope measures choosing the input scope of go test ./p0
+// in a module of 30 packages of 10 files each, p0 importing p1 and so on
+// to p29: every package's files are read for their imports, which every
+// run of such a command pays as it ends.
+func BenchmarkInputScope(b *testing.B) {
+	root := b.TempDir()
+	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n"}
+	body := strings.Repeat("// Some documentation of the function below, as real files have.\nfunc f() {}\n", 12)
+	for i := range 30 {
+		for j := range 10 {
+			imp := ""
+			if i < 29 && j == 0 {
+				imp = fmt.Sprintf("import _ \"example.com/m/p%d\"\n", i+1)
+			}
+			files[fmt.Sprintf("p%d/f%d.go", i, j)] = fmt.Sprintf("package p%d\n\n%s%s", i, imp, strings.ReplaceAll(body, "f()", fmt.Sprintf("f%d()", j)))
+		}
 	}
-	got, err := s.Get(context.Background(), rec.ID)
-	if err != nil {
-		t.Fatal(err)
+	writeTree(b, root, files)
+	var n int
+	for b.Loop() {
+		n = len(Of(root, ".", []string{"go", "test", "./p0"}))
 	}
-	if err := s.CheckAll(context.Background(), []*Record{got}); err != nil {
-		t.Fatal(err)
+	if n != 2+2*30 {
+		b.Fatalf("%d globs, want %d: the imports were not all followed", n, 2+2*30)
 	}
-	return got.Freshness.InputsChanged
 }
 
-// TestInputsCompleteOnlyWhereKnown: a scope chosen from the command is a
-// guess — a Go test reads ../shared/want.txt through runtime.Caller, a
-// pytest test Path(__file__).parent.parent — so its answer is never
-// complete; a scope given with --inputs is, until a folder of it changes
-// while the command runs (a file of it deleted then leaves no time behind).
-func TestInputsCompleteOnlyWhereKnown(t *testing.T) {
-	s, r := newService(t)
-	r.Write("pkg/want_test.go", "package pkg\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"runtime\"\n\t\"testing\"\n)\n\n"+
-		"func TestWant(t *testing.T) {\n\t_, f, _, _ := runtime.Caller(0)\n\tos.ReadFile(filepath.Join(filepath.Dir(f), \"..\", \"..\", \"shared\", \"want.txt\"))\n}\n")
-	r.Write("d/data.txt", "data\n")
-	time.Sleep(20 * time.Millisecond)
-	guessed := inputsOfRun(t, s, "cd pkg && echo go test .")
-	if guessed.Complete || !guessed.Guessed {
-		t.Fatalf("a guessed scope: %+v, want complete false, guessed true", guessed)
+func TestCommandDirs(t *testing.T) {
+	sh := func(line string) []string { return []string{"bash", "-c", line} }
+	tests := []struct {
+		argv []string
+		want []string
+	}{
+		{sh("cd sub && gcc -c util.c"), []string{"sub"}},
+		{sh("(cd web; npm test)"), []string{"web"}},
+		{sh("cd a && cd b && make"), []string{"a", "a/b"}},
+		{sh("cd 'my dir'&&make"), []string{"my dir"}},
+		{sh("cd /abs/x && make"), []string{"/abs/x"}},
+		{sh("cd $HOME && make; cd ~ ; cd -; cd \"$(pwd)/x\""), nil},
+		{sh("cd \"my dir\"/sub && make"), []string{"my dir/sub"}},
+		{sh("cd 'unterminated && make"), nil},
+		{sh("echo cd x && git -C repo status"), []string{"repo"}},
+		{sh("make -C sub all && go -C tools test ./..."), []string{"sub", "tools"}},
+		{sh("npm --prefix web test"), []string{"web"}},
+		{sh("npm test --workspace=packages/web && npm test --workspace api"), []string{"packages/web", "api"}},
+		{sh("make --directory=sub"), []string{"sub"}},
+		{sh("pushd lib >/dev/null && cargo test"), []string{"lib"}},
+		{sh("cd"), nil},
+		{sh("cd && make"), nil},
+		{[]string{"make", "-C", "sub"}, []string{"sub"}},
+		{[]string{"go", "test", "./..."}, nil},
+		{sh("echo \"cd x\""), nil},
+		{sh("cargo test --manifest-path crates/calc/Cargo.toml"), []string{"crates/calc"}},
+		{[]string{"cargo", "build", "--manifest-path=calc/Cargo.toml"}, []string{"calc"}},
 	}
-	given := inputsOfRun(t, s, "cat d/data.txt", "d/**")
-	if !given.Complete || given.Guessed || given.Count != 0 {
-		t.Fatalf("a given scope nothing changed in: %+v, want complete", given)
+	for _, tt := range tests {
+		if got := CommandDirs(tt.argv); !slices.Equal(got, tt.want) {
+			t.Errorf("CommandDirs(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
 	}
-	deleted := inputsOfRun(t, s, "rm d/data.txt; sleep 0.05", "d/**")
-	if deleted.Complete || deleted.Unchecked == "" {
-		t.Fatalf("a file of the scope deleted while the command ran: %+v, want not complete", deleted)
-	}
+}
+
+func FuzzCommandDirs(f *testing.F) {
+	f.Add("cd 'a b' && make -C \"c\"; (cd d || exit) | tee x")
+	f.Add("cd $HOME/x && npm --prefix=\"$(pwd)/web\" test")
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, d := range CommandDirs([]string{"sh", "-c", line}) {
+			if d == "" || strings.HasPrefix(d, "~") {
+				t.Fatalf("folder %q from %q", d, line)
+			}
+		}
+	})
 }

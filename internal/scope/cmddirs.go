@@ -1,14 +1,15 @@
-package records
+package scope
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // A command line moves too: `cd sub && gcc -c util.c` prints util.c:1
-// relative to sub. commandDirs are the folders a command line names as
+// relative to sub. CommandDirs are the folders a command line names as
 // where its commands run: after cd or pushd, the value of -C (make, go,
 // git, ninja, pnpm), --directory, --prefix and --workspace (npm; a name
 // that is no folder finds nothing there) and --cwd (yarn), and the folder
@@ -17,7 +18,7 @@ import (
 // that is known, and cd - neither; paths under them are looked for as
 // usual. A shell line is read with a shell parser; one it cannot read names
 // no folder.
-func commandDirs(argv []string) []string {
+func CommandDirs(argv []string) []string {
 	var calls [][]string
 	if len(argv) == 3 && shells[path.Base(argv[0])] && argv[1] == "-c" {
 		calls = shellCalls(argv[2])
@@ -28,7 +29,7 @@ func commandDirs(argv []string) []string {
 	cur := "."
 	add := func(d string) {
 		if d != "" && !strings.HasPrefix(d, "~") && d != "-" {
-			out = addDir(out, d)
+			out = AddDir(out, d)
 		}
 	}
 	for _, words := range calls {
@@ -125,4 +126,17 @@ func literal(w *syntax.Word) string {
 		return ""
 	}
 	return b.String()
+}
+
+// MaxDirs bounds the folders taken from one command line or output, of
+// each kind.
+const MaxDirs = 1000
+
+// AddDir adds a folder, once, up to MaxDirs; it keeps a copy of d, which
+// may be cut from a longer line.
+func AddDir(dirs []string, d string) []string {
+	if len(dirs) >= MaxDirs || slices.Contains(dirs, d) {
+		return dirs
+	}
+	return append(dirs, strings.Clone(d))
 }
