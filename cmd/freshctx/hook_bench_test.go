@@ -155,3 +155,48 @@ func BenchmarkHookRead(b *testing.B) {
 	b.ReportMetric(float64(medianOf(withTranscript).Microseconds())/1000, "unchanged_transcript_ms")
 	b.ReportMetric(float64(medianOf(withTranscript))/float64(medianOf(again)), "x_transcript")
 }
+
+// BenchmarkHookBash times Claude Code's PreToolUse hook on Bash, as a
+// process, in turn with a static Go hello-world: a command it does not
+// route (ls -la: most of what an agent runs, answered without opening the
+// store) and one it routes through freshctx run (go test ./...). The goal
+// for the first is at most 1.5x the hello-world.
+func BenchmarkHookBash(b *testing.B) {
+	bin, hello := testbin.Build(b), testbin.Hello(b)
+	r := testgit.New(b)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	hook := func(line string) time.Duration {
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": r.Dir,
+			"tool_name": "Bash", "tool_input": map[string]any{"command": line}, "permission_mode": "bypassPermissions"})
+		cmd := exec.Command(bin, "hook", "claude-code")
+		cmd.Dir, cmd.Stdin = r.Dir, strings.NewReader(string(in))
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil {
+			b.Fatalf("hook: %v %s", err, out)
+		}
+		if routed := strings.Contains(string(out), "updatedInput"); routed != strings.HasPrefix(line, "go test") {
+			b.Fatalf("%q: routed %v\n%s", line, routed, out)
+		}
+		return took
+	}
+	hook("go test ./...") // the store, and the run commands beside it
+	var base, unrouted, routed []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if out, err := exec.Command(hello).CombinedOutput(); err != nil {
+			b.Fatalf("hello: %v %s", err, out)
+		}
+		base = append(base, time.Since(start))
+		unrouted = append(unrouted, hook("ls -la"))
+		routed = append(routed, hook("go test ./..."))
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(medianOf(base)), "hello_ms")
+	b.ReportMetric(ms(medianOf(unrouted)), "unrouted_ms")
+	b.ReportMetric(ms(medianOf(routed)), "routed_ms")
+	b.ReportMetric(float64(medianOf(unrouted))/float64(medianOf(base)), "unrouted_x_hello")
+	b.ReportMetric(float64(medianOf(routed))/float64(medianOf(base)), "routed_x_hello")
+}

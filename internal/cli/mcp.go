@@ -301,6 +301,9 @@ exits 1; the agent goes on without freshctx's answer.`,
 			if ok, err := a.hookProject(); err != nil || !ok {
 				return err
 			}
+			if a.bashNotRouted(h) {
+				return nil // most of what an agent runs: answered without opening the store
+			}
 			st, err := a.store(cmd.Context())
 			if errors.Is(err, ErrNotAProject) {
 				return nil // the agent started outside a project: nothing to do
@@ -330,6 +333,21 @@ exits 1; the agent goes on without freshctx's answer.`,
 			return err
 		},
 	}
+}
+
+// bashNotRouted reports whether h is a PreToolUse of Bash that the run
+// commands mirrored beside the store (config.CachedRunCommands) do not
+// route; without a mirror it cannot tell, and says no.
+func (a *app) bashNotRouted(h *integrate.HookInput) bool {
+	if h.Event != "PreToolUse" || h.ToolName != "Bash" || a.json {
+		return false
+	}
+	path, err := a.storePath(false)
+	if err != nil {
+		return false
+	}
+	prefixes, ok := config.CachedRunCommands(path)
+	return ok && !integrate.Routes(h, prefixes)
 }
 
 // hookProject reports whether a hook may act where it was started: the

@@ -83,15 +83,6 @@ const defaultRunCommands = "go test,go build,go vet,cargo test,cargo build,cargo
 	"yarn test,yarn build,yarn lint,pytest,python -m pytest,python3 -m pytest,jest,npx jest,vitest,npx vitest," +
 	"tsc,npx tsc,eslint,npx eslint,make,mvn,gradle,./gradlew"
 
-// RunCommands is hooks.run_commands as a list.
-func RunCommands(ctx context.Context, s *store.Store) ([]string, error) {
-	v, err := Get(ctx, s, "hooks.run_commands")
-	if err != nil {
-		return nil, err
-	}
-	return splitCommands(v.Value), nil
-}
-
 func splitCommands(v string) []string {
 	var out []string
 	for _, c := range strings.Split(v, ",") {
@@ -168,9 +159,18 @@ func Set(ctx context.Context, s *store.Store, name, value string) (Setting, erro
 	if err := k.check(value); err != nil {
 		return Setting{}, fmt.Errorf("%s: %w", name, err)
 	}
+	if k.Name == "hooks.run_commands" {
+		// A hook must not go by the old list once the new one is set.
+		if err := forgetMirror(s.Path()); err != nil {
+			return Setting{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	err = s.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta("config."+k.Name, value) })
 	if err != nil {
 		return Setting{}, err
+	}
+	if k.Name == "hooks.run_commands" {
+		keepMirror(s.Path(), value)
 	}
 	return Setting{Key: k.Name, Value: value, Help: k.Help}, nil
 }

@@ -94,3 +94,40 @@ func TestTeamSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommandsMirror: the run commands beside the store follow the
+// setting: written when it is set or read, gone while it changes, and a
+// store's own value wins over a mirror someone left behind.
+func TestRunCommandsMirror(t *testing.T) {
+	ctx := context.Background()
+	s := teststore.Open(t, "", store.Options{})
+	if _, ok := CachedRunCommands(s.Path()); ok {
+		t.Fatal("a mirror before the setting was ever read")
+	}
+	def, err := RunCommands(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := CachedRunCommands(s.Path()); !ok || strings.Join(got, "|") != strings.Join(def, "|") {
+		t.Fatalf("mirror after a read = %q %v, want %q", got, ok, def)
+	}
+	if _, err := Set(ctx, s, "hooks.run_commands", "just test"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := CachedRunCommands(s.Path()); !ok || strings.Join(got, "|") != "just test" {
+		t.Fatalf("mirror after a set = %q %v", got, ok)
+	}
+	keepMirror(s.Path(), "stale, old") // left by a process that read the old value
+	if got, _ := RunCommands(ctx, s); strings.Join(got, "|") != "just test" {
+		t.Fatalf("RunCommands = %q, want the store's", got)
+	}
+	if got, _ := CachedRunCommands(s.Path()); strings.Join(got, "|") != "just test" {
+		t.Fatalf("a stale mirror was not replaced on the next read: %q", got)
+	}
+	if _, err := Set(ctx, s, "hooks.run_commands", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := CachedRunCommands(s.Path()); !ok || len(got) != 0 {
+		t.Fatalf("mirror of no commands = %q %v, want an empty list", got, ok)
+	}
+}

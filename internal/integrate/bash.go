@@ -50,6 +50,20 @@ func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	return string(b), err
 }
 
+// Routes reports whether a PreToolUse of Bash would be routed through
+// freshctx run with these prefixes: a hook that finds it would not can
+// answer nothing without opening the store.
+func Routes(h *HookInput, prefixes []string) bool {
+	var input struct {
+		Command string `json:"command"`
+	}
+	if h.Event != "PreToolUse" || h.ToolName != "Bash" || json.Unmarshal(h.ToolInput, &input) != nil {
+		return false
+	}
+	_, ok := routedLine(input.Command, prefixes, "freshctx")
+	return ok
+}
+
 // routedLine returns line with `self run -- ` put before each command that
 // starts with one of prefixes, and whether there was one. A command is
 // routed only where that changes nothing but its output, which reaches the

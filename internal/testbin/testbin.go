@@ -34,3 +34,23 @@ func Command(bin, pkg string) *exec.Cmd {
 	c.Env = append(os.Environ(), "CGO_ENABLED=0")
 	return c
 }
+
+// Hello builds a static Go hello-world, the floor any Go command's start
+// is measured against, and returns its path.
+func Hello(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"
+	for name, body := range map[string]string{"go.mod": "module hello\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "hello")
+	c := Command(bin, ".")
+	c.Dir = dir
+	if out, err := c.CombinedOutput(); err != nil {
+		tb.Fatalf("build hello: %v\n%s", err, out)
+	}
+	return bin
+}
