@@ -24,6 +24,10 @@ type Git struct {
 	Top    string
 	prefix string // workspace root relative to Top, "" when equal
 	Run    Runner
+	// Traced runs the whole-tree status, whose trace says whether the
+	// index is stale (indextrace.go); nil runs it with Run and judges by
+	// the clock.
+	Traced TracedRunner
 	// Now is the clock that times status (refresh.go); nil is time.Now.
 	Now func() time.Time
 
@@ -46,7 +50,7 @@ func (g *Git) now() time.Time {
 }
 
 func newGit(top, prefix string) *Git {
-	return &Git{Top: top, prefix: prefix, Run: ExecGit}
+	return &Git{Top: top, prefix: prefix, Run: ExecGit, Traced: ExecGitTraced}
 }
 
 // maxPathspecs bounds how many paths Index passes on the command line. Git
@@ -69,16 +73,21 @@ func execGit(ctx context.Context, dir string, env []string, args ...string) ([]b
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("git is not installed or not on PATH: %w", err)
-		}
-		if msg != "" {
-			return nil, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
-		}
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
+		return nil, gitError(err, &stderr, args)
 	}
 	return out, nil
+}
+
+// gitError says why git failed: not installed, or what it printed.
+func gitError(err error, stderr *bytes.Buffer, args []string) error {
+	msg := strings.TrimSpace(stderr.String())
+	if errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("git is not installed or not on PATH: %w", err)
+	}
+	if msg != "" {
+		return fmt.Errorf("git %s: %s: %w", args[0], msg, err)
+	}
+	return fmt.Errorf("git %s: %w", args[0], err)
 }
 
 // toGit maps a root-relative path to a top-relative one.
@@ -150,8 +159,11 @@ func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		if g.now().Sub(asked) >= waitedFor {
-			if again, refreshed := g.refreshAfter(ctx, r.out.took, r.w.args); refreshed {
+		// A traced status says from the index whether it is stale; the
+		// caller's wait ends after its command, so the refresh never runs
+		// beside it.
+		if r.out.trace != nil || g.now().Sub(asked) >= waitedFor {
+			if again, refreshed := g.refreshAfter(ctx, r.out, r.w.args); refreshed {
 				again() // the baseline's measure; the status read stands
 			}
 		}
@@ -168,12 +180,21 @@ func (g *Git) StatusFiles(ctx context.Context) (*Status, error) {
 	return g.status(ctx, "--untracked-files=all", "--ignored=no")
 }
 
-// refreshAfter refreshes the index when a status with args took long
-// against the baseline (refreshIfSlow), and says whether it did; again
-// then runs the status once more, keeping its time as the new baseline,
-// and returns what it printed.
-func (g *Git) refreshAfter(ctx context.Context, took time.Duration, args []string) (again func() ([]byte, error), refreshed bool) {
-	gitDir, refreshed := g.refreshIfSlow(ctx, took)
+// refreshAfter refreshes the index when the status that printed out found
+// it stale (staleIndex, from its trace); it then needs nothing more. A
+// status that wrote no trace is judged by the clock: refreshed when it
+// took long against the baseline (refreshIfSlow), and again then runs the
+// status once more, keeping its time as the new baseline, and returns
+// what it printed.
+func (g *Git) refreshAfter(ctx context.Context, out wholeOut, args []string) (again func() ([]byte, error), refreshed bool) {
+	if stale, known := staleIndex(out.trace, out.status); known {
+		if stale {
+			// As in refreshIfSlow: the lock is taken for the refresh only.
+			g.Run(ctx, g.Top, "update-index", "-q", "--refresh")
+		}
+		return nil, false
+	}
+	gitDir, refreshed := g.refreshIfSlow(ctx, out.took)
 	if !refreshed {
 		return nil, false
 	}
@@ -209,7 +230,7 @@ func (g *Git) ask(ctx context.Context, w wholeRun) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	if again, refreshed := g.refreshAfter(ctx, out.took, w.args); refreshed {
+	if again, refreshed := g.refreshAfter(ctx, out, w.args); refreshed {
 		if out.status, err = again(); err != nil {
 			return nil, fmt.Errorf("git status: %w", err)
 		}

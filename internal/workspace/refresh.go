@@ -15,9 +15,11 @@ import (
 // never writes back the stat data it refreshed, so an index whose stat data
 // is stale (a copied or restored repository, a checkout by another tool)
 // makes every status read and hash every file again, ten times the cost of
-// one on a fresh index. freshctx notices a whole-tree status that was slow
-// against the last one measured after a refresh and refreshes the index
-// once, as the user's own `git status` would.
+// one on a fresh index. A whole-tree status says so in git's trace (the
+// entries it read again: indextrace.go), and freshctx then refreshes the
+// index once, as the user's own `git status` would. Where git writes no
+// such trace, freshctx goes by the clock: a whole-tree status that was
+// slow against the last one measured after a refresh.
 //
 // The record is one line in <git dir>/freshctx/status: the milliseconds of
 // the status run right after the last refresh, and when that was (Unix

@@ -65,8 +65,79 @@ func TestStaleIndexIsRefreshed(t *testing.T) {
 	if n := count(calls, "update-index"); n != 1 {
 		t.Fatalf("update-index ran %d times, want 1 (calls %v)", n, calls)
 	}
-	if b, err := os.ReadFile(statusFile(filepath.Join(dst, ".git"))); err != nil || strings.TrimSpace(string(b)) == "" {
-		t.Fatalf("no baseline kept: %q, %v", b, err)
+	// The index said it was stale: no clock, no baseline.
+	if _, err := os.Stat(statusFile(filepath.Join(dst, ".git"))); err == nil {
+		t.Fatal("a baseline was kept for a refresh the index decided")
+	}
+	calls = nil
+	if _, err := g.Status(context.Background()); err != nil || count(calls, "update-index") != 0 {
+		t.Fatalf("a status of the refreshed index refreshed again: %v (calls %v)", err, calls)
+	}
+}
+
+// TestSlowStatusOfAFreshIndexRefreshesNothing: on a busy machine every
+// status is slow; the index, not the clock, says whether to refresh, and a
+// fresh one is left alone.
+func TestSlowStatusOfAFreshIndexRefreshesNothing(t *testing.T) {
+	r := testgit.New(t)
+	for i := range 200 {
+		r.Write(fmt.Sprintf("f%d.go", i), fmt.Sprintf("package p\nvar x%d = %d\n", i, i))
+	}
+	r.Commit("many files")
+	time.Sleep(1100 * time.Millisecond) // past racy git's second: the index's stat data settles
+	r.Git("update-index", "--refresh")
+	var now time.Time
+	g := newGit(r.Dir, "")
+	g.Now = func() time.Time { now = now.Add(time.Second); return now } // every status takes a second
+	var calls []string
+	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		calls = append(calls, args[0])
+		return ExecGit(ctx, dir, args...)
+	}
+	r.Write("f3.go", "package p\n// changed\n")
+	for range 3 {
+		if _, err := g.Status(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.StatusFiles(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(calls, "update-index"); n != 0 {
+		t.Fatalf("update-index ran %d times for slow statuses of a fresh index (calls %v)", n, calls)
+	}
+}
+
+// TestStaleIndexFromTheTrace reads git's trace2 counts: entries read again
+// and not changed make an index stale.
+func TestStaleIndexFromTheTrace(t *testing.T) {
+	ev := func(n int) string {
+		return fmt.Sprintf(`{"event":"data","category":"index","key":"refresh/sum_scan","value":"%d"}`+"\n", n)
+	}
+	changed := func(n int) []byte {
+		var b []byte
+		for i := range n {
+			b = fmt.Appendf(b, "1 .M N... 100644 100644 100644 a a f%d.go\x00", i)
+		}
+		return append([]byte("# branch.oid abc\x00"), b...)
+	}
+	for _, c := range []struct {
+		name         string
+		trace        string
+		status       []byte
+		stale, known bool
+	}{
+		{"no trace", "", nil, false, false},
+		{"a trace without the count", `{"event":"start"}` + "\n", nil, false, false},
+		{"every entry read again", ev(300), changed(1), true, true},
+		{"read again because changed", ev(150), changed(150), false, true},
+		{"a few stale entries", ev(99), nil, false, true},
+		{"counts summed over refreshes", ev(60) + ev(60), changed(10), true, true},
+	} {
+		stale, known := staleIndex([]byte(c.trace), c.status)
+		if stale != c.stale || known != c.known {
+			t.Errorf("%s: stale %v known %v, want %v %v", c.name, stale, known, c.stale, c.known)
+		}
 	}
 }
 
@@ -235,5 +306,24 @@ func TestStartedStatusRefreshesOnlyWhenWaitedFor(t *testing.T) {
 				t.Fatalf("update-index ran %d times, want %d (calls %v)", n, c.wantRefresh, calls)
 			}
 		})
+	}
+}
+
+// TestTracedGitNeverWaitsOnWhatItLeftRunning: a process git leaves
+// running with the trace's pipe open (an fsmonitor daemon would) does not
+// hold up the status once git has exited.
+func TestTracedGitNeverWaitsOnWhatItLeftRunning(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	// An alias that leaves a sleeper behind holding fd 3 (its output closed).
+	r.Git("config", "alias.leave", "!sleep 5 >/dev/null 2>&1 & echo left")
+	start := time.Now()
+	out, _, err := ExecGitTraced(context.Background(), r.Dir, "leave")
+	if err != nil || strings.TrimSpace(string(out)) != "left" {
+		t.Fatalf("git leave: %q, %v", out, err)
+	}
+	if took := time.Since(start); took > 4*time.Second {
+		t.Fatalf("the traced git waited %v for the process it left running", took)
 	}
 }

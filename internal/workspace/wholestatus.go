@@ -66,6 +66,7 @@ func (g *Git) splitStatus() wholeRun {
 type wholeOut struct {
 	status, others []byte
 	took           time.Duration
+	trace          []byte // git's trace2 events of the status, when traced
 }
 
 // run asks git, both questions at once when the plan splits them.
@@ -77,7 +78,13 @@ func (w wholeRun) run(ctx context.Context, g *Git) (wholeOut, error) {
 		wg.Go(func() { out.others, othersErr = g.Run(ctx, g.Top, w.others...) })
 	}
 	start := g.now()
-	status, err := g.Run(ctx, g.Top, w.args...)
+	var status []byte
+	var err error
+	if g.Traced != nil {
+		status, out.trace, err = g.Traced(ctx, g.Top, w.args...)
+	} else {
+		status, err = g.Run(ctx, g.Top, w.args...)
+	}
 	out.status, out.took = status, g.now().Sub(start)
 	wg.Wait()
 	if err != nil {

@@ -230,6 +230,12 @@ func TestStatusIsOneGitStatus(t *testing.T) {
 			mu.Unlock()
 			return ExecGit(ctx, dir, args...)
 		}
+		ws.Git.Traced = func(ctx context.Context, dir string, args ...string) ([]byte, []byte, error) {
+			mu.Lock()
+			calls = append(calls, args[1])
+			mu.Unlock()
+			return ExecGitTraced(ctx, dir, args...)
+		}
 		st, err := ws.Git.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -346,20 +352,20 @@ func TestStatusUsesTheUntrackedCache(t *testing.T) {
 	r.Write("d3/new.txt", "untracked")
 	r.Git("config", "core.untrackedCache", "true")
 	r.Git("status") // the user's own status writes the cache into the index
-	trace := filepath.Join(t.TempDir(), "trace2.json")
-	t.Setenv("GIT_TRACE2_EVENT", trace)
 	t.Setenv("GIT_TRACE2_EVENT_NESTING", "10")
 	ws, _ := Discover(r.Dir)
+	var b []byte // the status's own trace, which freshctx reads
+	ws.Git.Traced = func(ctx context.Context, dir string, args ...string) ([]byte, []byte, error) {
+		out, trace, err := ExecGitTraced(ctx, dir, args...)
+		b = append(b, trace...)
+		return out, trace, err
+	}
 	st, err := ws.Git.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e, listed := st.Entry("d3/new.txt"); !listed || e.Kind != '?' || !st.Dirty() {
 		t.Fatalf("the untracked file: %+v listed %v, dirty %v", e, listed, st.Dirty())
-	}
-	b, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), `"key":"opendir"`) {
 		t.Fatalf("git did not answer the status from its untracked cache; its trace:\n%s", b)
