@@ -50,13 +50,7 @@ func (c *teamClone) runFailing(i, size int) string {
 // sending its second batch; the first batch stays, the rest stays queued,
 // and the next publish sends it: every record once.
 func TestTeamStoreStoppedMidPublish(t *testing.T) {
-	skipUnderRace(t)
-	t.Parallel() // mostly waits: on the server, the slow link, the publisher
-	pg := testpg.Own(t)
-	db := pg.Database(t)
-	proxy := pg.Proxy(t)
-	bin := testbin.Build(t)
-	a := newTeamRepo(t, bin)("a", "ana@example.com")
+	pg, db, proxy, a := proxiedTeam(t)
 	const n, size = 100, 20000 // two batches of 50, each about 1 MB on the wire
 	for i := range n {
 		a.runFailing(i, size) // no team store yet: nothing is sent in the background
@@ -102,13 +96,7 @@ func TestTeamStoreStoppedMidPublish(t *testing.T) {
 // background publisher takes the record through the slow link; a cold
 // artifact get gives up on the store, says so once, and stays cold.
 func TestTeamStoreSlow(t *testing.T) {
-	skipUnderRace(t)
-	t.Parallel() // mostly waits: on the server, the slow link, the publisher
-	pg := testpg.Own(t)
-	db := pg.Database(t)
-	proxy := pg.Proxy(t)
-	bin := testbin.Build(t)
-	a := newTeamRepo(t, bin)("a", "ana@example.com")
+	pg, db, proxy, a := proxiedTeam(t)
 	a.must("team", "init", db)
 	a.must("config", "team.url", proxy.Via(db))
 	proxy.SetDelay(time.Second)
@@ -197,4 +185,16 @@ func TestTeamStoreDiskFull(t *testing.T) {
 	if s := a.status(); s.Records != n || s.Pending != 0 {
 		t.Fatalf("in the end: %d shared, %d waiting; want %d and 0", s.Records, s.Pending, n)
 	}
+}
+
+// proxiedTeam is a cluster of its own, a database in it, a proxy in front
+// of it and a clone; the test runs beside the others, as it mostly waits
+// (on the server, the slow link, the publisher).
+func proxiedTeam(t *testing.T) (*testpg.Cluster, string, *testpg.Proxy, *teamClone) {
+	t.Helper()
+	skipUnderRace(t)
+	t.Parallel()
+	pg := testpg.Own(t)
+	db := pg.Database(t)
+	return pg, db, pg.Proxy(t), newTeamRepo(t, testbin.Build(t))("a", "ana@example.com")
 }
