@@ -24,10 +24,6 @@ type Git struct {
 	Top    string
 	prefix string // workspace root relative to Top, "" when equal
 	Run    Runner
-	// Traced runs the whole-tree status, whose trace says whether the
-	// index is stale (indextrace.go); nil runs it with Run and judges by
-	// the clock.
-	Traced TracedRunner
 	// Now is the clock that times status (refresh.go); nil is time.Now.
 	Now func() time.Time
 
@@ -50,7 +46,7 @@ func (g *Git) now() time.Time {
 }
 
 func newGit(top, prefix string) *Git {
-	return &Git{Top: top, prefix: prefix, Run: ExecGit, Traced: ExecGitTraced}
+	return &Git{Top: top, prefix: prefix, Run: ExecGit}
 }
 
 // maxPathspecs bounds how many paths Index passes on the command line. Git
@@ -71,7 +67,13 @@ func execGit(ctx context.Context, dir string, env []string, args ...string) ([]b
 	cmd.Env = append(append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var out []byte
+	var err error
+	if sink := traceSink(ctx); sink != nil {
+		out, err = traced(cmd, sink)
+	} else {
+		out, err = cmd.Output()
+	}
 	if err != nil {
 		return nil, gitError(err, &stderr, args)
 	}
@@ -162,7 +164,7 @@ func (g *Git) StartStatus(ctx context.Context) func() (*Status, error) {
 		// A traced status says from the index whether it is stale; the
 		// caller's wait ends after its command, so the refresh never runs
 		// beside it.
-		if r.out.trace != nil || g.now().Sub(asked) >= waitedFor {
+		if len(r.out.trace) > 0 || g.now().Sub(asked) >= waitedFor {
 			if again, refreshed := g.refreshAfter(ctx, r.out, r.w.args); refreshed {
 				again() // the baseline's measure; the status read stands
 			}

@@ -23,43 +23,50 @@ import (
 // refresh. A git that writes no such count (before trace2, or a test's
 // runner) is judged by the clock as before (refresh.go).
 
-// TracedRunner runs git like a Runner and also returns the trace2 events
-// git wrote.
-type TracedRunner func(ctx context.Context, dir string, args ...string) (out, trace []byte, err error)
-
-// traceGrace bounds the wait for the trace once git has exited.
-const traceGrace = 100 * time.Millisecond
-
 // staleEntries is how many entries read again for nothing make a refresh
 // worth its cost (about one status): fewer cost a status little.
 var staleEntries = 100
 
-// ExecGitTraced is ExecGit with git's trace2 events read from a pipe of
-// their own (file descriptor 3).
-func ExecGitTraced(ctx context.Context, dir string, args ...string) (out, trace []byte, err error) {
+// traceGrace bounds the wait for the trace once git has exited.
+const traceGrace = 100 * time.Millisecond
+
+// traceKey marks a context whose git (ExecGit) writes its trace2 events
+// into the buffer it carries. The trace rides on the context, not on the
+// Runner, so that a test's Runner sees every git, the traced one too, and
+// one that answers for git itself simply leaves no trace.
+type traceKey struct{}
+
+// withTrace is ctx with a buffer for the trace of the git run with it.
+func withTrace(ctx context.Context) (context.Context, *bytes.Buffer) {
+	var buf bytes.Buffer
+	return context.WithValue(ctx, traceKey{}, &buf), &buf
+}
+
+// traceSink is the buffer ctx asks the trace to be written to, if any.
+func traceSink(ctx context.Context) *bytes.Buffer {
+	b, _ := ctx.Value(traceKey{}).(*bytes.Buffer)
+	return b
+}
+
+// traced runs cmd with git's trace2 events written to a pipe of their own
+// (file descriptor 3) and read into sink.
+func traced(cmd *exec.Cmd, sink *bytes.Buffer) ([]byte, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, nil, fmt.Errorf("a pipe for git's trace: %w", err)
+		return nil, fmt.Errorf("a pipe for git's trace: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TRACE2_EVENT=3")
+	cmd.Env = append(cmd.Env, "GIT_TRACE2_EVENT=3")
 	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	var wg sync.WaitGroup
-	var buf bytes.Buffer
-	wg.Go(func() { io.Copy(&buf, r) })
-	out, err = cmd.Output()
+	wg.Go(func() { io.Copy(sink, r) })
+	out, err := cmd.Output()
 	w.Close() // git's copy closed at its exit; this one ends the read
 	// A process git started and left running (an fsmonitor daemon) may
 	// hold the pipe open: what git wrote is in the pipe by its exit.
 	r.SetReadDeadline(time.Now().Add(traceGrace))
 	wg.Wait()
 	r.Close()
-	if err != nil {
-		return nil, nil, gitError(err, &stderr, args)
-	}
-	return out, buf.Bytes(), nil
+	return out, err
 }
 
 var sumScanRe = regexp.MustCompile(`"key":"refresh/sum_scan","value":"(\d+)"`)

@@ -319,7 +319,8 @@ func TestTracedGitNeverWaitsOnWhatItLeftRunning(t *testing.T) {
 	// An alias that leaves a sleeper behind holding fd 3 (its output closed).
 	r.Git("config", "alias.leave", "!sleep 5 >/dev/null 2>&1 & echo left")
 	start := time.Now()
-	out, _, err := ExecGitTraced(context.Background(), r.Dir, "leave")
+	ctx, _ := withTrace(context.Background())
+	out, err := ExecGit(ctx, r.Dir, "leave")
 	if err != nil || strings.TrimSpace(string(out)) != "left" {
 		t.Fatalf("git leave: %q, %v", out, err)
 	}

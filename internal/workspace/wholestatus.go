@@ -78,14 +78,9 @@ func (w wholeRun) run(ctx context.Context, g *Git) (wholeOut, error) {
 		wg.Go(func() { out.others, othersErr = g.Run(ctx, g.Top, w.others...) })
 	}
 	start := g.now()
-	var status []byte
-	var err error
-	if g.Traced != nil {
-		status, out.trace, err = g.Traced(ctx, g.Top, w.args...)
-	} else {
-		status, err = g.Run(ctx, g.Top, w.args...)
-	}
-	out.status, out.took = status, g.now().Sub(start)
+	tctx, trace := withTrace(ctx) // git says whether the index is stale (indextrace.go)
+	status, err := g.Run(tctx, g.Top, w.args...)
+	out.status, out.took, out.trace = status, g.now().Sub(start), trace.Bytes()
 	wg.Wait()
 	if err != nil {
 		return out, fmt.Errorf("git status: %w", err)

@@ -230,12 +230,6 @@ func TestStatusIsOneGitStatus(t *testing.T) {
 			mu.Unlock()
 			return ExecGit(ctx, dir, args...)
 		}
-		ws.Git.Traced = func(ctx context.Context, dir string, args ...string) ([]byte, []byte, error) {
-			mu.Lock()
-			calls = append(calls, args[1])
-			mu.Unlock()
-			return ExecGitTraced(ctx, dir, args...)
-		}
 		st, err := ws.Git.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -355,10 +349,12 @@ func TestStatusUsesTheUntrackedCache(t *testing.T) {
 	t.Setenv("GIT_TRACE2_EVENT_NESTING", "10")
 	ws, _ := Discover(r.Dir)
 	var b []byte // the status's own trace, which freshctx reads
-	ws.Git.Traced = func(ctx context.Context, dir string, args ...string) ([]byte, []byte, error) {
-		out, trace, err := ExecGitTraced(ctx, dir, args...)
-		b = append(b, trace...)
-		return out, trace, err
+	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		out, err := ExecGit(ctx, dir, args...)
+		if sink := traceSink(ctx); sink != nil {
+			b = append(b, sink.Bytes()...)
+		}
+		return out, err
 	}
 	st, err := ws.Git.Status(context.Background())
 	if err != nil {
