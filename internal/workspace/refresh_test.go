@@ -86,12 +86,20 @@ func TestSlowStatusOfAFreshIndexRefreshesNothing(t *testing.T) {
 	r.Commit("many files")
 	time.Sleep(1100 * time.Millisecond) // past racy git's second: the index's stat data settles
 	r.Git("update-index", "--refresh")
+	var mu sync.Mutex // a status may run two gits at once
 	var now time.Time
 	g := newGit(r.Dir, "")
-	g.Now = func() time.Time { now = now.Add(time.Second); return now } // every status takes a second
+	g.Now = func() time.Time { // every status takes a second
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
 	var calls []string
 	g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		mu.Lock()
 		calls = append(calls, args[0])
+		mu.Unlock()
 		return ExecGit(ctx, dir, args...)
 	}
 	r.Write("f3.go", "package p\n// changed\n")
@@ -103,6 +111,8 @@ func TestSlowStatusOfAFreshIndexRefreshesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if n := count(calls, "update-index"); n != 0 {
 		t.Fatalf("update-index ran %d times for slow statuses of a fresh index (calls %v)", n, calls)
 	}

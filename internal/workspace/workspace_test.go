@@ -348,11 +348,14 @@ func TestStatusUsesTheUntrackedCache(t *testing.T) {
 	r.Git("status") // the user's own status writes the cache into the index
 	t.Setenv("GIT_TRACE2_EVENT_NESTING", "10")
 	ws, _ := Discover(r.Dir)
-	var b []byte // the status's own trace, which freshctx reads
+	var mu sync.Mutex // a status may run two gits at once
+	var b []byte      // the status's own trace, which freshctx reads
 	ws.Git.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		out, err := ExecGit(ctx, dir, args...)
 		if sink := traceSink(ctx); sink != nil {
+			mu.Lock()
 			b = append(b, sink.Bytes()...)
+			mu.Unlock()
 		}
 		return out, err
 	}
