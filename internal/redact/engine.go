@@ -104,7 +104,7 @@ func (g *leakRule) ready() *leakBuilt {
 
 // rules builds the engine once per process, on the first line that holds a
 // prefilter word: reading gitleaks' configuration and indexing its 200-odd
-// rules' keywords takes about 6 ms (BenchmarkRulesBuild); each rule is
+// rules' keywords takes about 3 ms (BenchmarkRulesBuild); each rule is
 // translated when a line first passes its keyword and gate.
 var rules = sync.OnceValue(func() *engine {
 	e, err := build()
@@ -122,7 +122,7 @@ var rules = sync.OnceValue(func() *engine {
 var built atomic.Bool
 
 // quick finds the prefilter's words without the ruleset: building that
-// (reading gitleaks' configuration) takes about 6 ms, which a line
+// (reading gitleaks' configuration) takes about 3 ms, which a line
 // holding none of the words, as most command lines and labels, and
 // all of an empty output, never needs. prefilterList is checked against
 // the ruleset's own words by TestPrefilterListIsCurrent.
