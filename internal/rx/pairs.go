@@ -23,6 +23,9 @@ func (p *pairSet) setRow(a byte) {
 // pairsOf computes the pairs of an anchored expression by running its
 // program over every ASCII first byte. Zero-width assertions (^, $, \b)
 // are taken as holding: the set may admit more than matches, never less.
+// The second bytes each instruction takes are worked out once (asciiOf),
+// not once per first byte: a process compiles a hundred expressions on
+// its first lines of output, and this walk was most of their cost.
 func pairsOf(re *syntax.Regexp) (*pairSet, bool) {
 	prog, err := syntax.Compile(re)
 	if err != nil {
@@ -33,6 +36,7 @@ func pairsOf(re *syntax.Regexp) (*pairSet, bool) {
 		return nil, false // the empty string matches: no bound
 	}
 	p := new(pairSet)
+	takes := make([]*[2]uint64, len(prog.Inst))
 	for a := range 256 {
 		if a >= utf8.RuneSelf {
 			p.setRow(byte(a))
@@ -43,13 +47,27 @@ func pairsOf(re *syntax.Regexp) (*pairSet, bool) {
 			p.setRow(byte(a)) // a match may end after one byte
 			continue
 		}
-		for b := range 256 {
-			if b >= utf8.RuneSelf || len(step(prog, next.runes, rune(b))) > 0 {
-				p.set(byte(a), byte(b))
+		for _, pc := range next.runes {
+			if takes[pc] == nil {
+				takes[pc] = asciiOf(&prog.Inst[pc])
 			}
+			p[a][0] |= takes[pc][0]
+			p[a][1] |= takes[pc][1]
 		}
+		p[a][2], p[a][3] = ^uint64(0), ^uint64(0) // past ASCII: always admitted
 	}
 	return p, true
+}
+
+// asciiOf is the set of ASCII bytes the rune-consuming instruction in takes.
+func asciiOf(in *syntax.Inst) *[2]uint64 {
+	var m [2]uint64
+	for r := range rune(utf8.RuneSelf) {
+		if takesRune(in, r) {
+			m[r>>6] |= 1 << (r & 63)
+		}
+	}
+	return &m
 }
 
 // states are the rune-consuming instructions a thread can be at, and
@@ -62,7 +80,7 @@ type states struct {
 // closure follows every instruction that consumes no input from pcs.
 func closure(prog *syntax.Prog, pcs []uint32) states {
 	var out states
-	seen := make(map[uint32]bool)
+	seen := make([]bool, len(prog.Inst))
 	var visit func(pc uint32)
 	visit = func(pc uint32) {
 		if seen[pc] {
@@ -92,19 +110,21 @@ func closure(prog *syntax.Prog, pcs []uint32) states {
 func step(prog *syntax.Prog, pcs []uint32, r rune) []uint32 {
 	var out []uint32
 	for _, pc := range pcs {
-		in := &prog.Inst[pc]
-		ok := false
-		switch in.Op {
-		case syntax.InstRuneAny:
-			ok = true
-		case syntax.InstRuneAnyNotNL:
-			ok = r != '\n'
-		default:
-			ok = in.MatchRune(r)
-		}
-		if ok {
+		if in := &prog.Inst[pc]; takesRune(in, r) {
 			out = append(out, in.Out)
 		}
 	}
 	return out
+}
+
+// takesRune reports whether the rune-consuming instruction in reads r.
+func takesRune(in *syntax.Inst, r rune) bool {
+	switch in.Op {
+	case syntax.InstRuneAny:
+		return true
+	case syntax.InstRuneAnyNotNL:
+		return r != '\n'
+	default:
+		return in.MatchRune(r)
+	}
 }

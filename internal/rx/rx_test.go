@@ -1,8 +1,10 @@
 package rx
 
 import (
+	"regexp/syntax"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 )
@@ -207,4 +209,48 @@ func TestClassName(t *testing.T) {
 			t.Errorf("ClassName(%q) = %v, want %v", c.s, got, c.want)
 		}
 	}
+}
+
+// TestPairsAreEveryPairWalked: the pairs worked out from each instruction's
+// bytes are those found by stepping the program over every pair of bytes.
+func TestPairsAreEveryPairWalked(t *testing.T) {
+	for _, p := range patterns {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re = re.Simplify()
+		got, gotOK := pairsOf(re)
+		want, wantOK := walkEveryPair(re)
+		if gotOK != wantOK || (gotOK && *got != *want) {
+			t.Errorf("%q: the pairs differ from a walk of every pair", p)
+		}
+	}
+}
+
+// walkEveryPair is pairsOf as the definition reads: a first byte, then
+// every second byte, each stepped through the program.
+func walkEveryPair(re *syntax.Regexp) (*pairSet, bool) {
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return nil, false
+	}
+	start := closure(prog, []uint32{uint32(prog.Start)})
+	if start.matches {
+		return nil, false
+	}
+	p := new(pairSet)
+	for a := range 256 {
+		next := closure(prog, step(prog, start.runes, rune(a)))
+		if a >= utf8.RuneSelf || next.matches {
+			p.setRow(byte(a))
+			continue
+		}
+		for b := range 256 {
+			if b >= utf8.RuneSelf || len(step(prog, next.runes, rune(b))) > 0 {
+				p.set(byte(a), byte(b))
+			}
+		}
+	}
+	return p, true
 }
