@@ -160,6 +160,34 @@ func TestCountsAreMadeWhereverTheyAreShown(t *testing.T) {
 	})
 }
 
+// A small output whose digest leaves lines out has its counts made when
+// first asked for, as one kept whole does: loading the vocabulary would be
+// most of the run's cost. From preloadLater on the vocabulary loads while
+// the output comes, and the counts are made at once.
+func TestSmallRunsCountLater(t *testing.T) {
+	s, _ := newService(t)
+	var log strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&log, "=== RUN   TestCase%d\n--- PASS: TestCase%d (0.00s)\n", i, i)
+	}
+	log.WriteString("--- FAIL: TestAdd (0.00s)\n    calc_test.go:12: got 3, want 4\nFAIL\nFAIL\texample.com/calc\t0.01s\n")
+	small := captureText(t, s, log.String(), Options{TokensLater: true})
+	if small.Whole {
+		t.Fatalf("the digest kept every line of a passing run: %q", small.Digest)
+	}
+	if small.Counted() {
+		t.Fatalf("%d bytes digested to %d: counted at once, want later", small.RawBytes, len(small.Digest))
+	}
+	now := captureText(t, s, log.String(), Options{})
+	if shown, err := s.Show(context.Background(), small.ID); err != nil || shown.RawTokens != now.RawTokens || shown.DigestTokens != now.DigestTokens {
+		t.Fatalf("made when shown %d → %d (%v), at once %d → %d", shown.RawTokens, shown.DigestTokens, err, now.RawTokens, now.DigestTokens)
+	}
+	big := strings.Repeat(log.String(), preloadLater/log.Len()+1)
+	if r := captureText(t, s, big, Options{TokensLater: true}); !r.Counted() {
+		t.Fatalf("%d bytes: counts left for later, want them made with the vocabulary loaded", r.RawBytes)
+	}
+}
+
 // A record whose kept output was deleted by hand cannot be counted whole:
 // what it shows is marked inexact, and the store keeps it uncounted.
 func TestCountsOfLostOutputAreNotExact(t *testing.T) {

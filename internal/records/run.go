@@ -414,12 +414,16 @@ const preloadLater = 32 << 10
 
 // countLater reports whether the record's token counts are left for
 // whoever first asks (Options.TokensLater): only when the caller allows it,
-// the digest is the whole output (where counts show what was saved, they
-// are made), no budget needs them, a store keeps the output to count from,
-// and every stream's counter still holds all its text, so a count made
-// later from the kept output is the one made now.
+// no budget needs them, a store keeps the output to count from, and every
+// stream's counter still holds all its text, so a count made later from
+// the kept output is the one made now. An output kept whole has nothing
+// to show its counts for; a digest of less than preloadLater has the
+// vocabulary still unloaded, whose loading (25 ms of CPU) would be most of
+// the run's own cost: its footer says the bytes instead
+// (TestSmallRunsCountLater).
 func (c *capture) countLater(stored, whole bool) bool {
-	return c.opt.TokensLater && whole && c.opt.MaxTokens <= 0 && stored &&
+	small := c.bytes.Load() < preloadLater
+	return c.opt.TokensLater && (whole || small) && c.opt.MaxTokens <= 0 && stored &&
 		c.sinks[Stdout].count.result().Held() && c.sinks[Stderr].count.result().Held()
 }
 

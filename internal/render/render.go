@@ -57,12 +57,16 @@ func footer(r *records.Record) string {
 		parts = append(parts, fmt.Sprintf("exit %d", *r.ExitCode))
 	}
 	parts = append(parts, fmt.Sprintf("%.1fs", float64(r.DurationMS)/1000))
-	if r.Counted() { // a small run's counts are made when first asked for
+	if r.Counted() {
 		approx := ""
 		if !r.RawTokensExact {
 			approx = "~"
 		}
 		parts = append(parts, fmt.Sprintf("%s%d → %d tokens", approx, r.RawTokens, r.DigestTokens))
+	} else if r.RawBytes > 0 {
+		// A small run's counts are made when first asked for (stats,
+		// show --json); its footer says what it is sure of.
+		parts = append(parts, fmt.Sprintf("%d → %d bytes", r.RawBytes, len(r.Digest)))
 	}
 	if n := len(r.Files); n > 0 {
 		parts = append(parts, nouns.Count(n, "file", "files"))
