@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/testout"
 )
@@ -61,6 +62,8 @@ func BenchmarkCaptureKinds(b *testing.B) {
 		{"source-300KB", "pipeline.go", nil, 300 << 10},
 		{"base64", "", testout.Base64, 20 << 20},
 		{"minified", "", testout.Minified, 20 << 20},
+		{"go-test-many", "", testout.GoTestMany, 20 << 20},
+		{"go-test-interleaved", "", testout.GoTestInterleaved, 20 << 20},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			var data []byte
@@ -75,11 +78,14 @@ func BenchmarkCaptureKinds(b *testing.B) {
 			}
 			s, _ := newService(b)
 			b.SetBytes(int64(len(data)))
+			lines := bytes.Count(data, []byte("\n"))
+			start := time.Now()
 			for b.Loop() {
 				if _, err := s.Capture(context.Background(), CaptureRequest{Input: bytes.NewReader(data)}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(lines*b.N)/time.Since(start).Seconds()/1e6, "Mlines/s")
 		})
 	}
 }

@@ -69,3 +69,57 @@ var minifiedWords = []string{
 	"length", "push", "call", "apply", "value", "type", "props", "state", "children", "render",
 	"keys", "keyCode", "getKey", "tokenize", "passive", "authorization", "source", "target",
 }
+
+// GoTestMany returns about n bytes of `go test -v` output of many distinct
+// tests, each a RUN and a PASS line, package after package of 10,000
+// tests, as a large module's test run prints them: every line differs,
+// so no compressor or cache sees a repetition of one small log.
+func GoTestMany(n int) []byte {
+	r := rand.New(rand.NewChaCha8([32]byte{3}))
+	out := make([]byte, 0, n+256)
+	for pkg := 0; len(out) < n; pkg++ {
+		for i := 0; i < 10000 && len(out) < n; i++ {
+			name := fmt.Sprintf("Test%s%d_%d", words[r.IntN(len(words))], i, r.IntN(100000))
+			out = fmt.Appendf(out, "=== RUN   %s\n--- PASS: %s (0.%02ds)\n", name, name, r.IntN(100))
+		}
+		out = fmt.Appendf(out, "PASS\nok  \texample.com/mod/pkg%d\t%d.%03ds\n", pkg, r.IntN(5), r.IntN(1000))
+	}
+	return out
+}
+
+// GoTestInterleaved returns about n bytes of `go test -v` output whose
+// tests log as they go (t.Logf lines between RUN and PASS, each with its
+// file:line), one test in 500 failing with a got/want line.
+func GoTestInterleaved(n int) []byte {
+	r := rand.New(rand.NewChaCha8([32]byte{4}))
+	out := make([]byte, 0, n+512)
+	for pkg := 0; len(out) < n; pkg++ {
+		failed := false
+		for i := 0; i < 10000 && len(out) < n; i++ {
+			word := words[r.IntN(len(words))]
+			name := fmt.Sprintf("Test%s%d", word, i)
+			out = fmt.Appendf(out, "=== RUN   %s\n", name)
+			for step := range 3 {
+				out = fmt.Appendf(out, "    %s_test.go:%d: step %d: %s=%d took %d.%04dms\n",
+					word, 10+r.IntN(900), step, word, r.IntN(1000000), r.IntN(10), r.IntN(10000))
+			}
+			if r.IntN(500) == 0 {
+				failed = true
+				out = fmt.Appendf(out, "    %s_test.go:%d: got %d, want %d\n--- FAIL: %s (0.01s)\n",
+					word, 10+r.IntN(900), r.IntN(10), 10+r.IntN(10), name)
+				continue
+			}
+			out = fmt.Appendf(out, "--- PASS: %s (0.00s)\n", name)
+		}
+		if failed {
+			out = fmt.Appendf(out, "FAIL\nFAIL\texample.com/mod/pkg%d\t1.%03ds\n", pkg, r.IntN(1000))
+		} else {
+			out = fmt.Appendf(out, "PASS\nok  \texample.com/mod/pkg%d\t1.%03ds\n", pkg, r.IntN(1000))
+		}
+	}
+	return out
+}
+
+// words name the tests and their log lines.
+var words = []string{"Parse", "Render", "Store", "Fetch", "Merge", "Split", "Route", "Cache", "Index", "Scan",
+	"Token", "Digest", "Commit", "Branch", "Retry", "Limit", "Queue", "Worker", "Config", "Schema"}

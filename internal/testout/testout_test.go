@@ -44,3 +44,37 @@ func TestMinified(t *testing.T) {
 		t.Fatal("Minified is not deterministic")
 	}
 }
+
+func TestGoTestOutputs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(int) []byte
+		fail bool
+	}{{"many", GoTestMany, false}, {"interleaved", GoTestInterleaved, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			out := c.make(4 << 20)
+			if len(out) < 4<<20 || len(out) > 4<<20+512 {
+				t.Fatalf("%d bytes for 4 MiB asked", len(out))
+			}
+			if !bytes.Equal(out, c.make(4<<20)) {
+				t.Fatal("not deterministic")
+			}
+			lines := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
+			seen := map[string]bool{}
+			for _, l := range lines {
+				seen[string(l)] = true
+			}
+			// A RUN line's name comes back in its PASS line: every line
+			// but those and the packages' PASS lines is new.
+			if len(seen) < len(lines)*45/100 {
+				t.Fatalf("%d distinct lines of %d: the output repeats itself", len(seen), len(lines))
+			}
+			if got := bytes.Contains(out, []byte("\n--- FAIL: ")); got != c.fail {
+				t.Fatalf("a failing test in the output: %v, want %v", got, c.fail)
+			}
+			if !bytes.HasPrefix(out, []byte("=== RUN   Test")) || !bytes.Contains(out, []byte("\nok  \texample.com/mod/pkg0\t")) && !bytes.Contains(out, []byte("\nFAIL\texample.com/mod/pkg0\t")) {
+				t.Fatalf("not go test -v output: %.200s", out)
+			}
+		})
+	}
+}
