@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -192,6 +193,46 @@ func TestShapedPathIsTheRealShape(t *testing.T) {
 			} else {
 				seen[p] = true
 			}
+		}
+	}
+}
+
+// TestPerfShares reads perf's two reports as perf prints them: each
+// stage is the sum of its functions' shares, git by its command's.
+func TestPerfShares(t *testing.T) {
+	bySymbol := `# Total Lost Samples: 0
+#
+# Samples: 599  of event 'cpu-clock:pppH'
+# Event count (approx.): 29950000
+#
+# Children      Self  Symbol
+# ........  ........  ......
+#
+    78.50%     0.00%  [.] runtime.main                                   -      -
+    24.20%     0.10%  [.] runtime.doInit1                                -      -
+     9.00%     0.00%  [.] runtime.rt0_go.abi0                            -      -
+    27.30%     1.00%  [k] asm_exc_page_fault                             -      -
+    21.20%     0.00%  [.] github.com/freshctx/freshctx/internal/store.Open  -      -
+`
+	byCommand := `# Samples: 599  of event 'cpu-clock:pppH'
+#
+    90.00%  freshctx
+    10.00%  git
+`
+	n, shares := perfShares(bySymbol, byCommand)
+	if n != 599 {
+		t.Fatalf("%d samples, want 599", n)
+	}
+	want := map[string]float64{
+		"the Go runtime's start and the package inits": 33.2,
+		"page faults":                            27.3,
+		"opening the store (SQLite, its schema)": 21.2,
+		"git's own processes":                    10,
+		"closing the store":                      0,
+	}
+	for i, s := range stages {
+		if w, ok := want[s.name]; ok && math.Abs(shares[i]-w) > 1e-9 {
+			t.Errorf("%s: %.2f%%, want %.2f%%", s.name, shares[i], w)
 		}
 	}
 }

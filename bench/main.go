@@ -130,6 +130,7 @@ var sections = []struct {
 	title, intro string
 	run          func(*bench, context.Context, *section) error
 }{
+	{"The cost of every call", perCallIntro, (*bench).perCall},
 	{"run's fixed cost against history length", historyIntro, (*bench).history},
 	{"Freshness of N referenced files", freshnessIntro, (*bench).freshness},
 	{"Registry: bootstrap, trust and verify", registryIntro, (*bench).registry},

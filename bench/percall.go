@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const perCallIntro = "What an agent pays on every tool call, in a repository of 66 files: each command and its\n" +
+	"baselines run in turn, round after round, so a drift of the machine's speed falls on all alike\n" +
+	"(medians; the spread is min–max). The floor is `true` and a static Go hello-world; `run -- cat`\n" +
+	"prints the first KiB of a real `go test -v` log. The hooks are given what Claude Code sends: a\n" +
+	"PostToolUse of a Read, and a PreToolUse of `ls -la`, a command the Bash hook does not route."
+
+// perCallRounds is how many rounds the per-call costs are measured over.
+func (b *bench) perCallRounds() int {
+	if b.short {
+		return 7
+	}
+	return 41
+}
+
+// callCost is one command measured in turn with the others.
+type callCost struct {
+	name string
+	argv []string
+	in   []byte // stdin, when the command reads one
+}
+
+func (b *bench) perCall(ctx context.Context, sec *section) error {
+	dir := filepath.Join(b.tmp, "percall")
+	if err := b.makeRepo(ctx, dir, 66, 1); err != nil {
+		return err
+	}
+	hello, err := b.buildHello(ctx)
+	if err != nil {
+		return err
+	}
+	logKiB, err := b.firstKiBOfLog()
+	if err != nil {
+		return err
+	}
+	logFile := filepath.Join(b.tmp, "go-test-1k.log")
+	if err := os.WriteFile(logFile, logKiB, 0o644); err != nil {
+		return err
+	}
+	file := filepath.Join(dir, repoPath(3))
+	calls := []callCost{
+		{name: "`true`", argv: []string{"true"}},
+		{name: "a static Go hello-world", argv: []string{hello}},
+		{name: "`git status --porcelain`", argv: []string{"git", "status", "--porcelain"}},
+		{name: "`freshctx version`", argv: []string{b.bin, "version"}},
+		{name: "`freshctx run -- true`", argv: []string{b.bin, "run", "--", "true"}},
+		{name: "`freshctx run -- cat` of 1 KiB of `go test -v`", argv: []string{b.bin, "run", "--", "cat", logFile}},
+		{name: "`freshctx hook claude-code`, PostToolUse Read", argv: []string{b.bin, "hook", "claude-code"}, in: readHookInput(dir, file)},
+		{name: "`freshctx read FILE`", argv: []string{b.bin, "read", file}},
+		{name: "`freshctx hook claude-code`, PreToolUse Bash `ls -la`", argv: []string{b.bin, "hook", "claude-code"}, in: bashHookInput(dir, "ls -la")},
+	}
+	b.progress(fmt.Sprintf("  %d commands in turn, %d rounds", len(calls), b.perCallRounds()))
+	got, err := b.callsInTurn(ctx, dir, calls, b.perCallRounds())
+	if err != nil {
+		return err
+	}
+	at := func(i int) sample { return got[i] }
+	tTrue, tHello, tStatus, tVersion, tRun, tCat, tHookRead, tRead, tHookBash := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)
+	rows := make([][]string, len(calls))
+	against := []string{"", "", "", ratio(tVersion, tHello) + " hello-world", ratio(tRun, tTrue) + " `true`",
+		ratio(tCat, tRun) + " `run -- true`", ratio(tHookRead, tHello) + " hello-world", ratio(tRead, tHello) + " hello-world",
+		ratio(tHookBash, tHello) + " hello-world"}
+	for i, c := range calls {
+		rows[i] = []string{c.name, spread(got[i]), against[i]}
+	}
+	sec.table([]string{"command", "median (min–max)", "against its baseline"}, rows)
+
+	over := tRun.median() - tTrue.median()
+	allowed := max(time.Duration(1.2*float64(tStatus.median())), 5*time.Millisecond)
+	b.report.goal("`run -- true` in a small repository within max(1.2x one `git status`, 5 ms) of `true`", over <= allowed,
+		"%s over `true`, allowed %s (`git status` %s)", ms(over), ms(allowed), ms(tStatus.median()))
+	b.report.goal("`run -- cat` of 1 KiB of test output within 1.5x of `run -- true`", ratioOf(tCat, tRun) <= 1.5,
+		"%s against %s: %s", ms(tCat.median()), ms(tRun.median()), ratio(tCat, tRun))
+	b.report.goal("`hook claude-code` for a Read at most 3x a static hello-world", ratioOf(tHookRead, tHello) <= 3,
+		"%s against %s: %s", ms(tHookRead.median()), ms(tHello.median()), ratio(tHookRead, tHello))
+	b.report.goal("`read FILE` at most 3x a static hello-world", ratioOf(tRead, tHello) <= 3,
+		"%s against %s: %s", ms(tRead.median()), ms(tHello.median()), ratio(tRead, tHello))
+	b.report.goal("the Bash hook decides a command it does not route in at most 1.5x a static hello-world", ratioOf(tHookBash, tHello) <= 1.5,
+		"%s against %s: %s", ms(tHookBash.median()), ms(tHello.median()), ratio(tHookBash, tHello))
+	b.report.goal("`freshctx version` at most 2x a static hello-world", ratioOf(tVersion, tHello) <= 2,
+		"%s against %s: %s", ms(tVersion.median()), ms(tHello.median()), ratio(tVersion, tHello))
+	b.report.headline("Every call's cost, in turn with its floor: `run -- true` %s (`true` %s, `git status` %s), `run -- cat` of 1 KiB %s, a Read hook %s and `read FILE` %s against a hello-world's %s.",
+		ms(tRun.median()), ms(tTrue.median()), ms(tStatus.median()), ms(tCat.median()), ms(tHookRead.median()), ms(tRead.median()), ms(tHello.median()))
+	return b.whereTimeGoes(ctx, sec, dir, []callCost{calls[6], calls[5]})
+}
+
+// ratioOf is the median of s over the median of base.
+func ratioOf(s, base sample) float64 { return float64(s.median()) / float64(base.median()) }
+
+// callsInTurn runs each call once per round, one after another, after a
+// round to warm up.
+func (b *bench) callsInTurn(ctx context.Context, dir string, calls []callCost, rounds int) ([]sample, error) {
+	out := make([]sample, len(calls))
+	for round := -1; round < rounds; round++ {
+		for i, c := range calls {
+			cmd := b.cmd(ctx, dir, c.argv[0], c.argv[1:]...)
+			if c.in != nil {
+				cmd.Stdin = bytes.NewReader(c.in)
+			}
+			d, err := b.timed(cmd)
+			if err != nil {
+				return nil, err
+			}
+			if round >= 0 {
+				out[i] = append(out[i], d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// buildHello builds the floor every Go command's start is measured
+// against: a static hello-world.
+func (b *bench) buildHello(ctx context.Context) (string, error) {
+	dir := filepath.Join(b.tmp, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.26\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return "", err
+		}
+	}
+	bin := filepath.Join(dir, "hello")
+	c := b.cmd(ctx, dir, "go", "build", "-o", bin, ".")
+	c.Env = append(c.Env, "CGO_ENABLED=0")
+	if out, err := c.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the hello-world: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// firstKiBOfLog is the real go test -v log's first lines, up to 1 KiB.
+func (b *bench) firstKiBOfLog() ([]byte, error) {
+	log, err := os.ReadFile(filepath.Join(b.root, "internal/redact/testdata/go-test-v.log"))
+	if err != nil {
+		return nil, err
+	}
+	head := log[:min(len(log), 1<<10)]
+	if i := bytes.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i+1]
+	}
+	return head, nil
+}
+
+// readHookInput is what Claude Code sends the hook after its Read of file.
+func readHookInput(dir, file string) []byte {
+	data, _ := os.ReadFile(file)
+	lines := strings.Count(string(data), "\n")
+	return fmt.Appendf(nil, `{"hook_event_name":"PostToolUse","session_id":"bench","cwd":%q,"tool_name":"Read",`+
+		`"tool_input":{"file_path":%q},"tool_response":{"type":"text","file":{"filePath":%q,"content":%q,`+
+		`"numLines":%d,"startLine":1,"totalLines":%d}}}`, dir, file, file, string(data), lines, lines)
+}
+
+// bashHookInput is what Claude Code sends the hook before it runs command.
+func bashHookInput(dir, command string) []byte {
+	return fmt.Appendf(nil, `{"hook_event_name":"PreToolUse","session_id":"bench","cwd":%q,"tool_name":"Bash",`+
+		`"tool_input":{"command":%q}}`, dir, command)
+}
+
+// whereTimeGoes profiles calls with perf, when the machine has it and
+// lets it sample, and tells the stages that took most of their samples.
+func (b *bench) whereTimeGoes(ctx context.Context, sec *section, dir string, calls []callCost) error {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		sec.note("Where the time goes: not profiled, this machine has no `perf`.")
+		return nil
+	}
+	runs := 40
+	if b.short {
+		runs = 5
+	}
+	for _, c := range calls {
+		shares, samples, err := b.profile(ctx, perf, dir, c, runs)
+		if err != nil {
+			sec.note("Where the time goes in %s: not profiled (%v).", c.name, err)
+			continue
+		}
+		var parts []string
+		for _, s := range shares[:min(5, len(shares))] {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", s.stage, s.share))
+		}
+		sec.note("Where the time goes in %s (perf, %d samples over %d runs, the share of samples with each stage on the stack; stages nest): %s.",
+			c.name, samples, runs, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// stage is a part of a call's time, found by the functions on the stack
+// while it runs (each counted once: none of one stage's functions calls
+// another of them).
+type stage struct {
+	name  string
+	funcs []string
+}
+
+const fc = "github.com/freshctx/freshctx/internal/"
+
+var stages = []stage{
+	{"the Go runtime's start and the package inits", []string{"runtime.rt0_go.abi0", "runtime.doInit1"}},
+	{"page faults", []string{"asm_exc_page_fault"}},
+	{"building the command tree (cobra)", []string{fc + "cli.newRootCmd"}},
+	{"opening the store (SQLite, its schema)", []string{fc + "store.Open"}},
+	{"closing the store", []string{fc + "store.(*Store).Close"}},
+	{"git's own processes", nil}, // by command name, not by function
+	{"starting the command", []string{"os.StartProcess"}},
+	{"storing and redacting the output", []string{fc + "records.(*Service).startCapture.func1"}},
+	{"analysing the output", []string{fc + "records.(*Service).startCapture.func2"}},
+	{"saving the record", []string{fc + "records.(*Service).finish"}},
+	{"the read cache's answer", []string{fc + "readcache.(*Service).Read", fc + "readcache.(*Service).Delivered"}},
+	{"counting tokens", []string{fc + "tokens.Count", fc + "tokens.(*Counter).Total"}},
+}
+
+type stageShare struct {
+	stage string
+	share float64 // per cent of the samples
+}
+
+// profile records c runs times under perf and returns each stage's share
+// of all their samples, largest first, and the number of samples.
+func (b *bench) profile(ctx context.Context, perf, dir string, c callCost, runs int) ([]stageShare, int, error) {
+	sum := make([]float64, len(stages))
+	total := 0
+	for i := range runs {
+		data := filepath.Join(b.tmp, fmt.Sprintf("perf-%d.data", i))
+		args := append([]string{"record", "-q", "-F", "20000", "-g", "-o", data, "--"}, c.argv...)
+		rec := b.cmd(ctx, dir, perf, args...)
+		if c.in != nil {
+			rec.Stdin = bytes.NewReader(c.in)
+		}
+		if out, err := rec.CombinedOutput(); err != nil {
+			return nil, 0, fmt.Errorf("perf record: %v: %s", err, strings.SplitN(string(out), "\n", 2)[0])
+		}
+		bySymbol, err := b.must(ctx, dir, perf, "report", "-i", data, "--stdio", "--children", "--sort", "symbol", "-g", "none")
+		if err != nil {
+			return nil, 0, err
+		}
+		byCommand, err := b.must(ctx, dir, perf, "report", "-i", data, "--stdio", "--sort", "comm", "-g", "none")
+		if err != nil {
+			return nil, 0, err
+		}
+		os.Remove(data)
+		n, shares := perfShares(string(bySymbol), string(byCommand))
+		for j := range stages {
+			sum[j] += shares[j] * float64(n)
+		}
+		total += n
+	}
+	if total == 0 {
+		return nil, 0, fmt.Errorf("perf took no samples")
+	}
+	out := make([]stageShare, len(stages))
+	for j, s := range stages {
+		out[j] = stageShare{s.name, sum[j] / float64(total)}
+	}
+	slices.SortStableFunc(out, func(a, b stageShare) int { return cmp.Compare(b.share, a.share) })
+	return out, total, nil
+}
+
+// perfShares reads perf's reports of one recording: the samples taken,
+// and each stage's per cent of them.
+func perfShares(bySymbol, byCommand string) (samples int, shares []float64) {
+	shares = make([]float64, len(stages))
+	children := map[string]float64{}
+	for _, line := range strings.Split(bySymbol, "\n") {
+		if n, ok := strings.CutPrefix(line, "# Samples: "); ok {
+			fmt.Sscan(n, &samples)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasSuffix(f[0], "%") || f[2] != "[.]" && f[2] != "[k]" {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
+		if err == nil {
+			children[f[3]] = max(children[f[3]], v)
+		}
+	}
+	for j, s := range stages {
+		for _, fn := range s.funcs {
+			shares[j] += children[fn]
+		}
+	}
+	for _, line := range strings.Split(byCommand, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[1] == "git" && strings.HasSuffix(f[0], "%") {
+			v, _ := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
+			shares[slices.IndexFunc(stages, func(s stage) bool { return s.funcs == nil })] += v
+		}
+	}
+	return samples, shares
+}
