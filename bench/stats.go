@@ -31,6 +31,25 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 	return runs(b.repeats, f)
 }
 
+// turns runs each of fs once per round, one after another, b.repeats
+// rounds after one to warm up, so a drift of the machine's speed falls on
+// every one alike; fs[i] is told the round (-1: the warm-up).
+func (b *bench) turns(fs ...func(round int) (time.Duration, error)) ([]sample, error) {
+	out := make([]sample, len(fs))
+	for round := -1; round < b.repeats; round++ {
+		for i, f := range fs {
+			d, err := f(round)
+			if err != nil {
+				return nil, err
+			}
+			if round >= 0 {
+				out[i] = append(out[i], d)
+			}
+		}
+	}
+	return out, nil
+}
+
 // runs runs f n times and keeps what each took.
 func runs(n int, f func(i int) (time.Duration, error)) (sample, error) {
 	out := make(sample, 0, n)
