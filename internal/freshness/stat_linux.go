@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"syscall"
 
+	"os"
+	"path/filepath"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -74,4 +77,16 @@ func fromStat(st *unix.Stat_t) FileInfo {
 	}
 	return FileInfo{Dev: uint64(st.Dev), Inode: st.Ino, Size: st.Size,
 		ModTime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Mode: mode}
+}
+
+// lstatIn is lstat of name in the open folder dir, by fstatat relative to
+// it: the kernel does not walk the folder's path again for every entry,
+// which a walk of a tree pays once per file.
+func lstatIn(dir *os.File, name string) (FileInfo, error) {
+	var st unix.Stat_t
+	fd := int(dir.Fd())
+	if err := ignoringEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return FileInfo{}, &fs.PathError{Op: "lstat", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return fromStat(&st), nil
 }

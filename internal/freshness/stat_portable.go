@@ -2,7 +2,10 @@
 
 package freshness
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
 func lstat(name string) (FileInfo, error) {
 	fi, err := os.Lstat(name)
@@ -18,4 +21,8 @@ func stat(name string) (FileInfo, error) {
 		return FileInfo{}, err
 	}
 	return fromOS(fi), nil
+}
+
+func lstatIn(dir *os.File, name string) (FileInfo, error) {
+	return lstat(filepath.Join(dir.Name(), name))
 }

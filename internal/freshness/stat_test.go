@@ -38,6 +38,19 @@ func TestStatMatchesOS(t *testing.T) {
 				t.Fatalf("%s %s: %v is not a not-exist error", c.name, name, err)
 			}
 		}
+		folder, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LstatIn(folder, name)
+		folder.Close()
+		want, oerr := os.Lstat(p)
+		if (err == nil) != (oerr == nil) || err == nil && got != fromOS(want) || err != nil && !isNotExist(err) {
+			t.Fatalf("LstatIn %s: %+v (%v), os.Lstat %+v (%v)", name, got, err, want, oerr)
+		}
+		if err == nil && !got.Changed().Equal(ChangeTime(want)) {
+			t.Fatalf("%s changed %v, ChangeTime says %v", name, got.Changed(), ChangeTime(want))
+		}
 	}
 }
 

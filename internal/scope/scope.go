@@ -529,9 +529,12 @@ type scopeWalk struct {
 func (w *scopeWalk) dir(abs, rel string) {
 	defer w.wg.Done()
 	w.sem <- struct{}{}
-	list, err := os.ReadDir(abs)
+	list, folder, err := readFolder(abs)
 	if err != nil {
 		w.complete.Store(false)
+	}
+	if folder != nil {
+		defer folder.Close()
 	}
 	var found []scopeEntry
 	var subs []string
@@ -553,11 +556,11 @@ func (w *scopeWalk) dir(abs, rel string) {
 			subs = nil
 			break
 		}
-		info, err := d.Info()
+		info, err := freshness.LstatIn(folder, d.Name())
 		if err != nil {
 			continue // gone since the folder was read
 		}
-		at := freshness.ChangeTime(info)
+		at := info.Changed()
 		if d.Type()&fs.ModeSymlink != 0 {
 			at = w.throughLink(filepath.Join(abs, d.Name()), at)
 		}
@@ -575,6 +578,19 @@ func (w *scopeWalk) dir(abs, rel string) {
 		w.wg.Add(1)
 		go w.dir(filepath.Join(abs, filepath.Base(r)), r)
 	}
+}
+
+// readFolder lists the folder at abs, sorted by name as os.ReadDir does,
+// and keeps it open for its entries' stats (freshness.LstatIn). What it
+// could list before an error is returned with it.
+func readFolder(abs string) ([]fs.DirEntry, *os.File, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := f.ReadDir(-1)
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, f, err
 }
 
 // throughLink is the change time of a symlink of the scope: the later of
