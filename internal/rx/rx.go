@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -37,6 +38,9 @@ type Regexp struct {
 	// prefix reads further into the line (prefix.go); nil: no further.
 	prefix *prefixMachine
 	all    bool // no bound: every line is tried
+	// need is text every match holds (literal.go), "" when none is
+	// known: a line without it is turned away, anchored or not.
+	need string
 }
 
 // made holds every expression MustCompile made, for CheckAll.
@@ -99,7 +103,7 @@ func (r *Regexp) load() {
 		if err != nil {
 			panic("rx: " + err.Error())
 		}
-		r.re, r.first, r.pairs, r.prefix, r.all = c.re, c.first, c.pairs, c.prefix, c.all
+		r.re, r.first, r.pairs, r.prefix, r.all, r.need = c.re, c.first, c.pairs, c.prefix, c.all, c.need
 	})
 }
 
@@ -114,6 +118,7 @@ func compile(expr string) (*Regexp, error) {
 		return nil, err
 	}
 	re = re.Simplify()
+	r.need = required(re)
 	if !anchored(re) {
 		r.all = true
 		return r, nil
@@ -151,6 +156,8 @@ func (r *Regexp) May(s string) bool {
 func (r *Regexp) known(s string) (matches, known bool) {
 	r.load()
 	switch {
+	case r.need != "" && !strings.Contains(s, r.need):
+		return false, true
 	case r.all:
 		return false, false
 	case len(s) == 0 || !r.first[s[0]]:

@@ -35,6 +35,8 @@ var patterns = []string{
 	`^\[INFO\]\s*(Building |-{3}|$)|^=+ .* =+$`,
 	`^(a$|b)c|^a$c`,
 	`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`, // redaction's dotted name
+	`(ab)+:\d`,                          // not anchored: the text every match holds
+	`c?xy(?:z|a)\.`,
 }
 
 // alphabet holds the bytes the patterns turn on, and invalid UTF-8.
@@ -50,7 +52,7 @@ func TestMayNeverTurnsAwayAMatch(t *testing.T) {
 		b := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 24).Draw(t, "line")
 		// Lines that start like a match, so matches are common.
 		if rapid.Bool().Draw(t, "seeded") {
-			b = append([]byte(rapid.SampledFrom([]string{"=== RUN ", "--- FAIL: ", "ok ", "PASS", "✗ fail", "E ", "kelvin", "K", "npm http ", "━ 1/2 kB ", "a.go:1:2: E101 "}).Draw(t, "start")), b...)
+			b = append([]byte(rapid.SampledFrom([]string{"=== RUN ", "--- FAIL: ", "ok ", "PASS", "✗ fail", "E ", "kelvin", "K", "npm http ", "━ 1/2 kB ", "a.go:1:2: E101 ", "abab:1", "cxyz.", "xya."}).Draw(t, "start")), b...)
 		}
 		s := string(b)
 		want := re.Std().MatchString(s)
@@ -253,4 +255,28 @@ func walkEveryPair(re *syntax.Regexp) (*pairSet, bool) {
 		}
 	}
 	return p, true
+}
+
+func TestRequiredText(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{`File "([^"]+)", line (\d+)`, `", line `},
+		{`in ([\w./-]+):line (\d+)`, `:line `},
+		{`at ([\w$.]+)\.[\w$<>]+\((\w+\.(?:java|kt)):(\d+)\)`, `at `},
+		{`(?i)bearer\s+(\w+)`, ``}, // ignoring case
+		{`(?:abc|xbd)y`, `y`},      // an alternation holds no one text
+		{`(?:abc|abd)x`, `ab`},     // but its common start
+		{`(ab)?cd`, `cd`},          // an optional part is not required
+		{`(?:xyz)+q`, `xyz`},       // at least once
+		{`(?:xyz){0,3}q`, `q`},     // maybe never
+		{`é+abc`, `abc`},           // past ASCII: not used
+		{`^=== (RUN|CONT)\s+(\S+)`, `=== `},
+	} {
+		re, err := syntax.Parse(c.expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := required(re.Simplify()); got != c.want {
+			t.Errorf("%q: required %q, want %q", c.expr, got, c.want)
+		}
+	}
 }
