@@ -26,6 +26,9 @@ type ownRule struct {
 	// reach, if set, bounds a match around an admitted occurrence: on a
 	// long line the expression runs there only (see windows).
 	reach reach
+	// matches, if set, is what the expression's FindAllSubmatchIndex
+	// would find in a window, found for less.
+	matches func(b []byte) [][]int
 	// shaped: the secret's own shape says what it is (a vendor's prefix),
 	// so it is redacted also where it stands in a path (a token in a URL:
 	// POST /hooks/slack/xoxb-…), which is otherwise never touched.
@@ -49,9 +52,9 @@ var ownRules = []ownRule{
 		group: 1, valid: notPlaceholder(1), reach: flagReach},
 	{kind: "secret-assignment",
 		hints: []string{"password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "apikey", "key", "credentials", "credential"},
-		re:    rx.MustCompile(`(?i)(?:^|[^\w.\-/])["']?([a-z0-9_.-]*?(password|passwd|passphrase|pass|pwd|secret|token|apikey|key|credentials|credential))["']?\s*(?:=|:)\s*("[^"]*"|'[^']*'|[^\s,;&"'<>(){}\[\]]+)`),
+		re:    rx.MustCompile(`(?i)` + assignLead + assignRest),
 		group: assignValue, valid: secretAssignment, rank: rankAssignment, gate: assignmentGate,
-		reach: assignmentReach},
+		reach: assignmentReach, matches: assignMatches},
 	{kind: "azure-storage-key", hints: []string{"accountkey="},
 		re: rx.MustCompile(`(?i)AccountKey=([A-Za-z0-9+/]{40,}={0,2})`), group: 1},
 	{kind: "azure-sas-signature", hints: []string{"sig="},
@@ -125,7 +128,11 @@ func (o *ownRule) find(line []byte, ws []span, fs []find) []find {
 }
 
 func (o *ownRule) findIn(line []byte, w span, fs []find) []find {
-	for _, loc := range o.re.Std().FindAllSubmatchIndex(line[w.start:w.end], -1) {
+	matches := o.re.Std().FindAllSubmatchIndex
+	if o.matches != nil {
+		matches = func(b []byte, _ int) [][]int { return o.matches(b) }
+	}
+	for _, loc := range matches(line[w.start:w.end], -1) {
 		for i := range loc {
 			if loc[i] >= 0 {
 				loc[i] += w.start
