@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,23 @@ func TestRunCommandsMirror(t *testing.T) {
 	}
 	if got, ok := CachedRunCommands(s.Path()); !ok || len(got) != 0 {
 		t.Fatalf("mirror of no commands = %q %v, want an empty list", got, ok)
+	}
+	// A file of the mirror's name that freshctx did not write is never
+	// read, replaced or removed.
+	theirs := []byte("ls\nmy own list\n")
+	if err := os.WriteFile(mirrorPath(s.Path()), theirs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := CachedRunCommands(s.Path()); ok {
+		t.Fatalf("someone else's file read as the mirror: %q", got)
+	}
+	if _, err := Set(ctx, s, "hooks.run_commands", "just test"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := RunCommands(ctx, s); strings.Join(got, "|") != "just test" {
+		t.Fatalf("RunCommands = %q, want the store's", got)
+	}
+	if b, err := os.ReadFile(mirrorPath(s.Path())); err != nil || string(b) != string(theirs) {
+		t.Fatalf("someone else's file became %q (%v)", b, err)
 	}
 }

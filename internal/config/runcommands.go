@@ -3,10 +3,12 @@ package config
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -20,6 +22,11 @@ import (
 // mirrorPath is the file beside the store that mirrors hooks.run_commands.
 func mirrorPath(storePath string) string { return storePath + "-run-commands" }
 
+// mirrorHeader opens every mirror freshctx writes: a file of that name
+// without it is someone else's (a store given by --store may sit beside
+// anything) and is neither read, replaced nor removed.
+const mirrorHeader = "# freshctx: hooks.run_commands of the store beside this file; rewritten as the setting changes\n"
+
 // CachedRunCommands is hooks.run_commands as last mirrored beside the store
 // at storePath; false when there is no mirror to go by.
 func CachedRunCommands(storePath string) ([]string, bool) {
@@ -27,7 +34,11 @@ func CachedRunCommands(storePath string) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return splitCommands(string(b)), true
+	value, ours := strings.CutPrefix(string(b), mirrorHeader)
+	if !ours {
+		return nil, false
+	}
+	return splitCommands(value), true
 }
 
 // RunCommands is hooks.run_commands as a list, read from the store; the
@@ -46,24 +57,47 @@ func RunCommands(ctx context.Context, s *store.Store) ([]string, error) {
 
 // keepMirror writes the mirror by rename, so a hook reads the old list or
 // the new one; a store that cannot be written beside keeps none (hooks read
-// the store).
+// the store), and a file of the mirror's name that is not one stays.
 func keepMirror(storePath, value string) {
+	if !mirrorOrNone(storePath) {
+		return
+	}
 	dir := filepath.Dir(storePath)
 	f, err := os.CreateTemp(dir, filepath.Base(mirrorPath(storePath))+".tmp-*")
 	if err != nil {
 		return
 	}
-	_, werr := f.WriteString(value)
+	_, werr := f.WriteString(mirrorHeader + value)
 	cerr := f.Close()
 	if werr != nil || cerr != nil || os.Rename(f.Name(), mirrorPath(storePath)) != nil {
 		os.Remove(f.Name())
 	}
 }
 
-// forgetMirror removes the mirror (the setting is about to change).
+// forgetMirror removes the mirror (the setting is about to change); a file
+// of its name that is not one stays.
 func forgetMirror(storePath string) error {
+	if !mirrorOrNone(storePath) {
+		return nil
+	}
 	if err := os.Remove(mirrorPath(storePath)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
+}
+
+// mirrorOrNone reports whether the mirror's path holds a mirror freshctx
+// wrote, or nothing.
+func mirrorOrNone(storePath string) bool {
+	f, err := os.Open(mirrorPath(storePath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(mirrorHeader))
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == mirrorHeader
 }
