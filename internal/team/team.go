@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"sort"
@@ -229,6 +230,23 @@ func Who(author, machine string, ci bool) string {
 
 // explain names the failures a user can act on: a full disk on the
 // server (SQLSTATE 53100), or no permission to write (a read-only role).
+// Unreachable reports whether err says the team store could not be
+// reached: no connection made (refused, no route, a timeout) or a round
+// trip that did not come back in time. An error the server itself
+// answered (a role it refuses, a full disk) is not one.
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return false
+	}
+	var connect *pgconn.ConnectError
+	var op *net.OpError
+	return errors.As(err, &connect) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)
+}
+
 func explain(err error) error {
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {

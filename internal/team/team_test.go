@@ -3,10 +3,14 @@ package team
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/freshctx/freshctx/internal/testpg"
 )
@@ -167,5 +171,31 @@ func TestReadOnlyRoleReads(t *testing.T) {
 	}
 	if _, err := laptop.PublishArtifacts(ctx, []Artifact{artifact("another")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("the read-only role published an artifact: %v", err)
+	}
+}
+
+// TestUnreachable: a connection never made and a round trip out of time
+// are the store unreachable; what the server answered, and an error that
+// only says "connect", are not.
+func TestUnreachable(t *testing.T) {
+	ctx := context.Background()
+	_, refused := pgconn.Connect(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
+	if refused == nil {
+		t.Fatal("a connection to port 1 was made")
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"refused", refused, true},
+		{"out of time", fmt.Errorf("publish: %w", context.DeadlineExceeded), true},
+		{"the server's answer", fmt.Errorf("publish: %w", &pgconn.PgError{Code: "42501", Message: "permission denied"}), false},
+		{"a word alone", errors.New("could not connect the dots"), false},
+	} {
+		if got := Unreachable(c.err); got != c.want {
+			t.Errorf("%s (%v): Unreachable %v, want %v", c.name, c.err, got, c.want)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -190,8 +189,7 @@ type Origin struct {
 // NoteUnreachable remembers that the team store could not be reached, so
 // that commands leave it alone for Backoff.
 func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
-	var op *net.OpError
-	if !errors.As(err, &op) && !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "connect") {
+	if !team.Unreachable(err) {
 		return // the store answered: an error of its own is no reason to wait
 	}
 	st.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(failedKey, strconv.FormatInt(tx.Now.UnixNano(), 10)) })
