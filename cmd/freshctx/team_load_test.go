@@ -13,9 +13,9 @@ import (
 	"github.com/freshctx/freshctx/internal/testpg"
 )
 
-// lockWords are what a lock error would say, from SQLite or from a
-// publisher.
-var lockWords = []string{"database is locked", "SQLITE_BUSY", "locked", "deadlock", "another freshctx"}
+// lockWords are what a lock error would say: SQLite's, PostgreSQL's
+// (deadlock_detected, lock_not_available) or a publisher's.
+var lockWords = []string{"database is locked", "SQLITE_BUSY", "deadlock detected", "could not obtain lock", "another freshctx"}
 
 // TestTeamUnderLoad: eight processes in each of two clones run failing
 // commands (each record queued and published in the background) and
