@@ -56,15 +56,15 @@ func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string
 			mu.Unlock()
 		})
 	}
-	// From the scan index when it is current; else rows stream to the
-	// workers as they are read (the store's reading and the system calls
-	// overlap) and the index is built for next time.
+	// From the scan index, made current (scanindex.go); else rows stream
+	// to the workers as they are read (the store's reading and the system
+	// calls overlap) and the index is built for next time.
 	var all []stored
 	var gen int64
-	var fromIndex bool
+	var fromIndex, resave bool
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		if all, gen, fromIndex, err = loadScan(ctx, tx, s.WS.Root); err != nil || fromIndex {
+		if all, gen, fromIndex, resave, err = loadScan(ctx, tx, s.WS.Root); err != nil || fromIndex {
 			return err
 		}
 		for _, q := range []string{
@@ -87,7 +87,7 @@ func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string
 	if err != nil {
 		return nil, fmt.Errorf("scan the registry: %w", err)
 	}
-	if !fromIndex && gen > 0 {
+	if (!fromIndex || resave) && gen > 0 {
 		if err := s.saveScan(ctx, gen, all); err != nil {
 			return nil, err
 		}

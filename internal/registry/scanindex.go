@@ -5,14 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
 
 // The scan index keeps a root's stored fingerprints in one compressed
-// value (registry_scan), valid only while its gen equals registry_gen's,
+// value (registry_scan), of the gen registry_gen had when it was read,
 // which triggers bump on every change to registry_files and registry_gone:
 // reading 100,000 fingerprints row by row costs as much as their lstats.
+// An index of an earlier gen is patched with the rows of the paths the
+// triggers named since (registry_scan_delta), so the first reader after a
+// write does not read every row again.
 
 func encodeScan(all []stored) []byte {
 	var w store.PackWriter
@@ -42,36 +46,133 @@ func decodeScan(data []byte) ([]stored, error) {
 	return out, nil
 }
 
-// loadScan returns the scan index when it is current, and the current gen.
-func loadScan(ctx context.Context, tx *store.Tx, root string) ([]stored, int64, bool, error) {
-	var gen int64
-	err := tx.QueryRowContext(ctx, `SELECT gen FROM registry_gen WHERE root = ?`, root).Scan(&gen)
+// loadScan returns the scan index made current, and the current gen; ok
+// false when there is none to go by (the rows must be read), and resave
+// when a patch read many rows again (the patched index is worth saving). An index of
+// an earlier gen is patched: the rows of the paths written since it
+// (registry_scan_delta, kept by the triggers that count gen) are read
+// again, the rest taken from it. All of it in the caller's transaction, so
+// the index, the delta and the rows are of one moment.
+func loadScan(ctx context.Context, tx *store.Tx, root string) (all []stored, gen int64, ok, resave bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT gen FROM registry_gen WHERE root = ?`, root).Scan(&gen)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, false, err
+		return nil, 0, false, false, err
 	}
 	var have int64
 	var data []byte
 	err = tx.QueryRowContext(ctx, `SELECT gen, data FROM registry_scan WHERE root = ?`, root).Scan(&have, &data)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && have != gen) {
-		return nil, gen, false, nil
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && have > gen) {
+		return nil, gen, false, false, nil
 	}
 	if err != nil {
-		return nil, gen, false, err
+		return nil, gen, false, false, err
 	}
-	all, err := decodeScan(data)
+	all, err = decodeScan(data)
 	if err != nil {
-		return nil, gen, false, nil // rebuilt from the rows
+		return nil, gen, false, false, nil // rebuilt from the rows
 	}
-	return all, gen, true, nil
+	if have == gen {
+		return all, gen, true, false, nil
+	}
+	all, n, err := patchScan(ctx, tx, root, have, all)
+	return all, gen, err == nil && n >= 0, n > resavePatch, err
 }
 
-// saveScan stores the index built at gen; a later change has bumped gen
-// and makes it unused, so a race can only waste it.
+// resavePatch is how many paths read again make a patched index worth
+// saving, so the next reader patches less.
+const resavePatch = 500
+
+// maxPatch is the most paths a patch reads again; past it the rows are
+// read whole, and the index saved anew.
+const maxPatch = 5000
+
+// patchScan brings an index of gen have up to the rows: every path written
+// since is dropped from it and read again from registry_files and
+// registry_gone (a path may be in neither now, or in both). It returns
+// how many paths it read again, -1 when too many to patch.
+func patchScan(ctx context.Context, tx *store.Tx, root string, have int64, all []stored) ([]stored, int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_scan_delta WHERE root = ? AND gen > ?`, root, have)
+	if err != nil {
+		return nil, 0, err
+	}
+	written := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		written[p] = true
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, 0, err
+	}
+	if len(written) > maxPatch {
+		return nil, -1, nil
+	}
+	out := all[:0:0]
+	for _, r := range all {
+		if !written[r.path] {
+			out = append(out, r)
+		}
+	}
+	paths := make([]string, 0, len(written))
+	for p := range written {
+		paths = append(paths, p)
+	}
+	for i := 0; i < len(paths); i += 500 {
+		part := paths[i:min(i+500, len(paths))]
+		args := []any{root}
+		for _, p := range part {
+			args = append(args, p)
+		}
+		in := "(?" + strings.Repeat(",?", len(part)-1) + ")"
+		for _, q := range []string{
+			`SELECT path, fp, fp_at, 0 FROM registry_files WHERE root = ? AND path IN ` + in,
+			`SELECT path, fp, fp_at, 1 FROM registry_gone WHERE root = ? AND path IN ` + in,
+		} {
+			if out, err = appendRows(ctx, tx, q, args, out); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return out, len(paths), nil
+}
+
+// appendRows reads (path, fp, fp_at, watched) rows onto out.
+func appendRows(ctx context.Context, tx *store.Tx, q string, args []any, out []stored) ([]stored, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r stored
+		if err := rows.Scan(&r.path, &r.fp, &r.at, &r.watched); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// saveScan stores the index read at gen, only if gen is still the current
+// one: a write since would be in neither the index nor the delta (the
+// delta names paths only while an index exists). The delta's names up to
+// gen are in the index and go.
 func (s *Service) saveScan(ctx context.Context, gen int64, all []stored) error {
 	data := encodeScan(all)
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO registry_scan (root, gen, data) VALUES (?, ?, ?)
-			ON CONFLICT(root) DO UPDATE SET gen = excluded.gen, data = excluded.data`, s.WS.Root, gen, data)
+		res, err := tx.ExecContext(ctx, `INSERT INTO registry_scan (root, gen, data)
+			SELECT ?, ?, ? WHERE (SELECT gen FROM registry_gen WHERE root = ?) = ?
+			ON CONFLICT(root) DO UPDATE SET gen = excluded.gen, data = excluded.data`, s.WS.Root, gen, data, s.WS.Root, gen)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // written since: not saved
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM registry_scan_delta WHERE root = ? AND gen <= ?`, s.WS.Root, gen)
 		return err
 	})
 	if err != nil {
