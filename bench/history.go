@@ -155,19 +155,11 @@ func (b *bench) interleaved(ctx context.Context, dirs []string) ([]sample, error
 // the repeats after a warm-up round, so a drift of the machine's speed
 // falls on every one alike.
 func (b *bench) inTurn(cmds []func() *exec.Cmd) ([]sample, error) {
-	out := make([]sample, len(cmds))
-	for round := -1; round < 2*b.repeats; round++ {
-		for i, mk := range cmds {
-			d, err := b.timed(mk())
-			if err != nil {
-				return nil, err
-			}
-			if round >= 0 {
-				out[i] = append(out[i], d)
-			}
-		}
+	fs := make([]func(int) (time.Duration, error), len(cmds))
+	for i, mk := range cmds {
+		fs[i] = func(int) (time.Duration, error) { return b.timed(mk()) }
 	}
-	return out, nil
+	return turnsOf(2*b.repeats, fs...)
 }
 
 // untrackedCache measures run -- true against git status where the

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/testbin"
 )
 
 const perCallIntro = "What an agent pays on every tool call, in a repository of 66 files: each command and its\n" +
@@ -40,7 +42,7 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 	if err := b.makeRepo(ctx, dir, 66, 1); err != nil {
 		return err
 	}
-	hello, err := b.buildHello(ctx)
+	hello, err := b.buildHello()
 	if err != nil {
 		return err
 	}
@@ -103,30 +105,24 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 func ratioOf(s, base sample) float64 { return float64(s.median()) / float64(base.median()) }
 
 // callsInTurn runs each call once per round, one after another, after a
-// round to warm up.
+// round to warm up (turnsOf).
 func (b *bench) callsInTurn(ctx context.Context, dir string, calls []callCost, rounds int) ([]sample, error) {
-	out := make([]sample, len(calls))
-	for round := -1; round < rounds; round++ {
-		for i, c := range calls {
+	fs := make([]func(int) (time.Duration, error), len(calls))
+	for i, c := range calls {
+		fs[i] = func(int) (time.Duration, error) {
 			cmd := b.cmd(ctx, dir, c.argv[0], c.argv[1:]...)
 			if c.in != nil {
 				cmd.Stdin = bytes.NewReader(c.in)
 			}
-			d, err := b.timed(cmd)
-			if err != nil {
-				return nil, err
-			}
-			if round >= 0 {
-				out[i] = append(out[i], d)
-			}
+			return b.timed(cmd)
 		}
 	}
-	return out, nil
+	return turnsOf(rounds, fs...)
 }
 
 // buildHello builds the floor every Go command's start is measured
 // against: a static hello-world.
-func (b *bench) buildHello(ctx context.Context) (string, error) {
+func (b *bench) buildHello() (string, error) {
 	dir := filepath.Join(b.tmp, "hello")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -141,8 +137,8 @@ func (b *bench) buildHello(ctx context.Context) (string, error) {
 		}
 	}
 	bin := filepath.Join(dir, "hello")
-	c := b.cmd(ctx, dir, "go", "build", "-o", bin, ".")
-	c.Env = append(c.Env, "CGO_ENABLED=0")
+	c := testbin.Command(bin, ".") // static, as testbin.Hello builds it for the Go benchmarks
+	c.Dir = dir
 	if out, err := c.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build the hello-world: %v\n%s", err, out)
 	}

@@ -35,8 +35,13 @@ func (b *bench) repeat(f func(i int) (time.Duration, error)) (sample, error) {
 // rounds after one to warm up, so a drift of the machine's speed falls on
 // every one alike; fs[i] is told the round (-1: the warm-up).
 func (b *bench) turns(fs ...func(round int) (time.Duration, error)) ([]sample, error) {
+	return turnsOf(b.repeats, fs...)
+}
+
+// turnsOf is turns over the given number of rounds.
+func turnsOf(rounds int, fs ...func(round int) (time.Duration, error)) ([]sample, error) {
 	out := make([]sample, len(fs))
-	for round := -1; round < b.repeats; round++ {
+	for round := -1; round < rounds; round++ {
 		for i, f := range fs {
 			d, err := f(round)
 			if err != nil {

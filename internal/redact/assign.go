@@ -117,11 +117,8 @@ func separatorAfter(b []byte, i int) bool {
 	if i < len(b) && (b[i] == '"' || b[i] == '\'') {
 		i++
 	}
-	for i < len(b) && isPerlSpace(b[i]) {
+	for i < len(b) && rx.IsSpace(b[i]) { // the expressions' \s
 		i++
 	}
 	return i < len(b) && (b[i] == '=' || b[i] == ':')
 }
-
-// isPerlSpace is the expressions' \s: `[\t\n\f\r ]`.
-func isPerlSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
