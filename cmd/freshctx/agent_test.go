@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/agenttest"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // agentBinary is a real agent: $VAR, else name on PATH. Without it the
@@ -21,7 +22,7 @@ import (
 // detector does not see, and the tests already ran without it.
 func agentBinary(t testing.TB, env, name, pkg string) string {
 	t.Helper()
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	if p := os.Getenv(env); p != "" {
 		return p
 	}
@@ -177,16 +178,6 @@ func writeCalcModule(t testing.TB, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// skipUnderRace skips a test whose work is done by other processes when
-// the test binary was built with -race: the detector would watch only the
-// harness, at several times the cost, after the same test ran without it.
-func skipUnderRace(t testing.TB) {
-	t.Helper()
-	if raceDetector {
-		t.Skip("drives separate processes, which -race does not watch; runs without -race")
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/testrace"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -176,7 +177,7 @@ func (k *killRig) checkArtifact(it int) {
 // artifact put replacing content, registry summarize, session gc, read)
 // and run at random points, then checks what the next command sees.
 func TestKillsLoseNothing(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	kills := 60
 	if testing.Short() {
 		kills = 50

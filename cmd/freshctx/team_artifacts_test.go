@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testpg"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // get is artifact get's exit status and output.
@@ -45,7 +46,7 @@ func (c *teamClone) put(content string, args ...string) {
 // whose input differs; an entry whose inputs name other bytes, or whose
 // content is not what its hashes say, is never served as a hit.
 func TestTeamArtifactsHitOnlyForMyTree(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	pg := testpg.Own(t)
 	url := pg.Database(t)
 	bin := testbin.Build(t)

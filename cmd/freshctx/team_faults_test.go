@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testpg"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // status is team status --json.
@@ -137,7 +138,7 @@ func TestTeamStoreSlow(t *testing.T) {
 // full and keeps the queue, and once there is room it sends every record
 // once.
 func TestTeamStoreDiskFull(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	t.Parallel() // mostly waits: on the server, the slow link, the publisher
 	if os.Geteuid() != 0 {
 		t.Skip("a full disk is a small file system mounted for the test: that needs root")
@@ -192,7 +193,7 @@ func TestTeamStoreDiskFull(t *testing.T) {
 // (on the server, the slow link, the publisher).
 func proxiedTeam(t *testing.T) (*testpg.Cluster, string, *testpg.Proxy, *teamClone) {
 	t.Helper()
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	t.Parallel()
 	pg := testpg.Own(t)
 	db := pg.Database(t)

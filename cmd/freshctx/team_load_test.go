@@ -11,6 +11,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testpg"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // lockWords are what a lock error would say: SQLite's, PostgreSQL's
@@ -23,7 +24,7 @@ var lockWords = []string{"database is locked", "SQLITE_BUSY", "deadlock detected
 // does its work, no lock error surfaces, and in the end the team store
 // holds every record once.
 func TestTeamUnderLoad(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	pg := testpg.Own(t)
 	url := pg.Database(t)
 	bin := testbin.Build(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/testpg"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // teamClone is a clone of a repository with its own local store.
@@ -62,7 +63,7 @@ func (c *teamClone) recall(query string) []struct {
 // edits the file it names it is stale_changed; in clone C, whose copy of
 // that file differs, it is never fresh.
 func TestTeamRecallIsFreshOnlyForMyBytes(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs go")
 	}
@@ -173,7 +174,7 @@ func TestTeamStoreDownCostsNothing(t *testing.T) {
 // TestTeamSignedOnly: with team.require_signed, a record not signed by the
 // team's private key is never served and is counted; one CI signed is.
 func TestTeamSignedOnly(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	pg := testpg.Own(t)
 	url := pg.Database(t)
 	bin := testbin.Build(t)
@@ -222,7 +223,7 @@ func TestTeamSignedOnly(t *testing.T) {
 // fills clone B's registry (saying who wrote it) for the same bytes, and
 // never clone C's, whose copy of the file differs.
 func TestTeamSummariesFillOnlyMatchingBytes(t *testing.T) {
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	pg := testpg.Own(t)
 	url := pg.Database(t)
 	bin := testbin.Build(t)
@@ -308,7 +309,7 @@ func TestTeamRecallRanksAsLocalRecall(t *testing.T) {
 // uses it as its team store.
 func teamOfOne(t *testing.T) (*testpg.Cluster, string, *teamClone) {
 	t.Helper()
-	skipUnderRace(t)
+	testrace.Skip(t, "drives separate processes")
 	pg := testpg.Own(t)
 	url := pg.Database(t)
 	a := newTeamRepo(t, testbin.Build(t))("a", "ana@example.com")

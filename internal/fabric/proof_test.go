@@ -15,6 +15,7 @@ import (
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/testrace"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -142,6 +143,7 @@ func listedPathSet(ctx context.Context, s *Service) (string, error) {
 // the path set git lists; every change here that moves the path set must
 // break it, and a change of a file's bytes alone must not.
 func TestProofSeesWhatMovesTheListing(t *testing.T) {
+	testrace.Skip(t, "changes a repository step by step and asks git, on one goroutine")
 	for _, c := range []struct {
 		name     string
 		change   func(r *testgit.Repo, excludes string)
@@ -348,6 +350,7 @@ func TestProofInASubfolderRoot(t *testing.T) {
 // gone, proofs kept and renewed at random moments and time passing, a
 // proof that vouches for a path set vouches for the one git lists.
 func TestProofNeverWrong(t *testing.T) {
+	testrace.Skip(t, "changes a repository step by step and asks git, on one goroutine")
 	_, excludes := isolateGitConfig(t)
 	dirs := []string{".", "a", "a/b", "e", "build", "n"}
 	names := []string{"x.go", "y.log", ".gitignore"}

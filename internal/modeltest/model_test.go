@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/testrace"
 	"pgregory.net/rapid"
 )
 
@@ -41,7 +42,7 @@ const fixedSeed = 20261122
 func TestModelNeverWrong(t *testing.T) {
 	total := 3000
 	switch {
-	case raceEnabled:
+	case testrace.Enabled:
 		total = 300
 	case testing.Short():
 		total = 600

@@ -12,6 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/refs"
+	"github.com/freshctx/freshctx/internal/testrace"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
@@ -204,7 +205,7 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 	if got, want := analyse(t, s, nil, writesOf(lines, 1000)).digest, compress.Render(c.Finish()); got != want {
 		t.Fatalf("the capture's digest differs from one handed every line:\n%s", udiff.Unified("handed every line", "captured", want, got))
 	}
-	if raceDetector {
+	if testrace.Enabled {
 		// A race build allocates twenty times as much for the same
 		// capture (270 MB against 13.4), and its total moves by a few MB
 		// from one capture to the next: more than the bound measures.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/testrace"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"pgregory.net/rapid"
@@ -106,6 +107,7 @@ func judgedLines(t *testing.T) []string {
 // gitleaks' rules without its detector, to the detector itself on every
 // rule freshctx takes.
 func TestLeakRulesJudgeAsGitleaks(t *testing.T) {
+	testrace.Skip(t, "judges a corpus line by line on one goroutine")
 	dets := detectors(t)
 	lines := judgedLines(t)
 	if testing.Short() { // every third line

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 // TestScanIndexFormat: the scan index is kept in stores between versions;
@@ -61,6 +62,7 @@ func firstRowLen(r stored) int {
 // an earlier gen patched with the paths written since — holds exactly the
 // rows and watched paths the tables hold.
 func TestScanIndexPatchedIsTheRows(t *testing.T) {
+	testrace.Skip(t, "steps a repository and the index on one goroutine")
 	ctx := context.Background()
 	for seed := range uint64(3) {
 		rnd := rand.New(rand.NewPCG(seed, 46))

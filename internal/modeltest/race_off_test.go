@@ -1,5 +1,0 @@
-//go:build !race
-
-package modeltest
-
-const raceEnabled = false

@@ -1,6 +1,0 @@
-//go:build race
-
-package records
-
-// raceDetector says whether this test binary was built with -race.
-const raceDetector = true

@@ -1,0 +1,6 @@
+//go:build !race
+
+package testrace
+
+// Enabled says whether the binary was built with -race.
+const Enabled = false
