@@ -59,14 +59,35 @@ func (s *Store) CreateBlob() (*BlobWriter, error) {
 	// kernel drops it when the writer dies, however it dies. Failing to
 	// take it only makes the file look abandoned sooner.
 	tryLockFile(f)
-	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(blobWindow))
+	enc, err := newEncoder(f)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("create blob: %w", err)
 	}
 	return &BlobWriter{s: s, f: f, enc: enc, h: sha256.New()}, nil
+}
+
+// encoders are reused: making one allocated its tables and buffers, the
+// largest cost of storing many small blobs (a summary's copy of its file).
+var encoders sync.Pool
+
+func newEncoder(w io.Writer) (*zstd.Encoder, error) {
+	if enc, ok := encoders.Get().(*zstd.Encoder); ok {
+		enc.Reset(w)
+		return enc, nil
+	}
+	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(blobWindow))
+}
+
+// closeEncoder ends the blob's stream and gives its encoder back.
+func (w *BlobWriter) closeEncoder() error {
+	err := w.enc.Close()
+	w.enc.Reset(nil)
+	encoders.Put(w.enc)
+	w.enc = nil
+	return err
 }
 
 // Write compresses p into the blob.
@@ -92,7 +113,7 @@ func (w *BlobWriter) Finish() (Blob, error) {
 		return w.blob, nil
 	}
 	w.done = true
-	if err := w.enc.Close(); err != nil {
+	if err := w.closeEncoder(); err != nil {
 		return Blob{}, fmt.Errorf("finish blob: %w", classifyOS(err))
 	}
 	if err := w.f.Sync(); err != nil {
@@ -111,7 +132,7 @@ func (w *BlobWriter) Finish() (Blob, error) {
 func (w *BlobWriter) Discard() {
 	if !w.done {
 		w.done = true
-		w.enc.Close()
+		w.closeEncoder()
 		w.f.Close()
 	}
 	os.Remove(w.f.Name())
