@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/freshctx/freshctx/internal/agenttest"
+	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -20,9 +24,25 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"freshctx": main})
 }
 
+// raceScripts are the scripts the race run keeps: those whose commands
+// run goroutines side by side (a run's capture, concurrent runs, the Bash
+// hook routing a run, a model's summaries sent at once). The others drive
+// commands that work on one goroutine, whose packages the race run tests
+// on their own.
+var raceScripts = []string{"capture", "hook-bash", "run-binary", "run-concurrent", "run-exit-status",
+	"run-hostile-output", "run-large", "run-not-found", "summarize-auto"}
+
 func TestScripts(t *testing.T) {
+	dir, files := "testdata/script", []string(nil)
+	if testrace.Enabled {
+		for _, name := range raceScripts {
+			files = append(files, filepath.Join(dir, name+".txtar"))
+		}
+		dir = ""
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 dir,
+		Files:               files,
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
@@ -37,7 +57,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"maxrss": cmdMaxRSS,
+			"maxrss":    cmdMaxRSS,
+			"chatmodel": cmdChatModel,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "short" {
@@ -95,4 +116,43 @@ func lookPath(ts *testscript.TestScript, name string) (string, error) {
 	os.Setenv("PATH", ts.Getenv("PATH"))
 	defer os.Setenv("PATH", old)
 	return exec.LookPath(name)
+}
+
+// cmdChatModel starts a scripted OpenAI-compatible chat endpoint for the
+// rest of the script and sets $CHAT_URL to its base: chatmodel. It answers
+// by the file asked about: a name with "empty" gets an empty answer, with
+// "broken" an HTTP 400, with "garbage" a body that is not JSON; any other
+// "Summary of PATH." Every request is appended to $WORK/chat.log (the
+// model, the Authorization header and the file as sent).
+func cmdChatModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: chatmodel")
+	}
+	logPath := filepath.Join(ts.Getenv("WORK"), "chat.log")
+	var mu sync.Mutex
+	chat, stop, err := agenttest.StartChat(func(_ int, req agenttest.ChatRequest) agenttest.ChatReply {
+		user := req.Messages[len(req.Messages)-1].Content
+		path, _, _ := strings.Cut(strings.TrimPrefix(user, "File: "), "\n")
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "request model=%s auth=%q\n%s\n", req.Model, req.Auth, user)
+			f.Close()
+		}
+		switch {
+		case strings.Contains(path, "empty"):
+			return agenttest.ChatReply{Text: ""}
+		case strings.Contains(path, "broken"):
+			return agenttest.ChatReply{Status: 400, Body: `{"error":{"message":"model not loaded"}}`}
+		case strings.Contains(path, "garbage"):
+			return agenttest.ChatReply{Body: "<html>bad gateway</html>"}
+		}
+		return agenttest.ChatReply{Text: "Summary of " + path + ": what the file does, in plain words."}
+	})
+	if err != nil {
+		ts.Fatalf("chatmodel: %v", err)
+	}
+	ts.Defer(stop)
+	ts.Setenv("CHAT_URL", chat.URL)
 }

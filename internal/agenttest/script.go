@@ -82,14 +82,23 @@ func (s *scripted) take(body []byte, mainLoop bool) (step Step, n int) {
 // base URL.
 func serve(t testing.TB, h http.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	url, stop, err := listen(h)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stop)
+	return url
+}
+
+// listen serves h on a loopback port until stop is called.
+func listen(h http.Handler) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
 	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
 // flatText flattens a tool result's content as both APIs send it: a

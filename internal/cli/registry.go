@@ -137,18 +137,48 @@ was before an edit. For a look that writes nothing, use registry verify.`,
 }
 
 func newRegistrySummarizeCmd(a *app) *cobra.Command {
-	var text, jsonFile string
+	var text, jsonFile, by string
+	var auto autoOptions
 	cmd := &cobra.Command{
-		Use:   "summarize PATH --text SUMMARY | --json-file F",
+		Use:   "summarize PATH --text SUMMARY | --json-file F | --auto [PATH…]",
 		Short: "Store summaries, each against the file's content now",
 		Long: `Store a summary for one file (--text), or many from a JSON file of
 [{"path": "...", "summary": "..."}] (--json-file, "-" for stdin). The summary
 is recorded against the file's current content, so a later change flags it
-stale and says how many lines moved.`,
+stale and says how many lines moved, and with who wrote it (--by: agent or
+person; a person at a terminal by default, else an agent).
+
+--auto has a model write them: every registered file without a current
+summary (or the PATHs given) is sent, redacted, to the OpenAI-compatible
+chat endpoint configured with summarize.endpoint and summarize.model (ollama,
+llama.cpp's server, vLLM, …); nothing is sent without them. Sensitive and
+binary files, and files over summarize.max_file_size, are never sent. Each
+summary is stored as it arrives, with the model, the endpoint and the
+prompt's version; an answer that is empty, cut off, far longer than the
+file, not text, or a repeat of the prompt or the file is refused and
+reported, never stored. Ctrl-C keeps every summary finished; running again
+goes on with the rest. --dry-run lists what would be sent, and its size.`,
+		Example: `  freshctx registry summarize src/auth.go --text "Checks session tokens; refreshes them near expiry."
+  freshctx config summarize.endpoint http://127.0.0.1:11434/v1
+  freshctx config summarize.model qwen2.5-coder:7b
+  freshctx registry summarize --auto --dry-run
+  freshctx registry summarize --auto --jobs 4 --max-tokens 500000`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if auto.on {
+				if text != "" || jsonFile != "" {
+					return usagef("--auto writes the summaries itself: give no --text or --json-file")
+				}
+				return runAutoSummarize(cmd, a, args, auto)
+			}
 			items, err := summaryItems(a, args, text, jsonFile)
 			if err != nil {
 				return err
+			}
+			if by, err = summaryAuthor(a, by); err != nil {
+				return err
+			}
+			for i := range items {
+				items[i].By = by
 			}
 			svc, err := a.registry(cmd)
 			if err != nil {
@@ -167,7 +197,24 @@ stale and says how many lines moved.`,
 	}
 	cmd.Flags().StringVar(&text, "text", "", "the summary of PATH")
 	cmd.Flags().StringVar(&jsonFile, "json-file", "", `a JSON file of [{"path","summary"}] ("-": stdin)`)
+	cmd.Flags().StringVar(&by, "by", "", "who wrote the summaries: agent or person (default: a person at a terminal, else an agent)")
+	auto.flags(cmd)
 	return cmd
+}
+
+// summaryAuthor is --by, or its default: a person when one is at the
+// terminal, an agent (whose tools run without one) otherwise.
+func summaryAuthor(a *app, by string) (string, error) {
+	switch by {
+	case registry.ByAgent, registry.ByPerson:
+		return by, nil
+	case "":
+		if a.io.OutIsTerminal && a.io.ErrIsTerminal {
+			return registry.ByPerson, nil
+		}
+		return registry.ByAgent, nil
+	}
+	return "", usagef("--by %q: want agent or person", by)
 }
 
 func summaryItems(a *app, args []string, text, jsonFile string) ([]registry.Summary, error) {

@@ -40,6 +40,50 @@ var Keys = []Key{
 		Help: "the team's public key (hex Ed25519): team records signed by its private half are marked signed"},
 	{Name: "team.require_signed", Default: "false", check: oneOf("true", "false"),
 		Help: "ignore team records not signed by team.verify_key's private half (and count them in team status)"},
+	{Name: "summarize.endpoint", Default: "", check: checkEndpoint,
+		Help: "the OpenAI-compatible chat endpoint registry summarize --auto sends files to (http://127.0.0.1:11434/v1); nothing is sent while unset"},
+	{Name: "summarize.model", Default: "", check: checkModel,
+		Help: "the model registry summarize --auto asks (qwen2.5-coder:7b)"},
+	{Name: "summarize.key_env", Default: "FRESHCTX_SUMMARIZE_KEY", check: checkEnvName,
+		Help: "the environment variable holding the endpoint's API key, if it wants one (the key is never stored)"},
+	{Name: "summarize.max_file_size", Default: "64KiB", check: checkSize,
+		Help: "registry summarize --auto never sends a file larger than this"},
+	{Name: "summarize.stream", Default: "true", check: oneOf("true", "false"),
+		Help: "ask for answers as a stream (a slow model is then timed by its silences, not its whole answer)"},
+}
+
+func checkEndpoint(v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a URL: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("want an http:// or https:// URL, like http://127.0.0.1:11434/v1")
+	case u.Host == "":
+		return fmt.Errorf("%q names no host", v)
+	case u.User != nil:
+		return fmt.Errorf("a key is never stored: take it out of the URL and put it in the environment (summarize.key_env names the variable)")
+	}
+	return nil
+}
+
+func checkModel(v string) error {
+	if strings.ContainsAny(v, "\n\r\t") {
+		return fmt.Errorf("a model name is one line")
+	}
+	return nil
+}
+
+func checkEnvName(v string) error {
+	for i, r := range v {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return fmt.Errorf("%q is not an environment variable's name", v)
+		}
+	}
+	return nil
 }
 
 func oneOf(values ...string) func(string) error {

@@ -72,3 +72,28 @@ func (s *Service) Invalidate(ctx context.Context, req InvalidateRequest) (*Inval
 	}
 	return res, nil
 }
+
+// Keys lists the keys of the artifacts of a type kept for this work
+// tree's root, on any ref: what a regeneration may renew.
+func (s *Service) Keys(ctx context.Context, typ string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT key FROM artifacts WHERE type = ? AND root = ?`, typ, s.WS.Root)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			out[k] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("artifact keys: %w", err)
+	}
+	return out, nil
+}

@@ -368,6 +368,9 @@ func callSummarize(ctx context.Context, s *Server, raw json.RawMessage) (string,
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
+	for i := range in.Items {
+		in.Items[i].By = registry.ByAgent // an MCP client is an agent
+	}
 	res, err := s.registry.Summarize(ctx, in.Items)
 	if err != nil {
 		return "", nil, err

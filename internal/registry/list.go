@@ -17,9 +17,16 @@ type File struct {
 	Summary          *string    `json:"summary"`
 	SummaryStale     bool       `json:"summary_stale"`
 	SummaryUpdatedAt *time.Time `json:"summary_updated_at"`
-	// SummaryBy is who wrote the summary when it was not this store's
-	// caller: a teammate or CI, through the team store.
+	// SummaryBy is who wrote the summary: "agent", "person", "model", or
+	// a teammate or CI through the team store ("NAME (team)"); empty for a
+	// summary written before freshctx kept its author.
 	SummaryBy string `json:"summary_by,omitempty"`
+	// SummarySource is the model, endpoint and prompt version of a
+	// summary a model wrote.
+	SummarySource *Source `json:"summary_source,omitempty"`
+	// SummarySHA256 is the digest of the exact content the summary
+	// describes: the file's digest when the summary is current.
+	SummarySHA256 string `json:"summary_sha256,omitempty"`
 	// LinesAdded and LinesRemoved say how far a stale summary's file moved
 	// from the content the summary describes.
 	LinesAdded   int `json:"lines_added"`
@@ -135,6 +142,11 @@ func fileOf(r row) File {
 		LinesAdded: r.added, LinesRemoved: r.removed, SummaryBy: r.summaryBy}
 	if r.summary.Valid {
 		f.Summary = &r.summary.String
+		f.SummarySHA256 = r.digestAtSummary.String
+		if r.source.Model != "" {
+			src := r.source
+			f.SummarySource = &src
+		}
 	}
 	if r.summaryAt.Valid {
 		t := time.Unix(0, r.summaryAt.Int64)

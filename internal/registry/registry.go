@@ -86,15 +86,18 @@ type row struct {
 	summaryBlob        sql.NullString
 	added, removed     int
 	summaryBy          string
+	source             Source
 }
 
 const rowColumns = `path, digest, size, lang, worktree, summary, summary_stale, summary_updated_at,
-	digest_at_summary, summary_blob, lines_added, lines_removed, summary_by`
+	digest_at_summary, summary_blob, lines_added, lines_removed, summary_by,
+	summary_model, summary_endpoint, summary_prompt`
 
 func scanRow(sc interface{ Scan(...any) error }) (row, error) {
 	var r row
 	err := sc.Scan(&r.path, &r.digest, &r.size, &r.lang, &r.worktree, &r.summary, &r.stale, &r.summaryAt,
-		&r.digestAtSummary, &r.summaryBlob, &r.added, &r.removed, &r.summaryBy)
+		&r.digestAtSummary, &r.summaryBlob, &r.added, &r.removed, &r.summaryBy,
+		&r.source.Model, &r.source.Endpoint, &r.source.Prompt)
 	return r, err
 }
 

@@ -38,13 +38,15 @@ func (s *Service) SummariesWanted(ctx context.Context) ([]Wanted, error) {
 }
 
 // Current lists the registered files whose summary describes their
-// content now, with it: what a team may be given.
+// content now, with it: what a team may be given. Summaries from the team
+// are not given back to it, nor those a model wrote (the team store keeps
+// no model, endpoint or prompt to name them by).
 func (s *Service) Current(ctx context.Context) ([]Summary, []string, error) {
 	var sums []Summary
 	var digests []string
 	err := s.Store.View(ctx, func(tx *store.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT path, digest, summary FROM registry_files
-			WHERE root = ? AND summary IS NOT NULL AND summary_stale = 0 AND digest_at_summary = digest AND summary_by = ''
+			WHERE root = ? AND summary IS NOT NULL AND summary_stale = 0 AND digest_at_summary = digest AND summary_by IN ('', 'agent', 'person')
 			ORDER BY path`, s.WS.Root)
 		if err != nil {
 			return err

@@ -217,6 +217,18 @@ func Verify(w io.Writer, r *registry.VerifyResult) error {
 	return err
 }
 
+// summaryAuthor names who wrote a summary: " (by agent)", " (by model
+// M)"; nothing for a summary from before authors were kept.
+func summaryAuthor(f registry.File) string {
+	switch {
+	case f.SummarySource != nil:
+		return " (by model " + termsafe.String(f.SummarySource.Model) + ")"
+	case f.SummaryBy != "":
+		return " (by " + termsafe.String(f.SummaryBy) + ")"
+	}
+	return ""
+}
+
 func RegistryList(w io.Writer, r *registry.ListResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, f := range r.Files {
@@ -227,8 +239,8 @@ func RegistryList(w io.Writer, r *registry.ListResult) error {
 		if f.SummaryStale {
 			summary = fmt.Sprintf("[stale +%d -%d] %s", f.LinesAdded, f.LinesRemoved, summary)
 		}
-		if f.Summary != nil && f.SummaryBy != "" {
-			summary += " (by " + termsafe.String(f.SummaryBy) + ")"
+		if f.Summary != nil {
+			summary += summaryAuthor(f)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", Path(f.Path), f.Lang, summary)
 	}
