@@ -35,6 +35,7 @@ var goBenches = []goBench{
 	{"./internal/redact", "BenchmarkRedact$", "3x", "redaction of a real go test -v log against only splitting it into lines"},
 	{"./internal/redact", "BenchmarkRedactLongLine$", "2x", "redaction of minified JavaScript on one line, in 64 KiB pieces: rules on windows around their keywords, against on whole pieces"},
 	{"./internal/compress", "BenchmarkCompress50kLines$", "3x", "compression of 50,000 lines"},
+	{"./internal/summarize", "BenchmarkAutoBootstrap$", "1x", "registry summarize --auto of a 2,000-file repository from nothing, 4 requests at a time, against a stand-in endpoint: answering at once (freshctx's own work per file, against only sending the same requests), and in 20 ms (the concurrency reached, and the rate against 4 files per 20 ms)"},
 	{"./internal/compress", "BenchmarkCompressCorpus$", "3x", "compression of every real output of the corpus, each repeated to 5,000 lines, by the compressor run picks: all of them, and the slowest"},
 }
 
