@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -87,10 +87,11 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	// slices' files are checked. A get that needs neither any more ends
 	// their git on return.
 	bgCtx, stop := context.WithCancel(ctx)
-	here := later.Start(func() (place, error) { return s.here(bgCtx) })
+	here := sync.OnceValues(func() (place, error) { return s.here(bgCtx) })
+	go here() // starts now; a call waits for its result
 	listed := func() (listing, error) { return listing{}, nil }
 	if spec.PathSet {
-		listed = later.Start(func() (listing, error) {
+		listed = sync.OnceValues(func() (listing, error) {
 			digest, state, renewed := s.proven(bgCtx)
 			if state == proofHolds {
 				return listing{proven: digest, proof: renewed}, nil
@@ -100,6 +101,7 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 			}
 			return s.listWithProof(bgCtx)
 		})
+		go listed() // starts now; a call waits for its result
 	}
 	defer func() {
 		// Nothing of the get's outlives it: its git processes are ended

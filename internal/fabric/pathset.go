@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/later"
 )
 
 // maxPathSetFiles bounds the entries of a work tree walked outside git; a
@@ -123,7 +123,8 @@ func (l listing) present(ctx context.Context, snap *freshness.Snapshot) ([]bool,
 // files (git ls-files --others) is most of the time, and the index is read
 // meanwhile.
 func (s *Service) gitFiles(ctx context.Context) (listing, error) {
-	untracked := later.Start(func() ([]string, error) { return s.WS.Git.Untracked(ctx) })
+	untracked := sync.OnceValues(func() ([]string, error) { return s.WS.Git.Untracked(ctx) })
+	go untracked() // starts now; a call waits for its result
 	tracked, err := s.WS.Git.Tracked(ctx)
 	others, uerr := untracked() // waited for, whatever happened: it outlives nothing
 	if err := cmp.Or(err, uerr); err != nil {

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -115,7 +115,8 @@ func (s *Service) listWithProof(ctx context.Context) (listing, error) {
 	if err != nil {
 		return s.list(ctx)
 	}
-	ignored := later.Start(func() ([]string, error) { return g.IgnoredFolders(ctx) })
+	ignored := sync.OnceValues(func() ([]string, error) { return g.IgnoredFolders(ctx) })
+	go ignored() // starts now; a call waits for its result
 	l, err := s.gitFiles(ctx)
 	folders, ierr := ignored()
 	if err != nil || ierr != nil {
@@ -167,7 +168,8 @@ func skippable(folders, tracked []string) map[string]bool {
 // cannot be made; a tooLarge one for a tree with too many folders.
 func (s *Service) walkProof(ctx context.Context, at int64, before workspace.PathSetInputs, skip map[string]bool, tracked []string) *pathProof {
 	ctx, cancel := context.WithCancel(ctx)
-	after := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	after := sync.OnceValues(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	go after()     // starts now; a call waits for its result
 	defer func() { // a walk that gives up ends git's process, and waits for it
 		cancel()
 		after()
@@ -307,7 +309,8 @@ func (s *Service) holds(ctx context.Context, enc string) (string, proofState, *p
 	if state := c.folder(0, root, err); state != proofHolds {
 		return "", state, nil
 	}
-	inputs := later.Start(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	inputs := sync.OnceValues(func() (workspace.PathSetInputs, error) { return s.WS.Git.PathSetInputs(ctx) })
+	go inputs() // starts now; a call waits for its result
 	state := proofBroken
 	if ctx.Err() == nil {
 		state = c.folders()

@@ -33,17 +33,6 @@ type SyncResult struct {
 	ElapsedMS  int64  `json:"elapsed_ms"`
 }
 
-// VerifyResult is what `registry verify` found (and applied, with --apply).
-type VerifyResult struct {
-	Head     string    `json:"head"`
-	Verdicts []Verdict `json:"verdicts"`
-	Counts
-	Candidates int    `json:"candidates"`
-	Fallback   string `json:"fallback,omitempty"`
-	Applied    bool   `json:"applied"`
-	ElapsedMS  int64  `json:"elapsed_ms"`
-}
-
 // Sync runs the entry-state matrix (see the package doc).
 func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	start := time.Now()
@@ -171,36 +160,6 @@ func (s *Service) syncVerify(ctx context.Context, st state) (*SyncResult, error)
 		return err
 	})
 	return res, err
-}
-
-// Verify examines the candidates and reports a verdict for each; with apply
-// it also writes them, as sync's verify does.
-func (s *Service) Verify(ctx context.Context, apply bool) (*VerifyResult, error) {
-	start := time.Now()
-	var st state
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		var err error
-		st, err = loadState(ctx, tx, s.WS.Root)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	ex, err := s.examine(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	if apply {
-		if err := s.apply(ctx, ex); err != nil {
-			return nil, err
-		}
-	}
-	res := &VerifyResult{Head: ex.head, Verdicts: ex.verdicts, Counts: ex.counts, Candidates: ex.candidates,
-		Fallback: ex.fallback, Applied: apply, ElapsedMS: time.Since(start).Milliseconds()}
-	if res.Verdicts == nil {
-		res.Verdicts = []Verdict{}
-	}
-	return res, nil
 }
 
 // bootstrap registers every tracked or untracked, non-ignored file with its

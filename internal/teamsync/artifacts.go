@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/fabric"
-	"github.com/freshctx/freshctx/internal/later"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
@@ -207,7 +207,8 @@ func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
 func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fabric.GetRequest) (*Fetched, error) {
 	// HEAD is read beside the team store's round trips: the import files
 	// the artifact under it, and some types compare its commit or tree.
-	here := later.Start(func() (fabric.Place, error) { return fab.Here(ctx) })
+	here := sync.OnceValues(func() (fabric.Place, error) { return fab.Here(ctx) })
+	go here() // starts now; a call waits for its result
 	defer here()
 	repo, commit, tree, err := where(ctx, fab, req, here)
 	if err != nil || strings.HasPrefix(repo, "path:") {

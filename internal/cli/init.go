@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/freshctx/freshctx/internal/integrate"
+)
+
+func newInitCmd(a *app) *cobra.Command {
+	var dryRun, project, user, remove bool
+	cmd := &cobra.Command{
+		Use:   "init claude-code|cursor|codex|pi [--project|--user] [--dry-run] [--remove]",
+		Short: "Wire freshctx into an agent's configuration",
+		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
+is dropped; a second run changes nothing):
+  claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart,
+               PreCompact, PostToolUse (Read, and Edit, Write, MultiEdit,
+               NotebookEdit), PreToolUse (Bash, and
+               freshctx's read and session tools), SessionEnd and
+               SubagentStop hooks running "freshctx hook claude-code"),
+               CLAUDE.md (when to use run, recall and read)
+  cursor       .cursor/mcp.json
+  pi           .pi/extensions/freshctx.ts (with --user
+               ~/.pi/agent/extensions/freshctx.ts), an extension that
+               answers pi's read from the read cache (pi's own read runs
+               first; its result stands whenever freshctx is missing,
+               fails or is slow), follows pi's session tree, marks files
+               pi's edit and write change, routes tests and builds in bash
+               through freshctx run, and adds pi-readcache's
+               readcache_refresh tool and /readcache-refresh and
+               /readcache-status commands.
+--remove takes out what init put in, as text: each of freshctx's entries
+goes with the separator that joined it, so a file init added to is given
+back byte for byte; an entry not as init writes it (edited, or another
+command under freshctx's name) is left and said; a hooks, mcpServers or
+event list left empty goes too, and a file left holding nothing is removed.
+  codex        in $CODEX_HOME (default ~/.codex), or with --project in the
+               repository's .codex folder (Codex reads it in trusted
+               projects): config.toml gets [mcp_servers.freshctx] with its
+               tools approved in advance, so codex exec can call them;
+               hooks.json gets SessionStart, PreCompact, PostCompact and
+               PreToolUse (Bash, and freshctx's read and session tools)
+               hooks running "freshctx hook codex". Codex runs a new hook
+               only once you trust it: review and trust them with /hooks
+               in Codex. Until then freshctx sees none of Codex's context
+               resets, and its read tool answers every read with content,
+               never "unchanged".
+In the home folder (or at the file system root) init writes nothing of a
+project's: --user says to write your own configuration, for every project.
+Every file is written whole or not at all (beside it, then renamed over it),
+keeping every byte freshctx does not add; a file holding a key freshctx must
+add under twice, or freshctx's CLAUDE.md markers out of order, is left as it
+is and said.
+freshctx must be on PATH (go install ./cmd/freshctx).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("init takes one agent: claude-code, cursor, codex or pi")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := a.workspace()
+			if err != nil {
+				return err
+			}
+			if project && user {
+				return usagef("--project and --user name different places: give one")
+			}
+			home, _ := os.UserHomeDir()
+			agent, ok := integrate.Lookup(args[0])
+			if !ok {
+				return usagef("unknown agent %q: want %s", args[0], strings.Join(integrate.Names(), ", "))
+			}
+			place := integrate.Place{Root: ws.Root, Home: home, User: user || agent.UserByDefault && !project}
+			if notAProject(ws.Root) != nil && !place.User {
+				return usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
+					"every project shares only with --user", ws.Root)
+			}
+			plan := agent.Install
+			if remove {
+				if plan = agent.Remove; plan == nil {
+					return usagef("--remove is not offered for %s: its files hold your own settings too; take freshctx's entries out by hand", agent.Title)
+				}
+			}
+			changes, err := plan(place)
+			if err != nil {
+				return err
+			}
+			if !dryRun {
+				if err := integrate.Apply(changes); err != nil {
+					return err
+				}
+			}
+			return a.render(map[string]any{"changes": changes, "dry_run": dryRun}, func() error {
+				for _, c := range changes {
+					verb := c.Action
+					writes := c.Action == "created" || c.Action == "updated"
+					if dryRun && writes {
+						verb = "would be " + verb
+					}
+					fmt.Fprintf(a.io.Out, "%s: %s\n", c.Path, verb)
+					if dryRun && writes {
+						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
+					}
+				}
+				if agent.Next != "" && !remove {
+					fmt.Fprintln(a.io.Out, "next: "+agent.Next)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
+	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
+	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor, pi: write your own configuration, for every project "+
+		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json; ~/.pi/agent/extensions); "+
+		"the only way init writes in the home folder")
+	cmd.Flags().BoolVar(&remove, "remove", false, "take out what init put in (entries not as init writes them are left, and said)")
+	return cmd
+}
