@@ -153,7 +153,7 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	cmd.Stdout, cmd.Stderr = c.spool.writer(Stdout), c.spool.writer(Stderr)
 	cmd.WaitDelay = waitDelay
 	if req.OwnGroup {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = ownGroup()
 	}
 	start, since := s.now(), freshness.FileClock()
 	if err := cmd.Start(); err != nil {
@@ -198,20 +198,6 @@ func exitCode(cmd *exec.Cmd, err error) (int, error) {
 		return st.ExitCode(), nil
 	}
 	return 0, err
-}
-
-// terminate ends a cancelled command: SIGTERM to it (and its group), then
-// SIGKILL if it is still there after killGrace.
-func terminate(p *os.Process, group bool) {
-	signal := func(sig syscall.Signal) {
-		if group {
-			syscall.Kill(-p.Pid, sig)
-		} else {
-			p.Signal(sig)
-		}
-	}
-	signal(syscall.SIGTERM)
-	time.AfterFunc(killGrace, func() { signal(syscall.SIGKILL) })
 }
 
 // forwardSignals passes interrupts and terminations on to the command while
