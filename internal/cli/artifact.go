@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/config"
-	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/teamsync"
 )
@@ -21,18 +21,18 @@ const (
 	exitCold  = 4
 )
 
-func (a *app) fabric(cmd *cobra.Command) (*fabric.Service, error) {
+func (a *app) artifacts(cmd *cobra.Command) (*artifact.Service, error) {
 	st, err := a.store(cmd.Context()) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
 	ws := a.ws
-	return &fabric.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+	return &artifact.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
 }
 
 func newArtifactCmd(a *app) *cobra.Command {
 	var types []string
-	for _, t := range fabric.Types {
+	for _, t := range artifact.Types {
 		types = append(types, fmt.Sprintf("  %-26s %s", t.Name, t.Doc))
 	}
 	cmd := &cobra.Command{
@@ -48,7 +48,7 @@ Types with defaults (any other name works, with none):
 	return cmd
 }
 
-func digestFlags(cmd *cobra.Command, d *fabric.Digests) {
+func digestFlags(cmd *cobra.Command, d *artifact.Digests) {
 	cmd.Flags().StringVar(&d.AgentVersion, "agent-version", "", "the agent's (or tool's) version")
 	cmd.Flags().StringVar(&d.ConfigDigest, "config-digest", "", "digest of the configuration it depends on")
 	cmd.Flags().StringVar(&d.PolicyDigest, "policy-digest", "", "digest of the policy it depends on")
@@ -65,7 +65,7 @@ func typeKey(cmd string) cobra.PositionalArgs {
 }
 
 func newArtifactPutCmd(a *app) *cobra.Command {
-	var req fabric.PutRequest
+	var req artifact.PutRequest
 	var ttl, contentFile, slicesFrom string
 	cmd := &cobra.Command{
 		Use:   "put TYPE KEY [flags] < CONTENT",
@@ -85,7 +85,7 @@ array; the other flags apply to every slice.`,
 		Args: typeKey("put"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Type, req.Key = args[0], args[1]
-			d, err := fabric.ParseTTL(ttl)
+			d, err := artifact.ParseTTL(ttl)
 			if err != nil {
 				return usagef("--ttl: %v", err)
 			}
@@ -105,7 +105,7 @@ array; the other flags apply to every slice.`,
 				defer f.Close()
 				req.Content = f
 			}
-			svc, err := a.fabric(cmd)
+			svc, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ array; the other flags apply to every slice.`,
 }
 
 // putSlices is put --slices-from.
-func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) error {
+func (a *app) putSlices(cmd *cobra.Command, req artifact.PutRequest, from string) error {
 	r := a.io.In
 	if from != "-" {
 		f, err := a.open("--slices-from", from)
@@ -143,11 +143,11 @@ func (a *app) putSlices(cmd *cobra.Command, req fabric.PutRequest, from string) 
 		defer f.Close()
 		r = f
 	}
-	in, err := fabric.ReadSlices(r)
+	in, err := artifact.ReadSlices(r)
 	if err != nil {
 		return fmt.Errorf("--slices-from %s: %w", from, err)
 	}
-	svc, err := a.fabric(cmd)
+	svc, err := a.artifacts(cmd)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func sliceNote(s string) string {
 }
 
 func newArtifactGetCmd(a *app) *cobra.Command {
-	var req fabric.GetRequest
+	var req artifact.GetRequest
 	var mode string
 	cmd := &cobra.Command{
 		Use:   "get TYPE KEY [--mode strict|default|relaxed]",
@@ -194,12 +194,12 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
            summary) count`,
 		Args: typeKey("get"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := fabric.ParseMode(mode)
+			m, err := artifact.ParseMode(mode)
 			if err != nil {
 				return usageError{err}
 			}
 			req.Type, req.Key, req.Mode = args[0], args[1], m
-			svc, err := a.fabric(cmd)
+			svc, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 				return err
 			}
 			out := artifactGot{GetResult: res}
-			if res.Outcome == fabric.Cold {
+			if res.Outcome == artifact.Cold {
 				if got := a.fromTeam(cmd.Context(), svc, req); got != nil && got.From != nil {
 					res, out = got.Result, artifactGot{GetResult: got.Result, Team: got.From}
 				}
@@ -217,9 +217,9 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 				return err
 			}
 			switch res.Outcome {
-			case fabric.Stale:
+			case artifact.Stale:
 				return exitStatus{exitStale}
-			case fabric.Cold:
+			case artifact.Cold:
 				return exitStatus{exitCold}
 			}
 			return nil
@@ -233,7 +233,7 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 // artifactGot is what artifact get prints: the local engine's answer and,
 // when a cold get took the artifact from the team store, whose it was.
 type artifactGot struct {
-	*fabric.GetResult
+	*artifact.GetResult
 	Team *teamsync.Origin `json:"team,omitempty"`
 }
 
@@ -242,7 +242,7 @@ func printArtifact(streams IO, r artifactGot) error {
 		return err
 	}
 	if r.Team != nil {
-		if err := render.ArtifactFromTeam(streams.Err, r.Team, r.Outcome == fabric.Hit); err != nil {
+		if err := render.ArtifactFromTeam(streams.Err, r.Team, r.Outcome == artifact.Hit); err != nil {
 			return err
 		}
 	}
@@ -250,7 +250,7 @@ func printArtifact(streams IO, r artifactGot) error {
 }
 
 func newArtifactInvalidateCmd(a *app) *cobra.Command {
-	var req fabric.InvalidateRequest
+	var req artifact.InvalidateRequest
 	cmd := &cobra.Command{
 		Use:   "invalidate [--type T] [--key K] [--path-prefix P]",
 		Short: "Force a refresh: the next get of the selected artifacts is stale",
@@ -259,7 +259,7 @@ func newArtifactInvalidateCmd(a *app) *cobra.Command {
 			if req.Type == "" && req.Key == "" && req.PathPrefix == "" {
 				return usagef("invalidate needs --type, --key or --path-prefix")
 			}
-			svc, err := a.fabric(cmd)
+			svc, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}
@@ -298,7 +298,7 @@ func newArtifactStatsCmd(a *app) *cobra.Command {
 			if prometheus && a.json {
 				return usagef("--prometheus and --json are two formats; pick one")
 			}
-			svc, err := a.fabric(cmd)
+			svc, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}

@@ -84,7 +84,7 @@ func runAutoSummarize(cmd *cobra.Command, a *app, args []string, o autoOptions) 
 			"--dry-run lists what would be sent")
 	}
 	ep.Timeout = o.timeout
-	fab, err := a.fabric(cmd)
+	fab, err := a.artifacts(cmd)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/config"
-	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
@@ -209,7 +209,7 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fab, err := a.fabric(cmd)
+			fab, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}
@@ -281,7 +281,7 @@ func (a *app) queueArtifactForTeam(ctx context.Context, st *store.Store, repo, r
 // fromTeam asks the team store for an artifact a local get found cold
 // (teamsync.ColdGet). A team store that fails is said once on stderr; the
 // get stays cold.
-func (a *app) fromTeam(ctx context.Context, svc *fabric.Service, req fabric.GetRequest) *teamsync.Fetched {
+func (a *app) fromTeam(ctx context.Context, svc *artifact.Service, req artifact.GetRequest) *teamsync.Fetched {
 	got, err := teamsync.ColdGet(ctx, svc, req)
 	if err != nil {
 		fmt.Fprintf(a.io.Err, "freshctx: team store: %v (the get stays local)\n", err)

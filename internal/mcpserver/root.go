@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -81,7 +81,7 @@ func (s *Server) use(p *Project) {
 	s.project = p
 	s.records = &records.Service{WS: p.WS, Store: p.Store, Cwd: root, Retention: p.Retention}
 	s.registry = &registry.Service{WS: p.WS, Store: p.Store, Cwd: root, MaxFileSize: p.MaxFileSize}
-	s.fabric = &fabric.Service{WS: p.WS, Store: p.Store, Cwd: root}
+	s.artifacts = &artifact.Service{WS: p.WS, Store: p.Store, Cwd: root}
 	s.readcache = &readcache.Service{WS: p.WS, Store: p.Store, Cwd: root}
 }
 

@@ -29,7 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -84,7 +84,7 @@ type Server struct {
 
 	records   *records.Service
 	registry  *registry.Service
-	fabric    *fabric.Service
+	artifacts *artifact.Service
 	readcache *readcache.Service
 	session   string
 	mcp       *mcp.Server

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/compress"
 	"github.com/freshctx/freshctx/internal/config"
-	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/integrate"
 	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/readcache"
@@ -397,7 +397,7 @@ type digestArgs struct {
 	EntitlementDigest string `json:"entitlement_digest"`
 }
 
-func (d digestArgs) digests() fabric.Digests { return fabric.Digests(d) }
+func (d digestArgs) digests() artifact.Digests { return artifact.Digests(d) }
 
 func callArtifactGet(ctx context.Context, s *Server, raw json.RawMessage) (string, any, error) {
 	var in struct {
@@ -407,20 +407,20 @@ func callArtifactGet(ctx context.Context, s *Server, raw json.RawMessage) (strin
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	mode, err := fabric.ParseMode(in.Mode)
+	mode, err := artifact.ParseMode(in.Mode)
 	if err != nil {
 		return "", nil, err
 	}
-	req := fabric.GetRequest{Type: in.Type, Key: in.Key, Mode: mode, Digests: in.digests()}
-	res, err := s.fabric.Get(ctx, req)
+	req := artifact.GetRequest{Type: in.Type, Key: in.Key, Mode: mode, Digests: in.digests()}
+	res, err := s.artifacts.Get(ctx, req)
 	if err != nil {
 		return "", nil, err
 	}
 	out := artifactGot{GetResult: res}
 	var teamErr error
-	if res.Outcome == fabric.Cold {
+	if res.Outcome == artifact.Cold {
 		var got *teamsync.Fetched
-		if got, teamErr = teamsync.ColdGet(ctx, s.fabric, req); got != nil && got.From != nil {
+		if got, teamErr = teamsync.ColdGet(ctx, s.artifacts, req); got != nil && got.From != nil {
 			res, out = got.Result, artifactGot{GetResult: got.Result, Team: got.From}
 		}
 	}
@@ -433,7 +433,7 @@ func callArtifactGet(ctx context.Context, s *Server, raw json.RawMessage) (strin
 			return err
 		}
 		if out.Team != nil {
-			if err := render.ArtifactFromTeam(w, out.Team, res.Outcome == fabric.Hit); err != nil {
+			if err := render.ArtifactFromTeam(w, out.Team, res.Outcome == artifact.Hit); err != nil {
 				return err
 			}
 		}
@@ -444,7 +444,7 @@ func callArtifactGet(ctx context.Context, s *Server, raw json.RawMessage) (strin
 // artifactGot is the local engine's answer and, when a cold get took the
 // artifact from the team store, whose it was.
 type artifactGot struct {
-	*fabric.GetResult
+	*artifact.GetResult
 	Team *teamsync.Origin `json:"team,omitempty"`
 }
 
@@ -457,19 +457,19 @@ func callArtifactPut(ctx context.Context, s *Server, raw json.RawMessage) (strin
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	req := fabric.PutRequest{Type: in.Type, Key: in.Key, Slice: in.Slice, Deps: in.Deps, Digests: in.digests(),
+	req := artifact.PutRequest{Type: in.Type, Key: in.Key, Slice: in.Slice, Deps: in.Deps, Digests: in.digests(),
 		Content: strings.NewReader(in.Content), Producer: "mcp"}
-	ttl, err := fabric.ParseTTL(in.TTL)
+	ttl, err := artifact.ParseTTL(in.TTL)
 	if err != nil {
 		return "", nil, fmt.Errorf("ttl: %w", err)
 	}
 	req.TTL = ttl
-	res, err := s.fabric.Put(ctx, req)
+	res, err := s.artifacts.Put(ctx, req)
 	if err != nil {
 		return "", nil, err
 	}
 	if self, err := os.Executable(); err == nil {
-		teamsync.QueueArtifact(ctx, s.fabric.Store, self, s.fabric.WS.Root, os.Environ(), res.Repo, res.Ref, res.Type, res.Key)
+		teamsync.QueueArtifact(ctx, s.artifacts.Store, self, s.artifacts.WS.Root, os.Environ(), res.Repo, res.Ref, res.Type, res.Key)
 	}
 	return fmt.Sprintf("stored %s %s · %d bytes · %d deps\n", res.Type, res.Key, res.Bytes, len(res.Deps)), res, nil
 }
@@ -482,7 +482,7 @@ func callInvalidate(ctx context.Context, s *Server, raw json.RawMessage) (string
 	if err := decode(raw, &in); err != nil {
 		return "", nil, err
 	}
-	res, err := s.fabric.Invalidate(ctx, fabric.InvalidateRequest{Type: in.Type, Key: in.Key, PathPrefix: in.PathPrefix})
+	res, err := s.artifacts.Invalidate(ctx, artifact.InvalidateRequest{Type: in.Type, Key: in.Key, PathPrefix: in.PathPrefix})
 	if err != nil {
 		return "", nil, err
 	}
@@ -502,7 +502,7 @@ func callArtifactStats(ctx context.Context, s *Server, raw json.RawMessage) (str
 		}
 		window = d
 	}
-	st, err := s.fabric.Stats(ctx, window)
+	st, err := s.artifacts.Stats(ctx, window)
 	if err != nil {
 		return "", nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -153,7 +153,7 @@ func (w *world) put(t *rapid.T) {
 		}
 		it.deps[d] = c
 	}
-	_, err := w.fab.Put(w.ctx, fabric.PutRequest{Type: "tool_result", Key: it.key, Deps: deps, Content: strings.NewReader(it.key)})
+	_, err := w.fab.Put(w.ctx, artifact.PutRequest{Type: "tool_result", Key: it.key, Deps: deps, Content: strings.NewReader(it.key)})
 	if err != nil {
 		return // e.g. a dep that is a link outside, or vanished
 	}
@@ -163,11 +163,11 @@ func (w *world) put(t *rapid.T) {
 // checkArtifacts: a hit means every dependency has the bytes it had at put.
 func (w *world) checkArtifacts() {
 	for _, it := range w.artifacts {
-		got, err := w.fab.Get(w.ctx, fabric.GetRequest{Type: "tool_result", Key: it.key})
+		got, err := w.fab.Get(w.ctx, artifact.GetRequest{Type: "tool_result", Key: it.key})
 		if err != nil {
 			w.t.Fatalf("get %s: %v", it.key, err)
 		}
-		if got.Outcome != fabric.Hit {
+		if got.Outcome != artifact.Hit {
 			continue
 		}
 		for p, then := range it.deps {

@@ -13,7 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -55,7 +55,7 @@ type world struct {
 	st  *store.Store
 	rec *records.Service
 	reg *registry.Service
-	fab *fabric.Service
+	fab *artifact.Service
 	rc  *readcache.Service
 
 	records   []recItem
@@ -121,7 +121,7 @@ func newWorld(t *rapid.T, dir string) *world {
 		rec: &records.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		reg: &registry.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window,
 			WholeStatusUnder: statusUnder},
-		fab:       &fabric.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
+		fab:       &artifact.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
 		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},
 		shown: map[string][]*answer{},

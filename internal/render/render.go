@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/readcache"
@@ -283,7 +283,7 @@ func Close(w io.Writer, r *registry.CloseResult) error {
 	return err
 }
 
-func ArtifactStats(w io.Writer, st *fabric.Stats) error {
+func ArtifactStats(w io.Writer, st *artifact.Stats) error {
 	total := st.Hits + st.StaleMisses + st.ColdMisses
 	fmt.Fprintf(w, "%d lookups: %d hit (%.1f%%), %d stale (%.1f%%), %d cold (%.1f%%)\n", total,
 		st.Hits, 100*st.HitRate, st.StaleMisses, 100*st.StaleMissRate, st.ColdMisses, 100*st.ColdMissRate)
@@ -369,8 +369,8 @@ func SortStrings(s []string) []string {
 // one line: a file added under a repo map makes each of its slices stale
 // by its path set, and 2,000 lines saying so told an agent nothing the
 // first did not.
-func ArtifactOutcome(w io.Writer, r *fabric.GetResult) error {
-	if r.Outcome == fabric.Cold {
+func ArtifactOutcome(w io.Writer, r *artifact.GetResult) error {
+	if r.Outcome == artifact.Cold {
 		_, err := fmt.Fprintln(w, "freshctx: cold: no such artifact")
 		return err
 	}
@@ -380,11 +380,11 @@ func ArtifactOutcome(w io.Writer, r *fabric.GetResult) error {
 		}
 	}
 	type group struct {
-		reason fabric.Reason
+		reason artifact.Reason
 		slices []string
 	}
 	var groups []*group
-	byReason := map[fabric.Reason]*group{}
+	byReason := map[artifact.Reason]*group{}
 	for _, s := range r.Slices {
 		for _, x := range s.Reasons {
 			g := byReason[x]
@@ -413,7 +413,7 @@ func ArtifactOutcome(w io.Writer, r *fabric.GetResult) error {
 // unsliced is the reasons of an artifact's unnamed slice: those of its
 // list that are not, in order, the named slices' own (which the list
 // carries as "slice NAME: DETAIL").
-func unsliced(r *fabric.GetResult) []fabric.Reason {
+func unsliced(r *artifact.GetResult) []artifact.Reason {
 	type named struct{ slice, reason int }
 	next := named{}
 	advance := func() { // to the next named slice's reason, if any
@@ -422,7 +422,7 @@ func unsliced(r *fabric.GetResult) []fabric.Reason {
 		}
 	}
 	advance()
-	var out []fabric.Reason
+	var out []artifact.Reason
 	for _, x := range r.Reasons {
 		if next.slice < len(r.Slices) {
 			s := r.Slices[next.slice]
@@ -448,7 +448,7 @@ func firstNames(names []string, n int) string {
 
 // ArtifactContent writes an artifact's content (a stale one's previous
 // content too), slice by slice for a sliced artifact.
-func ArtifactContent(w io.Writer, r *fabric.GetResult) error {
+func ArtifactContent(w io.Writer, r *artifact.GetResult) error {
 	if _, err := io.WriteString(w, r.Content); err != nil {
 		return err
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/digest"
-	"github.com/freshctx/freshctx/internal/fabric"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
-// ArtifactType is the fabric's type for a file's summary, keyed by the
+// ArtifactType is the artifact type for a file's summary, keyed by the
 // file's root-relative path; Auto renews the stale ones it writes anew.
 const ArtifactType = "file_summary"
 
@@ -25,7 +25,7 @@ type Auto struct {
 	Registry *registry.Service
 	// Fabric, when set, has the stale file_summary artifacts of the files
 	// summarized renewed with the new summary.
-	Fabric   *fabric.Service
+	Fabric   *artifact.Service
 	Endpoint Endpoint
 	// MaxFileSize is the largest file sent, in bytes.
 	MaxFileSize int64
@@ -258,8 +258,8 @@ func (a *Auto) renewOne(ctx context.Context, o Outcome, src *registry.Source, re
 // kept and stale. The artifact is put only when the file still holds the
 // bytes summarized, and taken back when it changed while it was put.
 func (a *Auto) renew(ctx context.Context, o Outcome, src *registry.Source) (bool, error) {
-	got, err := a.Fabric.Get(ctx, fabric.GetRequest{Type: ArtifactType, Key: o.Job.Path})
-	if err != nil || got.Outcome != fabric.Stale {
+	got, err := a.Fabric.Get(ctx, artifact.GetRequest{Type: ArtifactType, Key: o.Job.Path})
+	if err != nil || got.Outcome != artifact.Stale {
 		return false, err
 	}
 	same := func() (bool, error) {
@@ -269,14 +269,14 @@ func (a *Auto) renew(ctx context.Context, o Outcome, src *registry.Source) (bool
 	if ok, err := same(); err != nil || !ok {
 		return false, err
 	}
-	_, err = a.Fabric.Put(ctx, fabric.PutRequest{Type: ArtifactType, Key: o.Job.Path, Deps: []string{o.Job.Path},
+	_, err = a.Fabric.Put(ctx, artifact.PutRequest{Type: ArtifactType, Key: o.Job.Path, Deps: []string{o.Job.Path},
 		Producer: fmt.Sprintf("model %s at %s (prompt %s)", src.Model, src.Endpoint, src.Prompt),
 		Content:  strings.NewReader(o.Summary)})
 	if err != nil {
 		return false, err
 	}
 	if ok, err := same(); err != nil || !ok {
-		_, ierr := a.Fabric.Invalidate(ctx, fabric.InvalidateRequest{Type: ArtifactType, Key: o.Job.Path})
+		_, ierr := a.Fabric.Invalidate(ctx, artifact.InvalidateRequest{Type: ArtifactType, Key: o.Job.Path})
 		return false, errors.Join(errors.New("the file changed while the artifact was put; it was invalidated"), err, ierr)
 	}
 	return true, nil

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/agenttest"
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/registry"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -132,7 +132,7 @@ func benchAuto(b *testing.B, r *testgit.Repo, ep Endpoint, jobs int) *Auto {
 	st := teststore.Open(b, "", store.Options{})
 	now := func() time.Time { return time.Now().Add(time.Minute) }
 	return &Auto{Registry: &registry.Service{WS: ws, Store: st, Cwd: r.Dir, Now: now},
-		Fabric: &fabric.Service{WS: ws, Store: st, Cwd: r.Dir}, Endpoint: ep, MaxFileSize: 64 << 10,
+		Fabric: &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}, Endpoint: ep, MaxFileSize: 64 << 10,
 		Options: Options{Jobs: jobs}}
 }
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
@@ -43,7 +43,7 @@ type queuedArtifact struct {
 // now: redacted, sealed, signed when this machine holds the team's key.
 // One that names a sensitive file, or an input no other work tree could
 // match, is dropped from the queue unsent.
-func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab *fabric.Service, who publisher) (int, error) {
+func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab *artifact.Service, who publisher) (int, error) {
 	published := 0
 	for {
 		q, err := queuedArtifacts(ctx, st, batch)
@@ -53,7 +53,7 @@ func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab 
 		var out []team.Artifact
 		for _, a := range q {
 			x, err := fab.Export(ctx, a.repo, a.ref, a.typ, a.key)
-			if errors.Is(err, fabric.ErrGone) || errors.Is(err, fabric.ErrNotShareable) {
+			if errors.Is(err, artifact.ErrGone) || errors.Is(err, artifact.ErrNotShareable) {
 				continue
 			}
 			if err != nil {
@@ -79,7 +79,7 @@ func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab 
 
 // sharedArtifact reports whether an artifact may leave the machine: none
 // of its inputs is a sensitive file.
-func sharedArtifact(x *fabric.Exported) bool {
+func sharedArtifact(x *artifact.Exported) bool {
 	for _, sl := range x.Slices {
 		for _, in := range sl.Inputs {
 			if workspace.Sensitive(in.Path) != "" {
@@ -98,7 +98,7 @@ type publisher struct {
 }
 
 // artifact is x as the team store takes it: redacted, sealed and signed.
-func (p publisher) artifact(x *fabric.Exported) team.Artifact {
+func (p publisher) artifact(x *artifact.Exported) team.Artifact {
 	a := team.Artifact{RepoID: x.Repo, Type: x.Type, Key: x.Key, Commit: x.Commit, Tree: x.Tree,
 		Author: p.author, Machine: p.machine, CI: p.ci}
 	for _, sl := range x.Slices {
@@ -167,7 +167,7 @@ func noteArtifactFailure(ctx context.Context, st *store.Store, q []queuedArtifac
 
 // Fetched is an artifact a cold get took from the team store.
 type Fetched struct {
-	Result *fabric.GetResult
+	Result *artifact.GetResult
 	// From says whose the artifact taken was; nil when none matched this
 	// work tree.
 	From *Origin
@@ -198,16 +198,16 @@ func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
 // FetchArtifact asks the team store for an artifact a local get found
 // cold. A version is taken only when this work tree holds every input's
 // bytes now (for a type that depends on the path set, its tree and set of
-// files too): it is imported into the local store with fabric.Import,
+// files too): it is imported into the local store with artifact.Import,
 // which checks that against its own stamps: the hit rests on this
 // machine's evidence, and the next get is a local one. A teammate's "hit"
 // is never evidence. When versions exist but none holds here, the newest is
 // answered stale, with why and its content (to seed a regeneration), and
 // nothing is imported.
-func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fabric.GetRequest) (*Fetched, error) {
+func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req artifact.GetRequest) (*Fetched, error) {
 	// HEAD is read beside the team store's round trips: the import files
 	// the artifact under it, and some types compare its commit or tree.
-	here := sync.OnceValues(func() (fabric.Place, error) { return fab.Here(ctx) })
+	here := sync.OnceValues(func() (artifact.Place, error) { return fab.Here(ctx) })
 	go here() // starts now; a call waits for its result
 	defer here()
 	repo, commit, tree, err := where(ctx, fab, req, here)
@@ -239,7 +239,7 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 	if err != nil {
 		return out, err
 	}
-	why := make([][]fabric.Reason, len(trusted))
+	why := make([][]artifact.Reason, len(trusted))
 	for i, a := range trusted {
 		why[i] = mismatch(a, req, commit, tree, mine)
 		if len(why[i]) > 0 {
@@ -262,7 +262,7 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 			out.Result, out.From = res, origin(a, s)
 			return out, err
 		}
-		why[i] = []fabric.Reason{{Dimension: fabric.DimPathSet, Detail: "the team's version was made from another set of files"}}
+		why[i] = []artifact.Reason{{Dimension: artifact.DimPathSet, Detail: "the team's version was made from another set of files"}}
 	}
 	return out, staleFromTeam(ctx, ts, trusted, why, s, out)
 }
@@ -270,10 +270,10 @@ func FetchArtifact(ctx context.Context, fab *fabric.Service, s Settings, req fab
 // where is the repository, and the commit and tree when the type or mode
 // compares them (one git process); else only the repository, which the
 // store keeps.
-func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest, here func() (fabric.Place, error)) (
+func where(ctx context.Context, fab *artifact.Service, req artifact.GetRequest, here func() (artifact.Place, error)) (
 	repo, commit, tree string, err error) {
-	spec := fabric.SpecOf(req.Type)
-	if spec.PathSet || spec.CommitPrimary || req.Mode == fabric.Strict {
+	spec := artifact.SpecOf(req.Type)
+	if spec.PathSet || spec.CommitPrimary || req.Mode == artifact.Strict {
 		at, err := here()
 		return at.Repo, at.Commit, at.Tree, err
 	}
@@ -285,22 +285,22 @@ func where(ctx context.Context, fab *fabric.Service, req fabric.GetRequest, here
 // not hold what a was derived from. The import's own stamps are the
 // evidence of the hit, and every other dimension was compared before
 // (mismatch), so the answer is the hit a local get would give now.
-func takeArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, req fabric.GetRequest, at fabric.Place) (*fabric.GetResult, error) {
+func takeArtifact(ctx context.Context, fab *artifact.Service, a team.Artifact, req artifact.GetRequest, at artifact.Place) (*artifact.GetResult, error) {
 	put, err := importArtifact(ctx, fab, a, at)
-	if errors.Is(err, fabric.ErrOtherBytes) {
+	if errors.Is(err, artifact.ErrOtherBytes) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	res := &fabric.GetResult{Outcome: fabric.Hit, Reasons: []fabric.Reason{}, Slices: []fabric.SliceResult{},
-		Mode: cmp.Or(req.Mode, fabric.Default), Ref: put.Ref, Commit: put.Commit}
+	res := &artifact.GetResult{Outcome: artifact.Hit, Reasons: []artifact.Reason{}, Slices: []artifact.SliceResult{},
+		Mode: cmp.Or(req.Mode, artifact.Default), Ref: put.Ref, Commit: put.Commit}
 	if len(a.Slices) == 1 && a.Slices[0].Name == "" {
 		res.Content = a.Slices[0].Content
 		return res, nil
 	}
 	for _, sl := range a.Slices {
-		res.Slices = append(res.Slices, fabric.SliceResult{Name: sl.Name, Fresh: true, Content: sl.Content})
+		res.Slices = append(res.Slices, artifact.SliceResult{Name: sl.Name, Fresh: true, Content: sl.Content})
 	}
 	return res, nil
 }
@@ -308,7 +308,7 @@ func takeArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, req
 // staleFromTeam answers with the newest version that says what its hashes
 // say: stale, for the reasons found, with its content. Nothing is
 // imported; it is no evidence of anything here.
-func staleFromTeam(ctx context.Context, ts *team.Store, trusted []team.Artifact, why [][]fabric.Reason, s Settings, out *Fetched) error {
+func staleFromTeam(ctx context.Context, ts *team.Store, trusted []team.Artifact, why [][]artifact.Reason, s Settings, out *Fetched) error {
 	for i, a := range trusted {
 		if len(why[i]) == 0 {
 			continue // not intact
@@ -321,13 +321,13 @@ func staleFromTeam(ctx context.Context, ts *team.Store, trusted []team.Artifact,
 			out.Ignored++
 			continue
 		}
-		res := &fabric.GetResult{Outcome: fabric.Stale, Reasons: why[i], Slices: []fabric.SliceResult{}, Mode: fabric.Default,
+		res := &artifact.GetResult{Outcome: artifact.Stale, Reasons: why[i], Slices: []artifact.SliceResult{}, Mode: artifact.Default,
 			Commit: a.Commit}
 		if len(a.Slices) == 1 && a.Slices[0].Name == "" {
 			res.Content = a.Slices[0].Content
 		} else {
 			for _, sl := range a.Slices {
-				res.Slices = append(res.Slices, fabric.SliceResult{Name: sl.Name, Content: sl.Content, Reasons: []fabric.Reason{}})
+				res.Slices = append(res.Slices, artifact.SliceResult{Name: sl.Name, Content: sl.Content, Reasons: []artifact.Reason{}})
 			}
 		}
 		out.Result, out.From = res, origin(a, s)
@@ -348,25 +348,25 @@ const maxNamed = 5
 // (the path set is then checked by the import): the digests req vouches
 // for, the TTL, the commit where the type or mode asks for it, the tree
 // where the type depends on the path set, and every input's bytes.
-func mismatch(a team.Artifact, req fabric.GetRequest, commit, tree string, mine map[string]string) []fabric.Reason {
-	spec := fabric.SpecOf(req.Type)
-	var out []fabric.Reason
-	add := func(dim, detail string) { out = append(out, fabric.Reason{Dimension: dim, Detail: detail}) }
+func mismatch(a team.Artifact, req artifact.GetRequest, commit, tree string, mine map[string]string) []artifact.Reason {
+	spec := artifact.SpecOf(req.Type)
+	var out []artifact.Reason
+	add := func(dim, detail string) { out = append(out, artifact.Reason{Dimension: dim, Detail: detail}) }
 	if len(a.Slices) == 0 {
-		add(fabric.DimFile, "the team's version has no slices")
+		add(artifact.DimFile, "the team's version has no slices")
 		return out
 	}
 	if dim, ok := sameDigests(a, req.Digests); !ok {
 		add(dim, "the team's version vouches for another")
 	}
 	if expired(a) {
-		add(fabric.DimTTL, "the team's version is past its TTL")
+		add(artifact.DimTTL, "the team's version is past its TTL")
 	}
-	if (spec.CommitPrimary || req.Mode == fabric.Strict) && a.Commit != commit {
-		add(fabric.DimCommit, "the team's version was made at "+short(a.Commit))
+	if (spec.CommitPrimary || req.Mode == artifact.Strict) && a.Commit != commit {
+		add(artifact.DimCommit, "the team's version was made at "+short(a.Commit))
 	}
-	if (spec.PathSet || req.Mode == fabric.Strict) && a.Tree != tree {
-		add(fabric.DimTree, "the team's version was made from tree "+short(a.Tree))
+	if (spec.PathSet || req.Mode == artifact.Strict) && a.Tree != tree {
+		add(artifact.DimTree, "the team's version was made from tree "+short(a.Tree))
 	}
 	var differ []string
 	for _, sl := range a.Slices {
@@ -381,7 +381,7 @@ func mismatch(a team.Artifact, req fabric.GetRequest, commit, tree string, mine 
 		if len(differ) > maxNamed {
 			detail += fmt.Sprintf(" and %d more", len(differ)-maxNamed)
 		}
-		add(fabric.DimFile, "this work tree's bytes differ from the team's version's: "+detail)
+		add(artifact.DimFile, "this work tree's bytes differ from the team's version's: "+detail)
 	}
 	return out
 }
@@ -390,19 +390,19 @@ func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // sameDigests: every slice vouches for the same versions and digests, and
 // for the ones req gives, the same as req; else the dimension that differs.
-func sameDigests(a team.Artifact, d fabric.Digests) (string, bool) {
+func sameDigests(a team.Artifact, d artifact.Digests) (string, bool) {
 	first := a.Slices[0]
 	for _, sl := range a.Slices {
 		if sl.AgentVersion != first.AgentVersion || sl.ConfigDigest != first.ConfigDigest ||
 			sl.PolicyDigest != first.PolicyDigest || sl.EntitlementDigest != first.EntitlementDigest || sl.PathSet != first.PathSet {
-			return fabric.DimConfig, false
+			return artifact.DimConfig, false
 		}
 	}
 	for _, c := range []struct{ dim, want, have string }{
-		{fabric.DimAgent, d.AgentVersion, first.AgentVersion},
-		{fabric.DimConfig, d.ConfigDigest, first.ConfigDigest},
-		{fabric.DimPolicy, d.PolicyDigest, first.PolicyDigest},
-		{fabric.DimEntitlement, d.EntitlementDigest, first.EntitlementDigest},
+		{artifact.DimAgent, d.AgentVersion, first.AgentVersion},
+		{artifact.DimConfig, d.ConfigDigest, first.ConfigDigest},
+		{artifact.DimPolicy, d.PolicyDigest, first.PolicyDigest},
+		{artifact.DimEntitlement, d.EntitlementDigest, first.EntitlementDigest},
 	} {
 		if c.want != "" && c.want != c.have {
 			return c.dim, false
@@ -438,15 +438,15 @@ func inputPaths(as []team.Artifact) []string {
 }
 
 // importArtifact stores a's slices locally, with its inputs as deps and
-// the rest of its TTL, if fabric.Import finds this work tree holds them.
-func importArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, at fabric.Place) (*fabric.PutSlicesResult, error) {
+// the rest of its TTL, if artifact.Import finds this work tree holds them.
+func importArtifact(ctx context.Context, fab *artifact.Service, a team.Artifact, at artifact.Place) (*artifact.PutSlicesResult, error) {
 	first := a.Slices[0]
 	by := team.Who(a.Author, a.Machine, a.CI)
-	req := fabric.PutRequest{Type: a.Type, Key: a.Key, Producer: "team: " + by, TTL: -1,
-		Digests: fabric.Digests{AgentVersion: first.AgentVersion, ConfigDigest: first.ConfigDigest,
+	req := artifact.PutRequest{Type: a.Type, Key: a.Key, Producer: "team: " + by, TTL: -1,
+		Digests: artifact.Digests{AgentVersion: first.AgentVersion, ConfigDigest: first.ConfigDigest,
 			PolicyDigest: first.PolicyDigest, EntitlementDigest: first.EntitlementDigest}}
-	want := fabric.Want{Files: map[string]string{}, Tree: a.Tree, PathSet: first.PathSet, At: &at}
-	var in []fabric.SliceInput
+	want := artifact.Want{Files: map[string]string{}, Tree: a.Tree, PathSet: first.PathSet, At: &at}
+	var in []artifact.SliceInput
 	for _, sl := range a.Slices {
 		if sl.TTLSeconds > 0 {
 			left := a.CreatedAt.Add(time.Duration(sl.TTLSeconds) * time.Second).Sub(nowFunc())
@@ -454,11 +454,11 @@ func importArtifact(ctx context.Context, fab *fabric.Service, a team.Artifact, a
 				req.TTL = max(left, time.Second)
 			}
 		}
-		x := fabric.SliceInput{Name: sl.Name, Content: sl.Content}
+		x := artifact.SliceInput{Name: sl.Name, Content: sl.Content}
 		for _, f := range sl.Inputs {
 			x.Deps = append(x.Deps, f.Path)
 			if w, ok := want.Files[f.Path]; ok && w != f.SHA256 {
-				return nil, fmt.Errorf("%s: two slices name other bytes: %w", f.Path, fabric.ErrOtherBytes)
+				return nil, fmt.Errorf("%s: two slices name other bytes: %w", f.Path, artifact.ErrOtherBytes)
 			}
 			want.Files[f.Path] = f.SHA256
 		}
@@ -485,7 +485,7 @@ func QueueArtifact(ctx context.Context, st *store.Store, self, root string, env 
 // when one is configured and was not found unreachable within Backoff;
 // nil when none is, or none was asked. An unreachable store is remembered
 // and returned as the error (the get stays what it was).
-func ColdGet(ctx context.Context, fab *fabric.Service, req fabric.GetRequest) (*Fetched, error) {
+func ColdGet(ctx context.Context, fab *artifact.Service, req artifact.GetRequest) (*Fetched, error) {
 	s, err := Load(ctx, fab.Store)
 	if err != nil || s.URL == "" || nowFunc().Sub(s.FailedAt) < Backoff {
 		return nil, nil

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/fabric"
+	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -29,7 +29,7 @@ const batch = 50
 type Sources struct {
 	Records  *records.Service
 	Registry *registry.Service // nil: no summaries
-	Fabric   *fabric.Service   // nil: no artifacts
+	Fabric   *artifact.Service // nil: no artifacts
 }
 
 // PublishResult says what a drain of the queue did.

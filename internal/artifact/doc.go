@@ -1,4 +1,4 @@
-// Package fabric is freshctx's cache of derived artifacts (seed 001): repo
+// Package artifact is freshctx's cache of derived artifacts (seed 001): repo
 // maps, file summaries, dependency graphs, tool results… each stored with
 // everything it depended on and checked against all of it when asked for.
 //
@@ -26,4 +26,4 @@
 // on another ref answers when its tree is the current tree (except in
 // strict mode). Every lookup and put is counted for hit rates and
 // regeneration latency. A Service is used by one goroutine.
-package fabric
+package artifact
