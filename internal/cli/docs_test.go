@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// docFiles are the README and the docs/ pages (the benchmark report is
+// written by go run ./bench, not by hand).
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"../../README.md"}
+	for _, p := range pages {
+		if filepath.Base(p) != "BENCHMARKS.md" {
+			files = append(files, p)
+		}
+	}
+	return files
+}
+
+// codeLines are the lines of a markdown file's fenced code blocks, with
+// their line numbers.
+func codeLines(text string) (lines []string, numbers []int) {
+	in := false
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			in = !in
+			continue
+		}
+		if in {
+			lines, numbers = append(lines, l), append(numbers, i+1)
+		}
+	}
+	return lines, numbers
+}
+
+// commandWords splits a shell line into words up to its first comment or
+// operator, undoing quotes; ok is false for a line this simple reading
+// cannot take (a substitution, a placeholder like … or A|B).
+func commandWords(line string) (words []string, ok bool) {
+	var w strings.Builder
+	inWord, quote := false, byte(0)
+	flush := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				w.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			flush()
+		case c == '#' && !inWord, c == '|' || c == ';' || c == '&' || c == '>' || c == '<':
+			flush()
+			return literal(words)
+		case c == '$' || c == '`' || c == '(':
+			return nil, false
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	if quote != 0 {
+		return nil, false
+	}
+	return literal(words)
+}
+
+// literal turns away a line of syntax rather than an example: one with a
+// placeholder (PATH, [--flag], A|B, postgres://…).
+func literal(words []string) ([]string, bool) {
+	for _, word := range words {
+		if strings.Contains(word, "…") || strings.Contains(word, "|") || strings.HasPrefix(word, "[") ||
+			strings.ToUpper(word) == word && len(word) > 1 && !strings.HasPrefix(word, "-") {
+			return nil, false
+		}
+	}
+	return words, true
+}
+
+// TestDocsCommandsExist: every freshctx command line in the README and
+// docs/ names a command freshctx has, with flags it takes.
+func TestDocsCommandsExist(t *testing.T) {
+	checked := 0
+	for _, f := range docFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, numbers := codeLines(string(data))
+		for i, l := range lines {
+			l = strings.TrimPrefix(strings.TrimSpace(l), "$ ")
+			if !strings.HasPrefix(l, "freshctx ") {
+				continue
+			}
+			words, ok := commandWords(l)
+			if !ok {
+				continue
+			}
+			checked++
+			if err := CheckArgs(words[1:]); err != nil {
+				t.Errorf("%s:%d: %s: %v", filepath.Base(f), numbers[i], l, err)
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("only %d command lines checked: the reading of the docs is broken", checked)
+	}
+}
+
+func TestCheckArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"run", "--", "go", "test", "./..."}, true},
+		{[]string{"registry", "summarize", "--auto", "--jobs", "2"}, true},
+		{[]string{"registry", "summarize", "--automatic"}, false},
+		{[]string{"regisrty", "sync"}, false},
+		{[]string{"artifact", "get", "file_summary", "a.go", "--mode", "strict"}, true},
+	} {
+		if err := CheckArgs(tt.args); (err == nil) != tt.ok {
+			t.Errorf("CheckArgs(%q) = %v, want ok %v", tt.args, err, tt.ok)
+		}
+	}
+}
