@@ -136,13 +136,7 @@ was before an edit. For a look that writes nothing, use registry verify.`,
 	return cmd
 }
 
-func newRegistrySummarizeCmd(a *app) *cobra.Command {
-	var text, jsonFile, by string
-	var auto autoOptions
-	cmd := &cobra.Command{
-		Use:   "summarize PATH --text SUMMARY | --json-file F | --auto [PATH…]",
-		Short: "Store summaries, each against the file's content now",
-		Long: `Store a summary for one file (--text), or many from a JSON file of
+const summarizeLong = `Store a summary for one file (--text), or many from a JSON file of
 [{"path": "...", "summary": "..."}] (--json-file, "-" for stdin). The summary
 is recorded against the file's current content, so a later change flags it
 stale and says how many lines moved, and with who wrote it (--by: agent or
@@ -157,7 +151,15 @@ summary is stored as it arrives, with the model, the endpoint and the
 prompt's version; an answer that is empty, cut off, far longer than the
 file, not text, or a repeat of the prompt or the file is refused and
 reported, never stored. Ctrl-C keeps every summary finished; running again
-goes on with the rest. --dry-run lists what would be sent, and its size.`,
+goes on with the rest. --dry-run lists what would be sent, and its size.`
+
+func newRegistrySummarizeCmd(a *app) *cobra.Command {
+	var text, jsonFile, by string
+	var auto autoOptions
+	cmd := &cobra.Command{
+		Use:   "summarize PATH --text SUMMARY | --json-file F | --auto [PATH…]",
+		Short: "Store summaries, each against the file's content now",
+		Long:  summarizeLong,
 		Example: `  freshctx registry summarize src/auth.go --text "Checks session tokens; refreshes them near expiry."
   freshctx config summarize.endpoint http://127.0.0.1:11434/v1
   freshctx config summarize.model qwen2.5-coder:7b

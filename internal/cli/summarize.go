@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -69,47 +70,63 @@ func runAutoSummarize(cmd *cobra.Command, a *app, args []string, o autoOptions) 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
-	svc, err := a.registry(cmd)
+	auto, configured, err := a.newAuto(ctx, cmd, o)
 	if err != nil {
 		return err
 	}
-	ep, maxSize, err := autoSettings(ctx, svc.Store, a.io.Env)
-	if err != nil {
-		return err
-	}
-	configured := ep.URL != "" && ep.Model != ""
 	if !configured && !o.dryRun {
 		return usagef("no model is configured, and nothing is sent without one: set summarize.endpoint " +
 			"(freshctx config summarize.endpoint http://127.0.0.1:11434/v1) and summarize.model; " +
 			"--dry-run lists what would be sent")
 	}
-	ep.Timeout = o.timeout
-	fab, err := a.artifacts(cmd)
-	if err != nil {
-		return err
-	}
-	auto := &summarize.Auto{Registry: svc, Fabric: fab, Endpoint: ep, MaxFileSize: maxSize,
-		Options: summarize.Options{Jobs: o.jobs, MaxTokens: o.maxTokens}}
 	plan, err := auto.Plan(ctx, args)
 	if err != nil {
 		return err
 	}
 	if o.dryRun {
+		ep := auto.Endpoint
 		if !configured {
 			ep = summarize.Endpoint{}
 		}
 		d := plan.DryRun(ep)
 		return a.render(d, func() error { return render.AutoPlan(a.io.Out, d) })
 	}
+	return a.sendPlan(ctx, auto, plan)
+}
+
+// newAuto is the summarize run the settings and flags describe;
+// configured says whether an endpoint and a model are set.
+func (a *app) newAuto(ctx context.Context, cmd *cobra.Command, o autoOptions) (*summarize.Auto, bool, error) {
+	svc, err := a.registry(cmd)
+	if err != nil {
+		return nil, false, err
+	}
+	ep, maxSize, err := autoSettings(ctx, svc.Store, a.io.Env)
+	if err != nil {
+		return nil, false, err
+	}
+	ep.Timeout = o.timeout
+	arts, err := a.artifacts(cmd)
+	if err != nil {
+		return nil, false, err
+	}
+	return &summarize.Auto{Registry: svc, Fabric: arts, Endpoint: ep, MaxFileSize: maxSize,
+		Options: summarize.Options{Jobs: o.jobs, MaxTokens: o.maxTokens}}, ep.URL != "" && ep.Model != "", nil
+}
+
+// sendPlan runs the plan with a progress line on a terminal, prints what
+// it did, and exits 130 when interrupted, 1 when a file was not
+// summarized.
+func (a *app) sendPlan(ctx context.Context, auto *summarize.Auto, plan *summarize.Plan) error {
+	ep := auto.Endpoint
 	if !ep.Loopback() && strings.HasPrefix(ep.URL, "http://") && len(plan.Jobs) > 0 {
 		fmt.Fprintf(a.io.Err, "freshctx: %s is another machine over plain http: the files travel unencrypted\n", ep.Name())
 	}
-	var progress *summarize.Progress
+	var draw io.Writer
 	if a.io.ErrIsTerminal && !a.json {
-		progress = summarize.StartProgress(a.io.Err, len(plan.Jobs), nil)
-	} else {
-		progress = summarize.StartProgress(nil, len(plan.Jobs), nil)
+		draw = a.io.Err
 	}
+	progress := summarize.StartProgress(draw, len(plan.Jobs), nil)
 	res := auto.Run(ctx, plan, progress.Done)
 	progress.Stop()
 	if err := a.render(res, func() error { return render.AutoSummarized(a.io.Out, res) }); err != nil {

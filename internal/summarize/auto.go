@@ -224,7 +224,7 @@ func (a *Auto) store(ctx context.Context, batch []Outcome, src *registry.Source,
 	errs, err := a.Registry.SummarizeEach(ctx, items)
 	for i := range batch {
 		e := err
-		if errs != nil {
+		if err == nil {
 			e = errs[i]
 		}
 		if errors.Is(e, registry.ErrOtherContent) {
