@@ -17,16 +17,17 @@ import (
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
-// loadDuration is how long TestLoad drives the store: FRESHCTX_LOAD_SECONDS,
-// else 5 s (2 s with -short). The full run is 30 s.
-func loadDuration() time.Duration {
+// loadDuration is how long a load test drives its stores:
+// FRESHCTX_LOAD_SECONDS, else normal (short with -short). The issues'
+// full runs are 30 s.
+func loadDuration(normal, short time.Duration) time.Duration {
 	if s, err := strconv.Atoi(os.Getenv("FRESHCTX_LOAD_SECONDS")); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}
 	if testing.Short() {
-		return 2 * time.Second
+		return short
 	}
-	return 5 * time.Second
+	return normal
 }
 
 // loadWorker is one of the processes-at-a-time driving the store.
@@ -102,7 +103,7 @@ func TestLoad(t *testing.T) {
 	if _, err := setup.exec("", "registry", "sync"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(loadDuration())
+	deadline := time.Now().Add(loadDuration(5*time.Second, 2*time.Second))
 	workers := make([]*loadWorker, 16)
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup

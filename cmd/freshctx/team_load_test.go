@@ -20,7 +20,8 @@ var lockWords = []string{"database is locked", "SQLITE_BUSY", "deadlock detected
 
 // TestTeamUnderLoad: eight processes in each of two clones run failing
 // commands (each record queued and published in the background) and
-// recall the team's records, for 30 s (5 s with -short): every command
+// recall the team's records, for 10 s (5 s with -short,
+// FRESHCTX_LOAD_SECONDS to choose; the issue's run is 30 s): every command
 // does its work, no lock error surfaces, and in the end the team store
 // holds every record once.
 func TestTeamUnderLoad(t *testing.T) {
@@ -35,10 +36,7 @@ func TestTeamUnderLoad(t *testing.T) {
 	for _, c := range clones {
 		c.must("config", "team.publish", "all")
 	}
-	d := 30 * time.Second
-	if testing.Short() {
-		d = 5 * time.Second
-	}
+	d := loadDuration(10*time.Second, 5*time.Second)
 	var mu sync.Mutex
 	var problems []string
 	made := map[string]bool{}
