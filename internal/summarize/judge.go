@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -11,13 +12,14 @@ import (
 // MaxSummaryBytes bounds a summary, whatever the file's size.
 const MaxSummaryBytes = 3000
 
-// thinking is the reasoning some models write before their answer.
-var thinking = regexp.MustCompile(`(?s)^\s*<think>.*?</think>`)
+// thinking is the reasoning some models write before their answer; made
+// on first use, as every process (a hook too) would pay for it at start.
+var thinking = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^\s*<think>.*?</think>`) })
 
 // Judge turns an answer into a summary, or says why it is none. text is
 // what was sent of the file.
 func Judge(a Answer, path, text string) (summary, refused string) {
-	s := strings.TrimSpace(thinking.ReplaceAllString(a.Text, ""))
+	s := strings.TrimSpace(thinking().ReplaceAllString(a.Text, ""))
 	switch {
 	case a.Finish == "length":
 		return "", fmt.Sprintf("the answer was cut off at %d tokens", AnswerTokens)
@@ -81,7 +83,7 @@ func repeatsPrompt(s, path string) bool {
 		return true
 	}
 	for _, sh := range shingles(s) {
-		if instructionShingles[sh] {
+		if instructionShingles()[sh] {
 			return true
 		}
 	}
@@ -91,13 +93,13 @@ func repeatsPrompt(s, path string) bool {
 // shingleWords is how many words in a row make a repeat.
 const shingleWords = 6
 
-var instructionShingles = func() map[string]bool {
+var instructionShingles = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, sh := range shingles(instructions) {
 		m[sh] = true
 	}
 	return m
-}()
+})
 
 // shingles are the runs of shingleWords words of s, in lower case,
 // punctuation dropped.
