@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -22,12 +23,15 @@ const (
 )
 
 func (a *app) artifacts(cmd *cobra.Command) (*artifact.Service, error) {
-	st, err := a.store(cmd.Context()) // finds the workspace too
+	return a.artifactService(cmd.Context())
+}
+
+func (a *app) artifactService(ctx context.Context) (*artifact.Service, error) {
+	st, err := a.store(ctx) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
-	ws := a.ws
-	return &artifact.Service{WS: ws, Store: st, Cwd: a.io.Cwd}, nil
+	return &artifact.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd}, nil
 }
 
 func newArtifactCmd(a *app) *cobra.Command {
@@ -64,9 +68,14 @@ func typeKey(cmd string) cobra.PositionalArgs {
 	}
 }
 
+// artifactPutOptions are put's request and the flags that fill it.
+type artifactPutOptions struct {
+	req                          artifact.PutRequest
+	ttl, contentFile, slicesFrom string
+}
+
 func newArtifactPutCmd(a *app) *cobra.Command {
-	var req artifact.PutRequest
-	var ttl, contentFile, slicesFrom string
+	var o artifactPutOptions
 	cmd := &cobra.Command{
 		Use:   "put TYPE KEY [flags] < CONTENT",
 		Short: "Store an artifact (or one slice of it) with its provenance",
@@ -84,37 +93,14 @@ array; the other flags apply to every slice.`,
   freshctx artifact put tool_result lint --dep a.go --dep b.go --agent-version golangci-1.61 < lint.txt`,
 		Args: typeKey("put"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Type, req.Key = args[0], args[1]
-			d, err := artifact.ParseTTL(ttl)
-			if err != nil {
-				return usagef("--ttl: %v", err)
+			o.req.Type, o.req.Key = args[0], args[1]
+			if o.slicesFrom != "" {
+				return a.putSlices(cmd, o)
 			}
-			req.TTL = d
-			if slicesFrom != "" {
-				if req.Slice != "" || len(req.Deps) > 0 || contentFile != "" {
-					return usagef("--slices-from gives each slice its name, deps and content: leave out --slice, --dep and --content-file")
-				}
-				return a.putSlices(cmd, req, slicesFrom)
-			}
-			req.Content = a.io.In
-			if contentFile != "" {
-				f, err := a.open("--content-file", contentFile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				req.Content = f
-			}
-			svc, err := a.artifacts(cmd)
+			res, err := a.runArtifactPut(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			res, err := svc.Put(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			a.warn(res.Warnings)
-			a.queueArtifactForTeam(cmd.Context(), svc.Store, res.Repo, res.Ref, res.Type, res.Key)
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "stored %s %s%s · %d bytes · %d deps · %s@%s\n", res.Type, res.Key,
 					sliceNote(res.Slice), res.Bytes, len(res.Deps), res.Ref, render.Short(res.Commit))
@@ -122,21 +108,68 @@ array; the other flags apply to every slice.`,
 			})
 		},
 	}
-	cmd.Flags().StringArrayVar(&req.Deps, "dep", nil, "a file the artifact was derived from, or a folder: everything under it (repeatable)")
-	cmd.Flags().StringVar(&req.Slice, "slice", "", "store this named slice of the artifact")
-	digestFlags(cmd, &req.Digests)
-	cmd.Flags().StringVar(&ttl, "ttl", "", "maximum age (e.g. 12h, 7d; 0 for none; default: the type's)")
-	cmd.Flags().StringVar(&contentFile, "content-file", "", "read the content from this file instead of stdin")
-	cmd.Flags().StringVar(&slicesFrom, "slices-from", "", `store many slices from this file of JSON objects ("-" for stdin)`)
-	cmd.Flags().StringVar(&req.Producer, "producer", "", "who made it (free text)")
+	cmd.Flags().StringArrayVar(&o.req.Deps, "dep", nil, "a file the artifact was derived from, or a folder: everything under it (repeatable)")
+	cmd.Flags().StringVar(&o.req.Slice, "slice", "", "store this named slice of the artifact")
+	digestFlags(cmd, &o.req.Digests)
+	cmd.Flags().StringVar(&o.ttl, "ttl", "", "maximum age (e.g. 12h, 7d; 0 for none; default: the type's)")
+	cmd.Flags().StringVar(&o.contentFile, "content-file", "", "read the content from this file instead of stdin")
+	cmd.Flags().StringVar(&o.slicesFrom, "slices-from", "", `store many slices from this file of JSON objects ("-" for stdin)`)
+	cmd.Flags().StringVar(&o.req.Producer, "producer", "", "who made it (free text)")
 	return cmd
 }
 
+// putRequest is the request with its TTL parsed.
+func (o artifactPutOptions) putRequest() (artifact.PutRequest, error) {
+	req := o.req
+	d, err := artifact.ParseTTL(o.ttl)
+	if err != nil {
+		return req, usagef("--ttl: %v", err)
+	}
+	req.TTL = d
+	return req, nil
+}
+
+// runArtifactPut stores the content (stdin, or --content-file) and queues
+// the artifact for the team store.
+func (a *app) runArtifactPut(ctx context.Context, o artifactPutOptions) (*artifact.PutResult, error) {
+	req, err := o.putRequest()
+	if err != nil {
+		return nil, err
+	}
+	req.Content = a.io.In
+	if o.contentFile != "" {
+		f, err := a.open("--content-file", o.contentFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		req.Content = f
+	}
+	svc, err := a.artifactService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Put(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	a.warn(res.Warnings)
+	a.queueArtifactForTeam(ctx, svc.Store, res.Repo, res.Ref, res.Type, res.Key)
+	return res, nil
+}
+
 // putSlices is put --slices-from.
-func (a *app) putSlices(cmd *cobra.Command, req artifact.PutRequest, from string) error {
+func (a *app) putSlices(cmd *cobra.Command, o artifactPutOptions) error {
+	if o.req.Slice != "" || len(o.req.Deps) > 0 || o.contentFile != "" {
+		return usagef("--slices-from gives each slice its name, deps and content: leave out --slice, --dep and --content-file")
+	}
+	req, err := o.putRequest()
+	if err != nil {
+		return err
+	}
 	r := a.io.In
-	if from != "-" {
-		f, err := a.open("--slices-from", from)
+	if o.slicesFrom != "-" {
+		f, err := a.open("--slices-from", o.slicesFrom)
 		if err != nil {
 			return err
 		}
@@ -145,7 +178,7 @@ func (a *app) putSlices(cmd *cobra.Command, req artifact.PutRequest, from string
 	}
 	in, err := artifact.ReadSlices(r)
 	if err != nil {
-		return fmt.Errorf("--slices-from %s: %w", from, err)
+		return fmt.Errorf("--slices-from %s: %w", o.slicesFrom, err)
 	}
 	svc, err := a.artifacts(cmd)
 	if err != nil {
@@ -194,29 +227,15 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
            summary) count`,
 		Args: typeKey("get"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := artifact.ParseMode(mode)
-			if err != nil {
-				return usageError{err}
-			}
-			req.Type, req.Key, req.Mode = args[0], args[1], m
-			svc, err := a.artifacts(cmd)
+			req.Type, req.Key = args[0], args[1]
+			out, err := a.runArtifactGet(cmd.Context(), req, mode)
 			if err != nil {
 				return err
-			}
-			res, err := svc.Get(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			out := artifactGot{GetResult: res}
-			if res.Outcome == artifact.Cold {
-				if got := a.fromTeam(cmd.Context(), svc, req); got != nil && got.From != nil {
-					res, out = got.Result, artifactGot{GetResult: got.Result, Team: got.From}
-				}
 			}
 			if err := a.render(out, func() error { return printArtifact(a.io, out) }); err != nil {
 				return err
 			}
-			switch res.Outcome {
+			switch out.Outcome {
 			case artifact.Stale:
 				return exitStatus{exitStale}
 			case artifact.Cold:
@@ -228,6 +247,30 @@ when stale (stderr says which dimensions failed) and 4 when there is none.
 	cmd.Flags().StringVar(&mode, "mode", "default", "strict, default or relaxed")
 	digestFlags(cmd, &req.Digests)
 	return cmd
+}
+
+// runArtifactGet looks the artifact up and, when there is none here, in
+// the team store.
+func (a *app) runArtifactGet(ctx context.Context, req artifact.GetRequest, mode string) (artifactGot, error) {
+	m, err := artifact.ParseMode(mode)
+	if err != nil {
+		return artifactGot{}, usageError{err}
+	}
+	req.Mode = m
+	svc, err := a.artifactService(ctx)
+	if err != nil {
+		return artifactGot{}, err
+	}
+	res, err := svc.Get(ctx, req)
+	if err != nil {
+		return artifactGot{}, err
+	}
+	if res.Outcome == artifact.Cold {
+		if got := a.fromTeam(ctx, svc, req); got != nil && got.From != nil {
+			return artifactGot{GetResult: got.Result, Team: got.From}, nil
+		}
+	}
+	return artifactGot{GetResult: res}, nil
 }
 
 // artifactGot is what artifact get prints: the local engine's answer and,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,8 +12,14 @@ import (
 	"github.com/freshctx/freshctx/internal/records"
 )
 
+// forgetOptions name the records to forget: ids, or an age.
+type forgetOptions struct {
+	ids       []string
+	olderThan string
+}
+
 func newForgetCmd(a *app) *cobra.Command {
-	var olderThan string
+	var o forgetOptions
 	cmd := &cobra.Command{
 		Use:   "forget ID... | --older-than DUR",
 		Short: "Delete records and the raw output nothing else uses",
@@ -22,33 +29,10 @@ records are deleted or none is.`,
 		Example: `  freshctx forget 12 13
   freshctx forget --older-than 30d`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 0) == (olderThan == "") {
-				return usagef("forget takes record ids or --older-than DUR, not both or neither")
-			}
-			svc, err := a.records(cmd.Context())
+			o.ids = args
+			out, err := a.runForget(cmd.Context(), o)
 			if err != nil {
 				return err
-			}
-			var out *records.Forgotten
-			if olderThan != "" {
-				d, err := parseAge(olderThan)
-				if err != nil {
-					return err
-				}
-				out, err = svc.ForgetOlderThan(cmd.Context(), d)
-				if err != nil {
-					return err
-				}
-			} else {
-				ids := make([]int64, len(args))
-				for i, s := range args {
-					if ids[i], err = parseID(s); err != nil {
-						return err
-					}
-				}
-				if out, err = svc.Forget(cmd.Context(), ids); err != nil {
-					return err
-				}
 			}
 			return a.render(out, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "forgot %s; deleted %d blobs, freed %d bytes\n",
@@ -57,8 +41,33 @@ records are deleted or none is.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&olderThan, "older-than", "", "forget records older than this (e.g. 36h, 30d)")
+	cmd.Flags().StringVar(&o.olderThan, "older-than", "", "forget records older than this (e.g. 36h, 30d)")
 	return cmd
+}
+
+// runForget deletes the records named, all or none.
+func (a *app) runForget(ctx context.Context, o forgetOptions) (*records.Forgotten, error) {
+	if (len(o.ids) == 0) == (o.olderThan == "") {
+		return nil, usagef("forget takes record ids or --older-than DUR, not both or neither")
+	}
+	svc, err := a.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if o.olderThan != "" {
+		d, err := parseAge(o.olderThan)
+		if err != nil {
+			return nil, err
+		}
+		return svc.ForgetOlderThan(ctx, d)
+	}
+	ids := make([]int64, len(o.ids))
+	for i, s := range o.ids {
+		if ids[i], err = parseID(s); err != nil {
+			return nil, err
+		}
+	}
+	return svc.Forget(ctx, ids)
 }
 
 func parseAge(s string) (time.Duration, error) {

@@ -10,12 +10,21 @@ import (
 	"github.com/freshctx/freshctx/internal/integrate"
 )
 
-func newInitCmd(a *app) *cobra.Command {
-	var dryRun, project, user, remove bool
-	cmd := &cobra.Command{
-		Use:   "init claude-code|cursor|codex|pi [--project|--user] [--dry-run] [--remove]",
-		Short: "Wire freshctx into an agent's configuration",
-		Long: `Add freshctx to an agent's configuration, merging into what is there (no key
+// initOptions are init's agent and flags.
+type initOptions struct {
+	agent                         string
+	dryRun, project, user, remove bool
+}
+
+// initResult is what init changed, or would change with --dry-run.
+type initResult struct {
+	Changes []integrate.Change `json:"changes"`
+	DryRun  bool               `json:"dry_run"`
+	// next is what the agent wants done after an install.
+	next string
+}
+
+const initLong = `Add freshctx to an agent's configuration, merging into what is there (no key
 is dropped; a second run changes nothing):
   claude-code  .mcp.json (the MCP server), .claude/settings.json (SessionStart,
                PreCompact, PostToolUse (Read, and Edit, Write, MultiEdit,
@@ -55,7 +64,14 @@ Every file is written whole or not at all (beside it, then renamed over it),
 keeping every byte freshctx does not add; a file holding a key freshctx must
 add under twice, or freshctx's CLAUDE.md markers out of order, is left as it
 is and said.
-freshctx must be on PATH (go install ./cmd/freshctx).`,
+freshctx must be on PATH (go install ./cmd/freshctx).`
+
+func newInitCmd(a *app) *cobra.Command {
+	var o initOptions
+	cmd := &cobra.Command{
+		Use:   "init claude-code|cursor|codex|pi [--project|--user] [--dry-run] [--remove]",
+		Short: "Wire freshctx into an agent's configuration",
+		Long:  initLong,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("init takes one agent: claude-code, cursor, codex or pi")
@@ -63,62 +79,80 @@ freshctx must be on PATH (go install ./cmd/freshctx).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := a.workspace()
+			o.agent = args[0]
+			res, err := a.runInit(o)
 			if err != nil {
 				return err
 			}
-			if project && user {
-				return usagef("--project and --user name different places: give one")
-			}
-			home, _ := os.UserHomeDir()
-			agent, ok := integrate.Lookup(args[0])
-			if !ok {
-				return usagef("unknown agent %q: want %s", args[0], strings.Join(integrate.Names(), ", "))
-			}
-			place := integrate.Place{Root: ws.Root, Home: home, User: user || agent.UserByDefault && !project}
-			if notAProject(ws.Root) != nil && !place.User {
-				return usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
-					"every project shares only with --user", ws.Root)
-			}
-			plan := agent.Install
-			if remove {
-				if plan = agent.Remove; plan == nil {
-					return usagef("--remove is not offered for %s: its files hold your own settings too; take freshctx's entries out by hand", agent.Title)
-				}
-			}
-			changes, err := plan(place)
-			if err != nil {
-				return err
-			}
-			if !dryRun {
-				if err := integrate.Apply(changes); err != nil {
-					return err
-				}
-			}
-			return a.render(map[string]any{"changes": changes, "dry_run": dryRun}, func() error {
-				for _, c := range changes {
-					verb := c.Action
-					writes := c.Action == "created" || c.Action == "updated"
-					if dryRun && writes {
-						verb = "would be " + verb
-					}
-					fmt.Fprintf(a.io.Out, "%s: %s\n", c.Path, verb)
-					if dryRun && writes {
-						fmt.Fprintf(a.io.Out, "%s\n", c.Content)
-					}
-				}
-				if agent.Next != "" && !remove {
-					fmt.Fprintln(a.io.Out, "next: "+agent.Next)
-				}
-				return nil
-			})
+			return a.render(res, func() error { return printInit(a, res) })
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change without writing")
-	cmd.Flags().BoolVar(&project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
-	cmd.Flags().BoolVar(&user, "user", false, "claude-code, cursor, pi: write your own configuration, for every project "+
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change without writing")
+	cmd.Flags().BoolVar(&o.project, "project", false, "codex: write the repository's .codex folder instead of $CODEX_HOME (~/.codex)")
+	cmd.Flags().BoolVar(&o.user, "user", false, "claude-code, cursor, pi: write your own configuration, for every project "+
 		"(~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md; ~/.cursor/mcp.json; ~/.pi/agent/extensions); "+
 		"the only way init writes in the home folder")
-	cmd.Flags().BoolVar(&remove, "remove", false, "take out what init put in (entries not as init writes them are left, and said)")
+	cmd.Flags().BoolVar(&o.remove, "remove", false, "take out what init put in (entries not as init writes them are left, and said)")
 	return cmd
+}
+
+// runInit plans the agent's changes in this workspace and, unless
+// dry-run, applies them.
+func (a *app) runInit(o initOptions) (*initResult, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, err
+	}
+	if o.project && o.user {
+		return nil, usagef("--project and --user name different places: give one")
+	}
+	home, _ := os.UserHomeDir()
+	agent, ok := integrate.Lookup(o.agent)
+	if !ok {
+		return nil, usagef("unknown agent %q: want %s", o.agent, strings.Join(integrate.Names(), ", "))
+	}
+	place := integrate.Place{Root: ws.Root, Home: home, User: o.user || agent.UserByDefault && !o.project}
+	if notAProject(ws.Root) != nil && !place.User {
+		return nil, usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
+			"every project shares only with --user", ws.Root)
+	}
+	plan := agent.Install
+	if o.remove {
+		if plan = agent.Remove; plan == nil {
+			return nil, usagef("--remove is not offered for %s: its files hold your own settings too; take freshctx's entries out by hand", agent.Title)
+		}
+	}
+	changes, err := plan(place)
+	if err != nil {
+		return nil, err
+	}
+	if !o.dryRun {
+		if err := integrate.Apply(changes); err != nil {
+			return nil, err
+		}
+	}
+	res := &initResult{Changes: changes, DryRun: o.dryRun}
+	if !o.remove {
+		res.next = agent.Next
+	}
+	return res, nil
+}
+
+// printInit says what changed, each file with its content when only shown.
+func printInit(a *app, res *initResult) error {
+	for _, c := range res.Changes {
+		verb := c.Action
+		writes := c.Action == "created" || c.Action == "updated"
+		if res.DryRun && writes {
+			verb = "would be " + verb
+		}
+		fmt.Fprintf(a.io.Out, "%s: %s\n", c.Path, verb)
+		if res.DryRun && writes {
+			fmt.Fprintf(a.io.Out, "%s\n", c.Content)
+		}
+	}
+	if res.next != "" {
+		fmt.Fprintln(a.io.Out, "next: "+res.next)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -16,27 +17,36 @@ func newListCmd(a *app) *cobra.Command {
 		Short: "List records, newest first, with their freshness",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit < 0 {
-				return usagef("--limit must not be negative")
-			}
-			svc, err := a.readRecords(cmd.Context())
-			if errors.Is(err, store.ErrNoStore) {
-				return a.render(map[string]any{"records": []render.ListItem{}}, func() error { return render.List(a.io.Out, nil) })
-			}
+			items, err := a.runList(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}
-			if a.io.ErrIsTerminal {
-				svc.Progress = a.io.Err
-			}
-			recs, err := svc.List(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			items := render.ListItems(recs)
 			return a.render(map[string]any{"records": items}, func() error { return render.List(a.io.Out, items) })
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many records (0: all)")
 	return cmd
+}
+
+// runList lists the newest records with their freshness now; a store not
+// made yet holds none.
+func (a *app) runList(ctx context.Context, limit int) ([]render.ListItem, error) {
+	if limit < 0 {
+		return nil, usagef("--limit must not be negative")
+	}
+	svc, err := a.readRecords(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return []render.ListItem{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.io.ErrIsTerminal {
+		svc.Progress = a.io.Err
+	}
+	recs, err := svc.List(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	return render.ListItems(recs), nil
 }

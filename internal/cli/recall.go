@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -14,10 +15,16 @@ import (
 	"github.com/freshctx/freshctx/internal/teamsync"
 )
 
+// recallOptions are recall's query and flags.
+type recallOptions struct {
+	query    string
+	files    []string
+	limit    int
+	withTeam bool
+}
+
 func newRecallCmd(a *app) *cobra.Command {
-	var files []string
-	var limit int
-	var withTeam bool
+	var o recallOptions
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Find earlier records by what they said, freshest first among equals",
@@ -42,31 +49,40 @@ An empty query lists the newest records (of --file, if given).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit < 0 {
-				return usagef("--limit must not be negative")
+			o.query = strings.Join(args, " ")
+			if o.withTeam {
+				if o.limit < 0 {
+					return usagef("--limit must not be negative")
+				}
+				return a.recallTeam(cmd, o.query, o.limit)
 			}
-			if withTeam {
-				return a.recallTeam(cmd, strings.Join(args, " "), limit)
-			}
-			svc, err := a.readRecords(cmd.Context())
-			if errors.Is(err, store.ErrNoStore) {
-				return a.render(map[string]any{"results": []records.Hit{}}, func() error { return render.Hits(a.io.Out, nil) })
-			}
-			if err != nil {
-				return err
-			}
-			q := strings.Join(args, " ")
-			hits, err := svc.Recall(cmd.Context(), records.RecallRequest{Query: q, Files: files, Limit: limit})
+			hits, err := a.runRecall(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
 			return a.render(map[string]any{"results": hits}, func() error { return render.Hits(a.io.Out, hits) })
 		},
 	}
-	cmd.Flags().StringArrayVar(&files, "file", nil, "only records that reference this file or a file under this folder (repeatable)")
-	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results")
-	cmd.Flags().BoolVar(&withTeam, "team", false, "search the team's records of this repository (team init), each labelled by this work tree's bytes")
+	cmd.Flags().StringArrayVar(&o.files, "file", nil, "only records that reference this file or a file under this folder (repeatable)")
+	cmd.Flags().IntVar(&o.limit, "limit", 10, "at most this many results")
+	cmd.Flags().BoolVar(&o.withTeam, "team", false, "search the team's records of this repository (team init), each labelled by this work tree's bytes")
 	return cmd
+}
+
+// runRecall searches this store's records; a store not made yet holds
+// none.
+func (a *app) runRecall(ctx context.Context, o recallOptions) ([]records.Hit, error) {
+	if o.limit < 0 {
+		return nil, usagef("--limit must not be negative")
+	}
+	svc, err := a.readRecords(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return []records.Hit{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return svc.Recall(ctx, records.RecallRequest{Query: o.query, Files: o.files, Limit: o.limit})
 }
 
 // recallTeam searches the team store's records, labelled against this

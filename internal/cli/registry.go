@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -16,12 +17,16 @@ import (
 // registry opens the registry service; bootstrap progress is drawn only
 // for a person watching a terminal.
 func (a *app) registry(cmd *cobra.Command) (*registry.Service, error) {
-	st, err := a.store(cmd.Context()) // finds the workspace too
+	return a.registryService(cmd.Context())
+}
+
+func (a *app) registryService(ctx context.Context) (*registry.Service, error) {
+	st, err := a.store(ctx) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
 	ws := a.ws
-	max, err := config.MaxFileSize(cmd.Context(), st)
+	max, err := config.MaxFileSize(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +158,15 @@ file, not text, or a repeat of the prompt or the file is refused and
 reported, never stored. Ctrl-C keeps every summary finished; running again
 goes on with the rest. --dry-run lists what would be sent, and its size.`
 
+// summarizeOptions are summarize's paths and flags.
+type summarizeOptions struct {
+	paths              []string
+	text, jsonFile, by string
+	auto               autoOptions
+}
+
 func newRegistrySummarizeCmd(a *app) *cobra.Command {
-	var text, jsonFile, by string
-	var auto autoOptions
+	var o summarizeOptions
 	cmd := &cobra.Command{
 		Use:   "summarize PATH --text SUMMARY | --json-file F | --auto [PATH…]",
 		Short: "Store summaries, each against the file's content now",
@@ -166,42 +177,54 @@ func newRegistrySummarizeCmd(a *app) *cobra.Command {
   freshctx registry summarize --auto --dry-run
   freshctx registry summarize --auto --jobs 4 --max-tokens 500000`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if auto.on {
-				if text != "" || jsonFile != "" {
+			o.paths = args
+			if o.auto.on {
+				if o.text != "" || o.jsonFile != "" {
 					return usagef("--auto writes the summaries itself: give no --text or --json-file")
 				}
-				return runAutoSummarize(cmd, a, args, auto)
+				return runAutoSummarize(cmd, a, args, o.auto)
 			}
-			items, err := summaryItems(a, args, text, jsonFile)
+			res, err := a.runSummarize(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if by, err = summaryAuthor(a, by); err != nil {
-				return err
-			}
-			for i := range items {
-				items[i].By = by
-			}
-			svc, err := a.registry(cmd)
-			if err != nil {
-				return err
-			}
-			res, err := svc.Summarize(cmd.Context(), items)
-			if err != nil {
-				return err
-			}
-			a.startTeamPublisher(cmd.Context(), svc.Store)
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "summarized %s\n", nouns.Count(len(res.Updated), "file", "files"))
 				return err
 			})
 		},
 	}
-	cmd.Flags().StringVar(&text, "text", "", "the summary of PATH")
-	cmd.Flags().StringVar(&jsonFile, "json-file", "", `a JSON file of [{"path","summary"}] ("-": stdin)`)
-	cmd.Flags().StringVar(&by, "by", "", "who wrote the summaries: agent or person (default: a person at a terminal, else an agent)")
-	auto.flags(cmd)
+	cmd.Flags().StringVar(&o.text, "text", "", "the summary of PATH")
+	cmd.Flags().StringVar(&o.jsonFile, "json-file", "", `a JSON file of [{"path","summary"}] ("-": stdin)`)
+	cmd.Flags().StringVar(&o.by, "by", "", "who wrote the summaries: agent or person (default: a person at a terminal, else an agent)")
+	o.auto.flags(cmd)
 	return cmd
+}
+
+// runSummarize stores the summaries given (all or none), each with its
+// author, and starts the team publisher.
+func (a *app) runSummarize(ctx context.Context, o summarizeOptions) (*registry.SummarizeResult, error) {
+	items, err := summaryItems(a, o.paths, o.text, o.jsonFile)
+	if err != nil {
+		return nil, err
+	}
+	by, err := summaryAuthor(a, o.by)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		items[i].By = by
+	}
+	svc, err := a.registryService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Summarize(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	a.startTeamPublisher(ctx, svc.Store)
+	return res, nil
 }
 
 // summaryAuthor is --by, or its default: a person when one is at the

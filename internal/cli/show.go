@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,20 @@ func parseID(s string) (int64, error) {
 	return id, nil
 }
 
+// recordOf reads a record id and opens the records it is looked up in; a
+// store not made yet holds no record.
+func (a *app) recordOf(ctx context.Context, arg string) (int64, *records.Service, error) {
+	id, err := parseID(arg)
+	if err != nil {
+		return 0, nil, err
+	}
+	svc, err := a.readRecords(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return 0, nil, fmt.Errorf("record %d: %w", id, records.ErrNotFound)
+	}
+	return id, svc, err
+}
+
 func newShowCmd(a *app) *cobra.Command {
 	var raw bool
 	var stream string
@@ -44,17 +59,10 @@ or with --stream only that stream to stdout, byte for byte.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
 			if stream != "" && !raw {
 				return usagef("--stream needs --raw")
 			}
-			svc, err := a.readRecords(cmd.Context())
-			if errors.Is(err, store.ErrNoStore) {
-				return fmt.Errorf("record %d: %w", id, records.ErrNotFound)
-			}
+			id, svc, err := a.recordOf(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
+
 	"github.com/freshctx/freshctx/internal/render"
 
 	"github.com/spf13/cobra"
@@ -22,22 +24,27 @@ small run left for later (see run --help) are made here, from the kept
 output, and kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readRecords(cmd.Context())
-			if errors.Is(err, store.ErrNoStore) {
-				st := &records.Stats{}
-				return a.render(st, func() error { return render.Stats(a.io.Out, st) })
-			}
-			if err != nil {
-				return err
-			}
-			if a.io.ErrIsTerminal {
-				svc.Progress = a.io.Err
-			}
-			st, err := svc.Stats(cmd.Context())
+			st, err := a.runStats(cmd.Context())
 			if err != nil {
 				return err
 			}
 			return a.render(st, func() error { return render.Stats(a.io.Out, st) })
 		},
 	}
+}
+
+// runStats counts the records' tokens, making the counts left for later;
+// a store not made yet holds nothing to count.
+func (a *app) runStats(ctx context.Context) (*records.Stats, error) {
+	svc, err := a.readRecords(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return &records.Stats{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.io.ErrIsTerminal {
+		svc.Progress = a.io.Err
+	}
+	return svc.Stats(ctx)
 }

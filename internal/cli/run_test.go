@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/freshctx/freshctx/internal/artifact"
+	"github.com/freshctx/freshctx/internal/records"
+	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+// testApp is the app of a command run in dir, its store in the test's
+// temporary folder.
+func testApp(t *testing.T, dir string) *app {
+	t.Helper()
+	a := &app{io: IO{Cwd: dir, Env: os.Environ()}, storeArg: filepath.Join(t.TempDir(), "freshctx.db")}
+	t.Cleanup(func() {
+		if a.st != nil {
+			a.st.Close()
+		}
+	})
+	return a
+}
+
+// repoApp is the app of a command run in a repository holding a.go.
+func repoApp(t *testing.T) (*testgit.Repo, *app) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	return r, testApp(t, r.Dir)
+}
+
+// TestRunInit: init plans the agent's files in the workspace, writes them
+// unless --dry-run, and refuses what it cannot do before writing anything.
+func TestRunInit(t *testing.T) {
+	r := testgit.New(t)
+	a := testApp(t, r.Dir)
+	res, err := a.runInit(initOptions{agent: "cursor", dryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Action != "created" || !res.DryRun {
+		t.Fatalf("dry run: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".cursor", "mcp.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dry run wrote .cursor/mcp.json (%v)", err)
+	}
+	if _, err := a.runInit(initOptions{agent: "cursor"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".cursor", "mcp.json")); err != nil {
+		t.Fatalf("init did not write .cursor/mcp.json: %v", err)
+	}
+	for _, o := range []initOptions{{agent: "vim"}, {agent: "codex", project: true, user: true}} {
+		var ue usageError
+		if _, err := a.runInit(o); !errors.As(err, &ue) {
+			t.Errorf("runInit(%+v) = %v, want a usage error", o, err)
+		}
+	}
+}
+
+// TestRunForget: forget takes ids or an age, never both or neither, and
+// deletes the records named.
+func TestRunForget(t *testing.T) {
+	r := testgit.New(t)
+	a := testApp(t, r.Dir)
+	ctx := context.Background()
+	svc, err := a.records(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := svc.Run(ctx, records.RunRequest{Argv: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []forgetOptions{{}, {ids: []string{"1"}, olderThan: "1d"}} {
+		var ue usageError
+		if _, err := a.runForget(ctx, o); !errors.As(err, &ue) {
+			t.Errorf("runForget(%+v) = %v, want a usage error", o, err)
+		}
+	}
+	out, err := a.runForget(ctx, forgetOptions{ids: []string{"1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.IDs) != 1 || out.IDs[0] != rec.ID {
+		t.Fatalf("forgot %v, want [%d]", out.IDs, rec.ID)
+	}
+}
+
+// TestRunArtifactPutAndGet: what put stored, get gives back as a hit
+// while its input holds, stale once it changed, cold for a key never put.
+func TestRunArtifactPutAndGet(t *testing.T) {
+	r, a := repoApp(t)
+	ctx := context.Background()
+	summary := filepath.Join(t.TempDir(), "summary.txt")
+	if err := os.WriteFile(summary, []byte("Package a, empty."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o artifactPutOptions
+	o.req.Type, o.req.Key, o.contentFile = "file_summary", "a.go", summary
+	put, err := a.runArtifactPut(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if put.Bytes != int64(len("Package a, empty.")) || len(put.Deps) != 1 {
+		t.Fatalf("put: %+v", put)
+	}
+	get := func(key string) artifactGot {
+		t.Helper()
+		got, err := a.runArtifactGet(ctx, artifact.GetRequest{Type: "file_summary", Key: key}, "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := get("a.go"); got.Outcome != artifact.Hit || got.Content != "Package a, empty." {
+		t.Fatalf("get: %s %q", got.Outcome, got.Content)
+	}
+	r.Write("a.go", "package a\n\nvar X = 1\n")
+	if got := get("a.go"); got.Outcome != artifact.Stale {
+		t.Fatalf("get after an edit: %s", got.Outcome)
+	}
+	if _, err := a.runArtifactGet(ctx, artifact.GetRequest{Type: "file_summary", Key: "a.go"}, "loose"); err == nil {
+		t.Fatal("an unknown mode was taken")
+	}
+}
+
+// TestRunSummarize: a summary is stored with its author, --by's or the
+// default (an agent, with no terminal); a file that is not there stores
+// nothing.
+func TestRunSummarize(t *testing.T) {
+	_, a := repoApp(t)
+	ctx := context.Background()
+	for _, tt := range []struct{ by, want string }{{"", registry.ByAgent}, {"person", registry.ByPerson}} {
+		res, err := a.runSummarize(ctx, summarizeOptions{paths: []string{"a.go"}, text: "Package a.", by: tt.by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Updated) != 1 {
+			t.Fatalf("updated %v", res.Updated)
+		}
+		svc, _ := a.registryService(ctx)
+		list, err := svc.List(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Files) != 1 || list.Files[0].SummaryBy != tt.want {
+			t.Fatalf("--by %q: the file's summary is by %q, want %q", tt.by, list.Files[0].SummaryBy, tt.want)
+		}
+	}
+	if _, err := a.runSummarize(ctx, summarizeOptions{paths: []string{"nothere.go"}, text: "x"}); err == nil {
+		t.Fatal("a summary of a file that is not there was stored")
+	}
+	var ue usageError
+	if _, err := a.runSummarize(ctx, summarizeOptions{paths: []string{"a.go"}, text: "x", by: "robot"}); !errors.As(err, &ue) {
+		t.Fatalf("--by robot: %v, want a usage error", err)
+	}
+}
