@@ -12,7 +12,7 @@ import (
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
-// consoleBlocks are the README's ```console blocks: each `$ ` line a
+// consoleBlocks are a page's ```console blocks: each `$ ` line a
 // command, the lines after it what it printed (stdout and stderr as a
 // terminal shows them).
 func consoleBlocks(text string) [][]string {
@@ -34,13 +34,14 @@ func consoleBlocks(text string) [][]string {
 }
 
 // varying are the parts of an output that differ from run to run: how
-// long something took or how long ago, and commit and session ids.
+// long something took or how long ago, when, and commit ids.
 var varying = []struct {
 	re   *regexp.Regexp
 	with string
 }{
 	{regexp.MustCompile(`\b\d+(\.\d+)? ?(ms|s)\b`), "<time>"},
 	{regexp.MustCompile(`\b[0-9a-f]{12,40}\b`), "<commit>"},
+	{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\b`), "<date>"},
 }
 
 func steady(s string) string {
@@ -50,25 +51,47 @@ func steady(s string) string {
 	return strings.TrimRight(s, "\n")
 }
 
-// TestReadmeExamples runs the README's console examples, in order, in a
-// repository holding the package they speak of, and holds each output to
-// what the README shows, times and ids aside.
-func TestReadmeExamples(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// TestDocExamples runs the console examples of the README and of each
+// page of docs/, each file's in order, in a repository of its own holding
+// the package they speak of (a Go package whose Add subtracts), and holds
+// each output to what the page shows, times and commit ids aside.
+func TestDocExamples(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := consoleBlocks(string(data))
-	if len(blocks) < 4 {
-		t.Fatalf("%d console blocks in the README, want the tour's 4", len(blocks))
-	}
 	bin := testbin.Build(t)
+	run := 0
+	for _, page := range append([]string{"../../README.md"}, pages...) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := consoleBlocks(string(data))
+		if len(blocks) == 0 {
+			continue
+		}
+		run++
+		t.Run(filepath.Base(page), func(t *testing.T) { runExamples(t, bin, blocks) })
+	}
+	if run < 2 {
+		t.Fatalf("console examples in %d files, want the README's and docs'", run)
+	}
+}
+
+// calcRepo is the repository the examples run in.
+func calcRepo(t *testing.T) *testgit.Repo {
 	r := testgit.New(t)
 	r.Write("go.mod", "module example.com/calc\n\ngo 1.26\n")
 	r.Write("calc.go", "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a - b }\n")
 	r.Write("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"+
 		"\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n")
 	r.Commit("init")
+	return r
+}
+
+func runExamples(t *testing.T, bin string, blocks [][]string) {
+	r := calcRepo(t)
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+t.TempDir(), "GOCACHE="+goCache(), "FRESHCTX_SESSION=")
 	for _, block := range blocks {
@@ -86,9 +109,9 @@ func TestReadmeExamples(t *testing.T) {
 			cmd.Dir, cmd.Env = r.Dir, env
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
-			_ = cmd.Run() // the exit status is the example's to show (freshctx run's is the test's)
+			_ = cmd.Run() // the exit status is the example's to show
 			if got, w := steady(out.String()), steady(strings.Join(want, "\n")); got != w {
-				t.Errorf("$ %s\nprinted:\n%s\nthe README shows:\n%s", line, out.String(), strings.Join(want, "\n"))
+				t.Errorf("$ %s\nprinted:\n%s\nthe page shows:\n%s", line, out.String(), strings.Join(want, "\n"))
 			}
 		}
 	}
