@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -19,30 +20,40 @@ func newConfigCmd(a *app) *cobra.Command {
   freshctx config retention 14d`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.store(cmd.Context())
+			out, err := a.runConfig(cmd.Context(), args)
 			if err != nil {
 				return err
-			}
-			var out []config.Setting
-			switch len(args) {
-			case 0:
-				out, err = config.All(cmd.Context(), st)
-			case 1:
-				var one config.Setting
-				one, err = config.Get(cmd.Context(), st, args[0])
-				out = []config.Setting{one}
-			default:
-				var one config.Setting
-				one, err = config.Set(cmd.Context(), st, args[0], args[1])
-				out = []config.Setting{one}
-			}
-			if err != nil {
-				return usageError{err}
 			}
 			return a.render(map[string]any{"settings": out}, func() error { return printSettings(a.io.Out, out) })
 		},
 	}
 	return cmd
+}
+
+// runConfig lists every setting (no args), shows one (KEY) or sets one
+// (KEY VALUE).
+func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, error) {
+	st, err := a.store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var one config.Setting
+	switch len(args) {
+	case 0:
+		all, err := config.All(ctx, st)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return all, nil
+	case 1:
+		one, err = config.Get(ctx, st, args[0])
+	default:
+		one, err = config.Set(ctx, st, args[0], args[1])
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return []config.Setting{one}, nil
 }
 
 // keysHelp lists the settings, each name on a line of its own and its

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -31,13 +32,10 @@ warnings exit 0.`,
   freshctx doctor --fix --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			path, err := a.storePath(fix)
+			rep, err := a.runDoctor(cmd.Context(), fix)
 			if err != nil {
 				return err
 			}
-			st, openErr := a.openStore(ctx, !fix)
-			rep := doctor.Run(ctx, doctor.Options{Path: path, Store: st, OpenErr: openErr, WS: a.ws, Fix: fix})
 			if err := a.render(rep, func() error { return printDoctor(a.io.Out, rep) }); err != nil {
 				return err
 			}
@@ -49,6 +47,17 @@ warnings exit 0.`,
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "repair what is safe: leftover files, lost cache content, permissions")
 	return cmd
+}
+
+// runDoctor checks the store (read-only unless fix) and repairs what is
+// safe with fix.
+func (a *app) runDoctor(ctx context.Context, fix bool) (*doctor.Report, error) {
+	path, err := a.storePath(fix)
+	if err != nil {
+		return nil, err
+	}
+	st, openErr := a.openStore(ctx, !fix)
+	return doctor.Run(ctx, doctor.Options{Path: path, Store: st, OpenErr: openErr, WS: a.ws, Fix: fix}), nil
 }
 
 func printDoctor(w io.Writer, rep *doctor.Report) error {

@@ -26,12 +26,12 @@ func (f *recordFlags) register(cmd *cobra.Command) {
 }
 
 // prepare validates the flags and opens the records service.
-func (f *recordFlags) prepare(cmd *cobra.Command, a *app) (records.Options, *records.Service, error) {
+func (f *recordFlags) prepare(ctx context.Context, a *app) (records.Options, *records.Service, error) {
 	opt, err := f.options(a)
 	if err != nil {
 		return opt, nil, err
 	}
-	svc, err := a.runRecords(cmd.Context())
+	svc, err := a.runRecords(ctx)
 	if err != nil {
 		return opt, nil, err
 	}
@@ -81,22 +81,10 @@ freshctx exits with the command's exit status.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(cmd.Context()))
-			defer stopStatus()
-			status := a.startStatus(statusCtx)
-			opt, svc, err := f.prepare(cmd, a)
+			rec, err := a.runRun(cmd.Context(), f, args)
 			if err != nil {
 				return err
 			}
-			rec, err := svc.Run(cmd.Context(), records.RunRequest{Options: opt, Argv: args, Stdin: a.io.In, Env: a.io.Env,
-				GitStatus: status})
-			if err != nil {
-				return err
-			}
-			if err := a.checkNew(cmd, svc, rec); err != nil {
-				return err
-			}
-			a.queueForTeam(cmd.Context(), svc, rec)
 			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}
@@ -111,9 +99,36 @@ freshctx exits with the command's exit status.`,
 	return cmd
 }
 
+// runRun runs the command and records it; its git status starts beside
+// the store's opening and the command.
+func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*records.Record, error) {
+	statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopStatus()
+	status := a.startStatus(statusCtx)
+	opt, svc, err := f.prepare(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := svc.Run(ctx, records.RunRequest{Options: opt, Argv: argv, Stdin: a.io.In, Env: a.io.Env, GitStatus: status})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkNew(ctx, svc, rec); err != nil {
+		return nil, err
+	}
+	a.queueForTeam(ctx, svc, rec)
+	return rec, nil
+}
+
+// captureOptions are capture's flags.
+type captureOptions struct {
+	recordFlags
+	files    []string
+	exitCode *int // --exit-code, when given
+}
+
 func newCaptureCmd(a *app) *cobra.Command {
-	var f recordFlags
-	var files []string
+	var o captureOptions
 	var exitCode int
 	cmd := &cobra.Command{
 		Annotations: map[string]string{collectorKey: collectCapture},
@@ -131,47 +146,55 @@ to a file first, as in the second example); capture then exits with N.`,
   freshctx capture --file docs/deploy.md < notes.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, svc, err := f.prepare(cmd, a)
-			if err != nil {
-				return err
-			}
-			req := records.CaptureRequest{Options: opt, Input: a.io.In, Files: files}
 			if cmd.Flags().Changed("exit-code") {
-				if exitCode < 0 || exitCode > 255 {
-					return usagef("--exit-code must be 0 to 255, not %d", exitCode)
-				}
-				req.ExitCode = &exitCode
+				o.exitCode = &exitCode
 			}
-			rec, err := svc.Capture(cmd.Context(), req)
+			rec, err := a.runCapture(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if err := a.checkNew(cmd, svc, rec); err != nil {
-				return err
-			}
-			a.queueForTeam(cmd.Context(), svc, rec)
 			if err := a.render(rec, func() error { return render.Record(a.io.Out, rec) }); err != nil {
 				return err
 			}
-			if req.ExitCode != nil && *req.ExitCode != 0 {
-				return exitStatus{*req.ExitCode}
+			if o.exitCode != nil && *o.exitCode != 0 {
+				return exitStatus{*o.exitCode}
 			}
 			return nil
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().StringArrayVar(&files, "file", nil, "a file the text is about, or a folder: everything under it (repeatable)")
+	o.register(cmd)
+	cmd.Flags().StringArrayVar(&o.files, "file", nil, "a file the text is about, or a folder: everything under it (repeatable)")
 	cmd.Flags().IntVar(&exitCode, "exit-code", 0, "the exit status of the command that wrote the text; capture exits with it")
 	return cmd
 }
 
+// runCapture records stdin as a command's output.
+func (a *app) runCapture(ctx context.Context, o captureOptions) (*records.Record, error) {
+	if o.exitCode != nil && (*o.exitCode < 0 || *o.exitCode > 255) {
+		return nil, usagef("--exit-code must be 0 to 255, not %d", *o.exitCode)
+	}
+	opt, svc, err := o.prepare(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := svc.Capture(ctx, records.CaptureRequest{Options: opt, Input: a.io.In, Files: o.files, ExitCode: o.exitCode})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkNew(ctx, svc, rec); err != nil {
+		return nil, err
+	}
+	a.queueForTeam(ctx, svc, rec)
+	return rec, nil
+}
+
 // checkNew gives a new record its freshness for --json, as show would: its
 // files were stamped as the command ended, so this is one stat each.
-func (a *app) checkNew(cmd *cobra.Command, svc *records.Service, rec *records.Record) error {
+func (a *app) checkNew(ctx context.Context, svc *records.Service, rec *records.Record) error {
 	if !a.json || rec.ID == 0 {
 		return nil
 	}
-	return svc.CheckAll(cmd.Context(), []*records.Record{rec})
+	return svc.CheckAll(ctx, []*records.Record{rec})
 }
 
 // startStatus starts the git status a run's record takes its git facts

@@ -110,7 +110,7 @@ func (a *app) newAuto(ctx context.Context, cmd *cobra.Command, o autoOptions) (*
 	if err != nil {
 		return nil, false, err
 	}
-	return &summarize.Auto{Registry: svc, Fabric: arts, Endpoint: ep, MaxFileSize: maxSize,
+	return &summarize.Auto{Registry: svc, Artifacts: arts, Endpoint: ep, MaxFileSize: maxSize,
 		Options: summarize.Options{Jobs: o.jobs, MaxTokens: o.maxTokens}}, ep.URL != "" && ep.Model != "", nil
 }
 

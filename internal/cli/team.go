@@ -209,11 +209,11 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fab, err := a.artifacts(cmd)
+			arts, err := a.artifacts(cmd)
 			if err != nil {
 				return err
 			}
-			src := teamsync.Sources{Records: svc, Registry: reg, Fabric: fab}
+			src := teamsync.Sources{Records: svc, Registry: reg, Artifacts: arts}
 			res, err := teamsync.Publish(cmd.Context(), st, src, s, !background)
 			if background {
 				return nil // the queue keeps what was not sent; the next run tries again

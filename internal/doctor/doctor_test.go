@@ -36,9 +36,9 @@ func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
 	r.Commit("init")
 	ws := teststore.Workspace(t, r.Dir)
 	st := teststore.Open(t, "", store.Options{})
-	fab := &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}
+	arts := &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}
 	content := strings.Repeat("a large repo map line\n", 2000) // stored as a blob
-	if _, err := fab.Put(ctx, artifact.PutRequest{Type: "repo_map", Key: "root", Deps: []string{"a.go"}, Content: strings.NewReader(content)}); err != nil {
+	if _, err := arts.Put(ctx, artifact.PutRequest{Type: "repo_map", Key: "root", Deps: []string{"a.go"}, Content: strings.NewReader(content)}); err != nil {
 		t.Fatal(err)
 	}
 	d := digest.Bytes([]byte(content)).String()
@@ -57,7 +57,7 @@ func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
 	if c := check(t, rep, "raw output"); c.Status != OK || !strings.Contains(c.Fixed, "dropped 1 cache row") {
 		t.Fatalf("fixed raw output check = %+v", c)
 	}
-	got, err := fab.Get(ctx, artifact.GetRequest{Type: "repo_map", Key: "root"})
+	got, err := arts.Get(ctx, artifact.GetRequest{Type: "repo_map", Key: "root"})
 	if err != nil || got.Outcome != artifact.Cold {
 		t.Fatalf("get after fix = %+v, %v; want cold", got, err)
 	}

@@ -153,7 +153,7 @@ func (w *world) put(t *rapid.T) {
 		}
 		it.deps[d] = c
 	}
-	_, err := w.fab.Put(w.ctx, artifact.PutRequest{Type: "tool_result", Key: it.key, Deps: deps, Content: strings.NewReader(it.key)})
+	_, err := w.arts.Put(w.ctx, artifact.PutRequest{Type: "tool_result", Key: it.key, Deps: deps, Content: strings.NewReader(it.key)})
 	if err != nil {
 		return // e.g. a dep that is a link outside, or vanished
 	}
@@ -163,7 +163,7 @@ func (w *world) put(t *rapid.T) {
 // checkArtifacts: a hit means every dependency has the bytes it had at put.
 func (w *world) checkArtifacts() {
 	for _, it := range w.artifacts {
-		got, err := w.fab.Get(w.ctx, artifact.GetRequest{Type: "tool_result", Key: it.key})
+		got, err := w.arts.Get(w.ctx, artifact.GetRequest{Type: "tool_result", Key: it.key})
 		if err != nil {
 			w.t.Fatalf("get %s: %v", it.key, err)
 		}

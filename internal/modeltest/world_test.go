@@ -49,14 +49,14 @@ var contents = []string{
 // world is one repository, the four services on one store, and the model
 // of what each feature was shown.
 type world struct {
-	t   *rapid.T
-	ctx context.Context
-	r   *testgit.Repo
-	st  *store.Store
-	rec *records.Service
-	reg *registry.Service
-	fab *artifact.Service
-	rc  *readcache.Service
+	t    *rapid.T
+	ctx  context.Context
+	r    *testgit.Repo
+	st   *store.Store
+	rec  *records.Service
+	reg  *registry.Service
+	arts *artifact.Service
+	rc   *readcache.Service
 
 	records   []recItem
 	artifacts []artItem
@@ -121,7 +121,7 @@ func newWorld(t *rapid.T, dir string) *world {
 		rec: &records.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		reg: &registry.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window,
 			WholeStatusUnder: statusUnder},
-		fab:       &artifact.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
+		arts:      &artifact.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
 		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},
 		shown: map[string][]*answer{},

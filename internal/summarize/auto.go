@@ -23,10 +23,10 @@ const ArtifactType = "file_summary"
 // each summary as it arrives.
 type Auto struct {
 	Registry *registry.Service
-	// Fabric, when set, has the stale file_summary artifacts of the files
+	// Artifacts, when set, has the stale file_summary artifacts of the files
 	// summarized renewed with the new summary.
-	Fabric   *artifact.Service
-	Endpoint Endpoint
+	Artifacts *artifact.Service
+	Endpoint  Endpoint
 	// MaxFileSize is the largest file sent, in bytes.
 	MaxFileSize int64
 	Options     Options
@@ -138,9 +138,9 @@ func (a *Auto) Run(ctx context.Context, p *Plan, progress func(Outcome)) *Result
 	}
 	src := &registry.Source{Model: a.Endpoint.Model, Endpoint: res.Endpoint, Prompt: PromptVersion}
 	var kept map[string]bool // the file_summary artifacts there are
-	if a.Fabric != nil {
+	if a.Artifacts != nil {
 		var err error
-		if kept, err = a.Fabric.Keys(ctx, ArtifactType); err != nil {
+		if kept, err = a.Artifacts.Keys(ctx, ArtifactType); err != nil {
 			res.Stopped = err.Error()
 			return res
 		}
@@ -258,25 +258,25 @@ func (a *Auto) renewOne(ctx context.Context, o Outcome, src *registry.Source, re
 // kept and stale. The artifact is put only when the file still holds the
 // bytes summarized, and taken back when it changed while it was put.
 func (a *Auto) renew(ctx context.Context, o Outcome, src *registry.Source) (bool, error) {
-	got, err := a.Fabric.Get(ctx, artifact.GetRequest{Type: ArtifactType, Key: o.Job.Path})
+	got, err := a.Artifacts.Get(ctx, artifact.GetRequest{Type: ArtifactType, Key: o.Job.Path})
 	if err != nil || got.Outcome != artifact.Stale {
 		return false, err
 	}
 	same := func() (bool, error) {
-		h, err := a.Fabric.Hashes(ctx, []string{o.Job.Path})
+		h, err := a.Artifacts.Hashes(ctx, []string{o.Job.Path})
 		return h[o.Job.Path] == o.Job.SHA256, err
 	}
 	if ok, err := same(); err != nil || !ok {
 		return false, err
 	}
-	_, err = a.Fabric.Put(ctx, artifact.PutRequest{Type: ArtifactType, Key: o.Job.Path, Deps: []string{o.Job.Path},
+	_, err = a.Artifacts.Put(ctx, artifact.PutRequest{Type: ArtifactType, Key: o.Job.Path, Deps: []string{o.Job.Path},
 		Producer: fmt.Sprintf("model %s at %s (prompt %s)", src.Model, src.Endpoint, src.Prompt),
 		Content:  strings.NewReader(o.Summary)})
 	if err != nil {
 		return false, err
 	}
 	if ok, err := same(); err != nil || !ok {
-		_, ierr := a.Fabric.Invalidate(ctx, artifact.InvalidateRequest{Type: ArtifactType, Key: o.Job.Path})
+		_, ierr := a.Artifacts.Invalidate(ctx, artifact.InvalidateRequest{Type: ArtifactType, Key: o.Job.Path})
 		return false, errors.Join(errors.New("the file changed while the artifact was put; it was invalidated"), err, ierr)
 	}
 	return true, nil

@@ -38,8 +38,8 @@ func newAutoRig(t *testing.T, reply func(n int, req agenttest.ChatRequest) agent
 	st := teststore.Open(t, "", store.Options{})
 	now := func() time.Time { return time.Now().Add(time.Minute) }
 	reg := &registry.Service{WS: ws, Store: st, Cwd: r.Dir, Now: now}
-	fab := &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}
-	return &autoRig{t: t, r: r, auto: &Auto{Registry: reg, Fabric: fab, MaxFileSize: 4096,
+	arts := &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}
+	return &autoRig{t: t, r: r, auto: &Auto{Registry: reg, Artifacts: arts, MaxFileSize: 4096,
 		Endpoint: Endpoint{URL: chat.URL, Model: "qwen-test", Stream: true, Timeout: 5 * time.Second},
 		Options:  Options{Jobs: 2, Sleep: noSleep}}}, chat
 }
@@ -192,7 +192,7 @@ func TestAutoRenewsStaleArtifacts(t *testing.T) {
 	})
 	ctx := context.Background()
 	for _, p := range []string{"a.go", "b.go"} {
-		if _, err := g.auto.Fabric.Put(ctx, artifact.PutRequest{Type: ArtifactType, Key: p, Deps: []string{p},
+		if _, err := g.auto.Artifacts.Put(ctx, artifact.PutRequest{Type: ArtifactType, Key: p, Deps: []string{p},
 			Content: strings.NewReader("old summary of " + p)}); err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestAutoRenewsStaleArtifacts(t *testing.T) {
 		t.Fatalf("renewed %v, want a.go only", res.ArtifactsRenewed)
 	}
 	for p, want := range map[string]string{"a.go": "Summary of a.go", "b.go": "old summary of b.go"} {
-		got, err := g.auto.Fabric.Get(ctx, artifact.GetRequest{Type: ArtifactType, Key: p})
+		got, err := g.auto.Artifacts.Get(ctx, artifact.GetRequest{Type: ArtifactType, Key: p})
 		if err != nil {
 			t.Fatal(err)
 		}

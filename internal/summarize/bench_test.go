@@ -132,7 +132,7 @@ func benchAuto(b *testing.B, r *testgit.Repo, ep Endpoint, jobs int) *Auto {
 	st := teststore.Open(b, "", store.Options{})
 	now := func() time.Time { return time.Now().Add(time.Minute) }
 	return &Auto{Registry: &registry.Service{WS: ws, Store: st, Cwd: r.Dir, Now: now},
-		Fabric: &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}, Endpoint: ep, MaxFileSize: 64 << 10,
+		Artifacts: &artifact.Service{WS: ws, Store: st, Cwd: r.Dir}, Endpoint: ep, MaxFileSize: 64 << 10,
 		Options: Options{Jobs: jobs}}
 }
 

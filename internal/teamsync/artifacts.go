@@ -43,7 +43,7 @@ type queuedArtifact struct {
 // now: redacted, sealed, signed when this machine holds the team's key.
 // One that names a sensitive file, or an input no other work tree could
 // match, is dropped from the queue unsent.
-func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab *artifact.Service, who publisher) (int, error) {
+func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, arts *artifact.Service, who publisher) (int, error) {
 	published := 0
 	for {
 		q, err := queuedArtifacts(ctx, st, batch)
@@ -52,7 +52,7 @@ func publishArtifacts(ctx context.Context, ts *team.Store, st *store.Store, fab 
 		}
 		var out []team.Artifact
 		for _, a := range q {
-			x, err := fab.Export(ctx, a.repo, a.ref, a.typ, a.key)
+			x, err := arts.Export(ctx, a.repo, a.ref, a.typ, a.key)
 			if errors.Is(err, artifact.ErrGone) || errors.Is(err, artifact.ErrNotShareable) {
 				continue
 			}
@@ -204,13 +204,13 @@ func NoteUnreachable(ctx context.Context, st *store.Store, err error) {
 // is never evidence. When versions exist but none holds here, the newest is
 // answered stale, with why and its content (to seed a regeneration), and
 // nothing is imported.
-func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req artifact.GetRequest) (*Fetched, error) {
+func FetchArtifact(ctx context.Context, arts *artifact.Service, s Settings, req artifact.GetRequest) (*Fetched, error) {
 	// HEAD is read beside the team store's round trips: the import files
 	// the artifact under it, and some types compare its commit or tree.
-	here := sync.OnceValues(func() (artifact.Place, error) { return fab.Here(ctx) })
+	here := sync.OnceValues(func() (artifact.Place, error) { return arts.Here(ctx) })
 	go here() // starts now; a call waits for its result
 	defer here()
-	repo, commit, tree, err := where(ctx, fab, req, here)
+	repo, commit, tree, err := where(ctx, arts, req, here)
 	if err != nil || strings.HasPrefix(repo, "path:") {
 		return &Fetched{}, err
 	}
@@ -219,7 +219,7 @@ func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req a
 		return &Fetched{}, err
 	}
 	defer ts.Close()
-	found, err := ts.FindArtifacts(ctx, repo, req.Type, fab.Key(req.Type, req.Key))
+	found, err := ts.FindArtifacts(ctx, repo, req.Type, arts.Key(req.Type, req.Key))
 	if err != nil {
 		return &Fetched{}, err
 	}
@@ -235,7 +235,7 @@ func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req a
 	if len(trusted) == 0 {
 		return out, nil
 	}
-	mine, err := fab.Hashes(ctx, inputPaths(trusted))
+	mine, err := arts.Hashes(ctx, inputPaths(trusted))
 	if err != nil {
 		return out, err
 	}
@@ -257,7 +257,7 @@ func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req a
 		if err != nil {
 			return out, err
 		}
-		res, err := takeArtifact(ctx, fab, a, req, at)
+		res, err := takeArtifact(ctx, arts, a, req, at)
 		if err != nil || res != nil {
 			out.Result, out.From = res, origin(a, s)
 			return out, err
@@ -270,14 +270,14 @@ func FetchArtifact(ctx context.Context, fab *artifact.Service, s Settings, req a
 // where is the repository, and the commit and tree when the type or mode
 // compares them (one git process); else only the repository, which the
 // store keeps.
-func where(ctx context.Context, fab *artifact.Service, req artifact.GetRequest, here func() (artifact.Place, error)) (
+func where(ctx context.Context, arts *artifact.Service, req artifact.GetRequest, here func() (artifact.Place, error)) (
 	repo, commit, tree string, err error) {
 	spec := artifact.SpecOf(req.Type)
 	if spec.PathSet || spec.CommitPrimary || req.Mode == artifact.Strict {
 		at, err := here()
 		return at.Repo, at.Commit, at.Tree, err
 	}
-	repo, err = fab.RepoID(ctx)
+	repo, err = arts.RepoID(ctx)
 	return repo, "", "", err
 }
 
@@ -285,8 +285,8 @@ func where(ctx context.Context, fab *artifact.Service, req artifact.GetRequest, 
 // not hold what a was derived from. The import's own stamps are the
 // evidence of the hit, and every other dimension was compared before
 // (mismatch), so the answer is the hit a local get would give now.
-func takeArtifact(ctx context.Context, fab *artifact.Service, a team.Artifact, req artifact.GetRequest, at artifact.Place) (*artifact.GetResult, error) {
-	put, err := importArtifact(ctx, fab, a, at)
+func takeArtifact(ctx context.Context, arts *artifact.Service, a team.Artifact, req artifact.GetRequest, at artifact.Place) (*artifact.GetResult, error) {
+	put, err := importArtifact(ctx, arts, a, at)
 	if errors.Is(err, artifact.ErrOtherBytes) {
 		return nil, nil
 	}
@@ -439,7 +439,7 @@ func inputPaths(as []team.Artifact) []string {
 
 // importArtifact stores a's slices locally, with its inputs as deps and
 // the rest of its TTL, if artifact.Import finds this work tree holds them.
-func importArtifact(ctx context.Context, fab *artifact.Service, a team.Artifact, at artifact.Place) (*artifact.PutSlicesResult, error) {
+func importArtifact(ctx context.Context, arts *artifact.Service, a team.Artifact, at artifact.Place) (*artifact.PutSlicesResult, error) {
 	first := a.Slices[0]
 	by := team.Who(a.Author, a.Machine, a.CI)
 	req := artifact.PutRequest{Type: a.Type, Key: a.Key, Producer: "team: " + by, TTL: -1,
@@ -464,7 +464,7 @@ func importArtifact(ctx context.Context, fab *artifact.Service, a team.Artifact,
 		}
 		in = append(in, x)
 	}
-	return fab.Import(ctx, req, in, want)
+	return arts.Import(ctx, req, in, want)
 }
 
 // QueueArtifact queues an artifact just put, when a team store is
@@ -485,14 +485,14 @@ func QueueArtifact(ctx context.Context, st *store.Store, self, root string, env 
 // when one is configured and was not found unreachable within Backoff;
 // nil when none is, or none was asked. An unreachable store is remembered
 // and returned as the error (the get stays what it was).
-func ColdGet(ctx context.Context, fab *artifact.Service, req artifact.GetRequest) (*Fetched, error) {
-	s, err := Load(ctx, fab.Store)
+func ColdGet(ctx context.Context, arts *artifact.Service, req artifact.GetRequest) (*Fetched, error) {
+	s, err := Load(ctx, arts.Store)
 	if err != nil || s.URL == "" || nowFunc().Sub(s.FailedAt) < Backoff {
 		return nil, nil
 	}
-	got, err := FetchArtifact(ctx, fab, s, req)
+	got, err := FetchArtifact(ctx, arts, s, req)
 	if err != nil {
-		NoteUnreachable(ctx, fab.Store, err)
+		NoteUnreachable(ctx, arts.Store, err)
 		return nil, err
 	}
 	return got, nil

@@ -27,9 +27,9 @@ const batch = 50
 
 // Sources are the local features whose work is published.
 type Sources struct {
-	Records  *records.Service
-	Registry *registry.Service // nil: no summaries
-	Fabric   *artifact.Service // nil: no artifacts
+	Records   *records.Service
+	Registry  *registry.Service // nil: no summaries
+	Artifacts *artifact.Service // nil: no artifacts
 }
 
 // PublishResult says what a drain of the queue did.
@@ -88,8 +88,8 @@ func Publish(ctx context.Context, st *store.Store, src Sources, s Settings, wait
 	}
 	who := publisher{author: author, machine: machine, ci: ci, key: key}
 	for {
-		if src.Fabric != nil {
-			n, err := publishArtifacts(ctx, ts, st, src.Fabric, who)
+		if src.Artifacts != nil {
+			n, err := publishArtifacts(ctx, ts, st, src.Artifacts, who)
 			res.Artifacts += n
 			if err != nil {
 				res.Pending, _ = pending(ctx, st)
