@@ -127,8 +127,11 @@ func (a *app) sendPlan(ctx context.Context, auto *summarize.Auto, plan *summariz
 		draw = a.io.Err
 	}
 	progress := summarize.StartProgress(draw, len(plan.Jobs), nil)
-	res := auto.Run(ctx, plan, progress.Done)
+	res, err := auto.Run(ctx, plan, progress.Done)
 	progress.Stop()
+	if err != nil {
+		return err
+	}
 	if err := a.render(res, func() error { return render.AutoSummarized(a.io.Out, res) }); err != nil {
 		return err
 	}

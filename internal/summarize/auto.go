@@ -124,8 +124,9 @@ type Result struct {
 const storeBatch = 64
 
 // Run sends the plan's jobs and stores the summaries as they arrive;
-// progress, when set, is told of every answer as it comes.
-func (a *Auto) Run(ctx context.Context, p *Plan, progress func(Outcome)) *Result {
+// progress, when set, is told of every answer as it comes. An error is a
+// run that could not start: nothing was sent.
+func (a *Auto) Run(ctx context.Context, p *Plan, progress func(Outcome)) (*Result, error) {
 	res := &Result{Endpoint: a.Endpoint.Name(), Model: a.Endpoint.Model, PromptVersion: PromptVersion,
 		Summarized: []string{}, Refused: []Skipped{}, Failed: []Skipped{}, NotSent: []Skipped{},
 		Skipped: p.Skipped, ArtifactsRenewed: []string{}}
@@ -141,8 +142,7 @@ func (a *Auto) Run(ctx context.Context, p *Plan, progress func(Outcome)) *Result
 	if a.Artifacts != nil {
 		var err error
 		if kept, err = a.Artifacts.Keys(ctx, ArtifactType); err != nil {
-			res.Stopped = err.Error()
-			return res
+			return nil, err
 		}
 	}
 	var mu sync.Mutex // res, between the two goroutines
@@ -169,7 +169,7 @@ func (a *Auto) Run(ctx context.Context, p *Plan, progress func(Outcome)) *Result
 	close(answered)
 	<-stored
 	res.Tokens, res.Stopped = tot.Tokens, tot.Stopped
-	return res
+	return res, nil
 }
 
 // storer stores the summaries that came in, as many as have, up to

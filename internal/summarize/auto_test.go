@@ -51,7 +51,11 @@ func (g *autoRig) run(paths ...string) *Result {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return g.auto.Run(ctx, plan, nil)
+	res, err := g.auto.Run(ctx, plan, nil)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return res
 }
 
 func (g *autoRig) files() map[string]registry.File {

@@ -101,8 +101,11 @@ func timeAuto(b *testing.B, r *testgit.Repo, ep Endpoint, jobs, files int) time.
 	if err != nil {
 		b.Fatal(err)
 	}
-	res := a.Run(ctx, plan, nil)
+	res, err := a.Run(ctx, plan, nil)
 	took := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if len(res.Summarized) != files {
 		b.Fatalf("summarized %d of %d files: %+v", len(res.Summarized), files, res.Failed[:min(3, len(res.Failed))])
 	}
