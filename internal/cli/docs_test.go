@@ -141,3 +141,55 @@ func TestCheckArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLayoutNamesEveryPackage: the README's Layout names every
+// package of the module, and none that is gone.
+func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "## Layout")
+	if start < 0 {
+		t.Fatal("the README has no Layout section")
+	}
+	layout := text[start:]
+	if end := strings.Index(layout[1:], "\n## "); end >= 0 {
+		layout = layout[:end+1]
+	}
+	named := map[string]bool{}
+	lines, _ := codeLines(layout)
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 {
+			named[f[0]] = true
+		}
+	}
+	packages := map[string]bool{}
+	err = filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "../.." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			rel, _ := filepath.Rel("../..", filepath.Dir(p))
+			packages[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range packages {
+		if !named[p] {
+			t.Errorf("the README's Layout does not name the package %s", p)
+		}
+	}
+	for p := range named {
+		if !packages[p] {
+			t.Errorf("the README's Layout names %s, which holds no Go package", p)
+		}
+	}
+}
