@@ -37,6 +37,7 @@ func repoApp(t *testing.T) (*testgit.Repo, *app) {
 // TestRunInit: init plans the agent's files in the workspace, writes them
 // unless --dry-run, and refuses what it cannot do before writing anything.
 func TestRunInit(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // init must write nothing there; if it did, not in the user's
 	r := testgit.New(t)
 	a := testApp(t, r.Dir)
 	res, err := a.runInit(initOptions{agent: "cursor", dryRun: true})

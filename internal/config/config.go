@@ -56,18 +56,26 @@ func checkEndpoint(v string) error {
 	if v == "" {
 		return nil
 	}
+	_, err := ParseEndpoint(v)
+	return err
+}
+
+// ParseEndpoint checks the address of a summarize endpoint: http or https,
+// a host, and no credentials (a key comes from the environment, never
+// from the settings).
+func ParseEndpoint(v string) (*url.URL, error) {
 	u, err := url.Parse(v)
 	switch {
 	case err != nil:
-		return fmt.Errorf("not a URL: %w", err)
+		return nil, fmt.Errorf("not a URL: %w", err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("want an http:// or https:// URL, like http://127.0.0.1:11434/v1")
+		return nil, fmt.Errorf("want an http:// or https:// URL, like http://127.0.0.1:11434/v1")
 	case u.Host == "":
-		return fmt.Errorf("%q names no host", v)
+		return nil, fmt.Errorf("%q names no host", v)
 	case u.User != nil:
-		return fmt.Errorf("a key is never stored: take it out of the URL and put it in the environment (summarize.key_env names the variable)")
+		return nil, fmt.Errorf("a key is never stored: take it out of the URL and put it in the environment (summarize.key_env names the variable)")
 	}
-	return nil
+	return u, nil
 }
 
 func checkModel(v string) error {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/freshctx/freshctx/internal/config"
 )
 
 // Endpoint is an OpenAI-compatible chat completions endpoint.
@@ -37,21 +39,12 @@ type Endpoint struct {
 	Client *http.Client
 }
 
-// ParseURL checks an endpoint address and returns its chat/completions
-// address.
+// ParseURL checks an endpoint address (as the summarize.endpoint setting
+// is checked) and returns its chat/completions address.
 func ParseURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
+	u, err := config.ParseEndpoint(raw)
 	if err != nil {
-		return nil, fmt.Errorf("not a URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("want an http:// or https:// URL (like http://127.0.0.1:11434/v1)")
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("%q names no host", raw)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("a key is never stored in the URL: put it in the environment (summarize.key_env names the variable)")
+		return nil, err
 	}
 	if !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/chat/completions") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/chat/completions"
