@@ -110,7 +110,7 @@ func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*record
 		return nil, err
 	}
 	rec, err := svc.Run(ctx, records.RunRequest{Options: opt, Argv: argv, Stdin: a.io.In, Env: a.io.Env, GitStatus: status})
-	return a.kept(ctx, svc, rec, err)
+	return a.finishRecord(ctx, svc, rec, err)
 }
 
 // captureOptions are capture's flags.
@@ -171,12 +171,12 @@ func (a *app) runCapture(ctx context.Context, o captureOptions) (*records.Record
 		return nil, err
 	}
 	rec, err := svc.Capture(ctx, records.CaptureRequest{Options: opt, Input: a.io.In, Files: o.files, ExitCode: o.exitCode})
-	return a.kept(ctx, svc, rec, err)
+	return a.finishRecord(ctx, svc, rec, err)
 }
 
-// kept finishes a new record (or passes on why there is none): its
+// finishRecord finishes a new record (or passes on why there is none): its
 // freshness for --json, and its place in the team store's queue.
-func (a *app) kept(ctx context.Context, svc *records.Service, rec *records.Record, err error) (*records.Record, error) {
+func (a *app) finishRecord(ctx context.Context, svc *records.Service, rec *records.Record, err error) (*records.Record, error) {
 	if err != nil {
 		return nil, err
 	}
