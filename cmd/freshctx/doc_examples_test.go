@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -113,6 +117,92 @@ func runExamples(t *testing.T, bin string, blocks [][]string) {
 			if got, w := steady(out.String()), steady(strings.Join(want, "\n")); got != w {
 				t.Errorf("$ %s\nprinted:\n%s\nthe page shows:\n%s", line, out.String(), strings.Join(want, "\n"))
 			}
+		}
+	}
+}
+
+// configFile is a file a page shows whole: its path (the comment line
+// that opens it) and its text.
+type configFile struct {
+	lang, path, text string
+}
+
+// configFiles are the files the ```json, ```jsonc and ```toml blocks of a
+// page show: each opens with a comment naming the file (`// .mcp.json`,
+// `# .codex/config.toml (with --project)`), and a jsonc block may hold
+// several, each under its own comment.
+func configFiles(t *testing.T, text string) []configFile {
+	var files []configFile
+	lang := ""
+	for _, l := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case lang == "" && strings.HasPrefix(trimmed, "```"):
+			switch kind := strings.TrimPrefix(trimmed, "```"); kind {
+			case "json", "jsonc", "toml":
+				lang = kind
+			}
+		case lang != "" && trimmed == "```":
+			lang = ""
+		case lang != "" && (strings.HasPrefix(trimmed, "// ") || lang == "toml" && strings.HasPrefix(trimmed, "# ")):
+			path, _, _ := strings.Cut(strings.TrimLeft(trimmed, "/# "), " ")
+			files = append(files, configFile{lang: lang, path: path})
+		case lang != "":
+			if len(files) == 0 || files[len(files)-1].lang != lang {
+				t.Fatalf("a ```%s block whose first line names no file: %q", lang, l)
+			}
+			files[len(files)-1].text += l + "\n"
+		}
+	}
+	return files
+}
+
+// decoded is a configuration file's value, to compare whatever its layout.
+func decoded(t *testing.T, lang, text string) any {
+	t.Helper()
+	var v any
+	var err error
+	if lang == "toml" {
+		err = toml.Unmarshal([]byte(text), &v)
+	} else {
+		err = json.Unmarshal([]byte(text), &v)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", lang, err, text)
+	}
+	return v
+}
+
+// TestDocConfigsAreWhatInitWrites holds the agent configurations
+// docs/agents.md shows to the files `freshctx init` writes into a new
+// project.
+func TestDocConfigsAreWhatInitWrites(t *testing.T) {
+	data, err := os.ReadFile("../../docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := configFiles(t, string(data))
+	if len(files) < 5 {
+		t.Fatalf("%d configuration files in docs/agents.md, want Claude Code's, Cursor's and Codex's", len(files))
+	}
+	bin := testbin.Build(t)
+	r := testgit.New(t)
+	env := append(os.Environ(), "HOME="+t.TempDir(), "CODEX_HOME=")
+	for _, args := range [][]string{{"init", "claude-code"}, {"init", "cursor"}, {"init", "codex", "--project"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = r.Dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("freshctx %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for _, f := range files {
+		wrote, err := os.ReadFile(filepath.Join(r.Dir, f.path))
+		if err != nil {
+			t.Errorf("the page shows %s: %v", f.path, err)
+			continue
+		}
+		if !reflect.DeepEqual(decoded(t, f.lang, f.text), decoded(t, f.lang, string(wrote))) {
+			t.Errorf("%s: init wrote\n%s\nthe page shows\n%s", f.path, wrote, f.text)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,5 +193,137 @@ func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
 		if !packages[p] {
 			t.Errorf("the README's Layout names %s, which holds no Go package", p)
 		}
+	}
+}
+
+// goTestNames are the -bench, -fuzz and -run patterns of a `go test`
+// line and the package folders it names; -run is taken only where it
+// names a test (a pattern like XX or '^$' that runs none is left out).
+func goTestNames(words []string) (patterns, dirs []string) {
+	for i := 2; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case (w == "-bench" || w == "-fuzz" || w == "-run") && i+1 < len(words):
+			i++
+			p := words[i]
+			if w != "-run" || strings.Contains(p, "Test") {
+				patterns = append(patterns, p)
+			}
+		case strings.HasPrefix(w, "./") && !strings.Contains(w, "..."):
+			dirs = append(dirs, strings.TrimPrefix(w, "./"))
+		}
+	}
+	return patterns, dirs
+}
+
+// testFuncs are the names of the Test, Benchmark and Fuzz functions of a
+// package folder's test files.
+func testFuncs(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("../..", dir, "*_test.go"))
+	if err != nil || len(files) == 0 {
+		t.Errorf("%s: no test files (%v)", dir, err)
+		return nil
+	}
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz)\w*)\(`)
+	var names []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(data), -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}
+
+// TestDocsGoTestsExist: every `go test` line in the README and docs/
+// that names a test, benchmark or fuzz target names one that exists in
+// a package it names.
+func TestDocsGoTestsExist(t *testing.T) {
+	checked := 0
+	for _, f := range append(docFiles(t), "../../docs/BENCHMARKS.md") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range regexp.MustCompile("`?go test [^`\n]*").FindAllString(string(data), -1) {
+			l = strings.TrimPrefix(l, "`")
+			if i := strings.IndexAny(l, "#|;>"); i >= 0 {
+				l = l[:i]
+			}
+			words := strings.Fields(strings.NewReplacer("'", "", `"`, "").Replace(l))
+			patterns, dirs := goTestNames(words)
+			if len(patterns) == 0 {
+				continue
+			}
+			var names []string
+			for _, d := range dirs {
+				names = append(names, testFuncs(t, d)...)
+			}
+			for _, p := range patterns {
+				checked++
+				re, err := regexp.Compile(p)
+				if err != nil {
+					t.Errorf("%s: %s: %v", filepath.Base(f), l, err)
+					continue
+				}
+				if !slices.ContainsFunc(names, re.MatchString) {
+					t.Errorf("%s: %s: %q names nothing in %v", filepath.Base(f), l, p, dirs)
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d test names checked: the reading of the docs is broken", checked)
+	}
+}
+
+// TestDocsNameTestsThatExist: every test, benchmark and fuzz target the
+// README and docs/ name (`TestLoad`, `BenchmarkTrace2000`) is one of the
+// module's.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	var dirs []string
+	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if err == nil && strings.HasSuffix(p, "_test.go") && !slices.Contains(dirs, filepath.Dir(p)) {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, d := range dirs {
+		rel, _ := filepath.Rel("../..", d)
+		for _, n := range testFuncs(t, rel) {
+			exists[n] = true
+		}
+	}
+	// Names of other projects' tests, which the pages quote from outputs.
+	exists["TestFailGenFishCompletionFile"] = true // cobra's, found by the recall evaluation
+	exists["TestCase500000"] = true                // in the generated log the recall benchmark searches
+	named := regexp.MustCompile("`((?:Test|Benchmark|Fuzz)[A-Z0-9]\\w*)`")
+	checked := 0
+	for _, f := range append(docFiles(t), "../../docs/BENCHMARKS.md") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(data), -1) {
+			n := m[1]
+			checked++
+			if !exists[n] {
+				t.Errorf("%s names %s, which no test file declares", filepath.Base(f), n)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d names checked: the reading of the docs is broken", checked)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -134,44 +135,99 @@ func TestURLsNeverShowPasswords(t *testing.T) {
 	}
 }
 
-// TestReadOnlyRoleReads: the read-only role the README gives laptops finds
-// the team's records and cannot publish.
-func TestReadOnlyRoleReads(t *testing.T) {
-	owner := open(t)
-	ctx := context.Background()
-	if _, err := owner.Publish(ctx, []Record{record("r1", "go test ./...", "FAIL readable")}); err != nil {
-		t.Fatal(err)
-	}
-	role := "laptop_" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "_"))
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN",
-		"GRANT SELECT ON team_records, team_summaries, team_artifacts, freshctx_team_schema TO " + role,
-	} {
-		if _, err := owner.conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	url := strings.Replace(owner.url, "postgres://postgres@", "postgres://"+role+"@", 1)
-	laptop, err := Open(ctx, url)
+// docRoles are the statements of docs/team.md's ```sql block, with each
+// role it creates given a name of this test's (roles belong to the whole
+// cluster), and those names in the page's order.
+func docRoles(t *testing.T) (stmts, roles []string) {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/team.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer laptop.Close()
-	if got, err := laptop.Search(ctx, Query{RepoID: "repo-1"}); err != nil || len(got) != 1 {
-		t.Fatalf("the read-only role's search: %d, %v", len(got), err)
+	_, block, ok := strings.Cut(string(data), "```sql\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/team.md has no ```sql block")
 	}
-	if _, err := laptop.Publish(ctx, []Record{record("r2", "go vet", "nope")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
-		t.Fatalf("the read-only role published: %v", err)
+	var sql strings.Builder
+	for _, l := range strings.Split(block, "\n") {
+		l, _, _ = strings.Cut(l, "--")
+		sql.WriteString(l + "\n")
 	}
-	if _, err := owner.PublishArtifacts(ctx, []Artifact{artifact("a map")}); err != nil {
-		t.Fatal(err)
+	text := sql.String()
+	suffix := fmt.Sprintf("_%d", time.Now().UnixNano()%1e9)
+	for _, m := range regexp.MustCompile(`CREATE ROLE (\w+)`).FindAllStringSubmatch(text, -1) {
+		roles = append(roles, m[1]+suffix)
+		text = regexp.MustCompile(`\b`+m[1]+`\b`).ReplaceAllString(text, m[1]+suffix)
 	}
-	if got, err := laptop.FindArtifacts(ctx, "repo-1", "repo_map", "root"); err != nil || len(got) != 1 {
-		t.Fatalf("the read-only role's artifact lookup: %d, %v", len(got), err)
+	for _, st := range strings.Split(text, ";") {
+		if st = strings.TrimSpace(st); st != "" {
+			stmts = append(stmts, st)
+		}
 	}
-	if _, err := laptop.PublishArtifacts(ctx, []Artifact{artifact("another")}); err == nil || !strings.Contains(err.Error(), "permission denied") {
-		t.Fatalf("the read-only role published an artifact: %v", err)
+	return stmts, roles
+}
+
+// TestDocRolesDoWhatTheySay: the roles docs/team.md gives CI and laptops,
+// made by the page's own statements, do what it says: CI publishes
+// records, summaries and artifacts and reads them; a laptop reads them
+// and can publish none.
+func TestDocRolesDoWhatTheySay(t *testing.T) {
+	owner := open(t)
+	ctx := context.Background()
+	stmts, roles := docRoles(t)
+	if len(roles) != 2 {
+		t.Fatalf("roles %v, want CI's and the laptops'", roles)
 	}
+	for _, q := range stmts {
+		if _, err := owner.conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	as := func(role string) *Store {
+		s, err := Open(ctx, strings.Replace(owner.url, "postgres://postgres@", "postgres://"+role+"@", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	ci, laptop := as(roles[0]), as(roles[1])
+	if v, err := ci.Version(ctx); err != nil || v < 1 {
+		t.Fatalf("CI reads the schema's version: %d, %v", v, err)
+	}
+	sum := Summary{RepoID: "repo-1", Path: "a.go", SHA256: strings.Repeat("a", 64), Summary: "adds", Author: "ci", Machine: "ci", CreatedAt: time.Now().UTC()}
+	if _, err := ci.Publish(ctx, []Record{record("r1", "go test ./...", "FAIL readable")}); err != nil {
+		t.Fatalf("CI publishes a record: %v", err)
+	}
+	if _, err := ci.PublishSummaries(ctx, []Summary{sum}); err != nil {
+		t.Fatalf("CI publishes a summary: %v", err)
+	}
+	if _, err := ci.PublishArtifacts(ctx, []Artifact{artifact("a map")}); err != nil {
+		t.Fatalf("CI publishes an artifact: %v", err)
+	}
+	for name, s := range map[string]*Store{"CI": ci, "a laptop": laptop} {
+		if got, err := s.Search(ctx, Query{RepoID: "repo-1"}); err != nil || len(got) != 1 {
+			t.Errorf("%s's search: %d, %v", name, len(got), err)
+		}
+		if got, err := s.FindSummaries(ctx, "repo-1", []FileBytes{{Path: sum.Path, SHA256: sum.SHA256}}); err != nil || len(got) != 1 {
+			t.Errorf("%s's summary lookup: %d, %v", name, len(got), err)
+		}
+		if got, err := s.FindArtifacts(ctx, "repo-1", "repo_map", "root"); err != nil || len(got) != 1 {
+			t.Errorf("%s's artifact lookup: %d, %v", name, len(got), err)
+		}
+	}
+	denied := func(what string, _ int, err error) {
+		if err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("a laptop published %s: %v", what, err)
+		}
+	}
+	n, err := laptop.Publish(ctx, []Record{record("r2", "go vet", "nope")})
+	denied("a record", n, err)
+	n, err = laptop.PublishSummaries(ctx, []Summary{{RepoID: "repo-1", Path: "b.go", SHA256: strings.Repeat("b", 64), Summary: "no", CreatedAt: time.Now().UTC()}})
+	denied("a summary", n, err)
+	n, err = laptop.PublishArtifacts(ctx, []Artifact{artifact("another")})
+	denied("an artifact", n, err)
 }
 
 // TestUnreachable: a connection never made and a round trip out of time
