@@ -1,15 +1,22 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/artifact"
+	"github.com/freshctx/freshctx/internal/integrate"
+	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
 
@@ -160,5 +167,96 @@ func TestRunSummarize(t *testing.T) {
 	var ue usageError
 	if _, err := a.runSummarize(ctx, summarizeOptions{paths: []string{"a.go"}, text: "x", by: "robot"}); !errors.As(err, &ue) {
 		t.Fatalf("--by robot: %v, want a usage error", err)
+	}
+}
+
+// TestRunRead: an answer the caller never said it delivered is not what
+// the model holds (the next read serves the content again); once
+// delivered, the same read is answered unchanged; a store that cannot be
+// used serves the file as a plain read and says why.
+func TestRunRead(t *testing.T) {
+	r, a := repoApp(t)
+	r.Write("b.go", "package a\n\n"+strings.Repeat("// A line the model reads once, and need not read again.\n", 40))
+	ctx := context.Background()
+	req := readcache.ReadRequest{Target: "b.go", Session: "s"}
+	for i, want := range []string{"full", "full", "unchanged"} {
+		ans, err := a.runRead(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.res.Mode != want || ans.plainWhy != nil {
+			t.Fatalf("read %d: mode %s (%s; plain: %v), want %s", i+1, ans.res.Mode, ans.res.Reason, ans.plainWhy, want)
+		}
+		if i > 0 {
+			if err := ans.delivered(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	broken := testApp(t, r.Dir)
+	broken.storeArg = t.TempDir() // a folder: no store can be opened there
+	ans, err := broken.runRead(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.plainWhy == nil || ans.res.TotalLines != 42 || !strings.Contains(ans.res.Text, "package a") {
+		t.Fatalf("a read with no usable store: %d lines, why %v", ans.res.TotalLines, ans.plainWhy)
+	}
+}
+
+// TestRunHook: a hook from a folder named relative to nothing, or from a
+// folder that is no project, is not answered and makes no store; a Bash
+// line the run commands route is rewritten through freshctx run.
+func TestRunHook(t *testing.T) {
+	ctx := context.Background()
+	hook := func(a *app, cwd, command string) (*integrate.HookInput, string, error) {
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "c1", "cwd": cwd, "permission_mode": "bypassPermissions",
+			"tool_name": "Bash", "tool_input": map[string]string{"command": command}})
+		a.io.In = bytes.NewReader(in)
+		return a.runHook(ctx, "claude-code")
+	}
+	r, a := repoApp(t)
+	for _, cwd := range []string{"relative/dir", t.TempDir()} {
+		a := &app{io: IO{Cwd: r.Dir, Env: os.Environ()}}
+		if h, out, err := hook(a, cwd, "go test ./..."); h != nil || out != "" || err != nil {
+			t.Errorf("a hook from %s: %v %q %v", cwd, h, out, err)
+		}
+		if _, err := os.Stat(store.DefaultPath(cwd)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a hook from %s made a store there (%v)", cwd, err)
+		}
+	}
+	h, out, err := hook(a, r.Dir, "go test ./...")
+	if err != nil || h == nil || !strings.Contains(out, `run -- go test ./...`) {
+		t.Fatalf("a routed line: %v %q %v", h, out, err)
+	}
+}
+
+// TestMCPOptions: the server looks for its project in the root given,
+// else in the folders Cursor names, then the working directory.
+func TestMCPOptions(t *testing.T) {
+	t.Setenv("FRESHCTX_ROOT", "")
+	t.Setenv("WORKSPACE_FOLDER_PATHS", " /w/one, ,/w/two")
+	a := &app{io: IO{Cwd: "/home/u"}}
+	o := a.mcpOptions("read,recall", true)
+	if o.Root != "" || !slices.Equal(o.Fallback, []string{"/w/one", "/w/two", "/home/u"}) ||
+		!slices.Equal(o.Tools, []string{"read", "recall"}) || !o.Structured {
+		t.Fatalf("%+v", o)
+	}
+	a.rootFlag = "/w/given"
+	if o := a.mcpOptions("", false); o.Root != "/w/given" || o.Tools != nil {
+		t.Fatalf("with --root: %+v", o)
+	}
+}
+
+// TestRunTeamInit: a URL holding a password is refused before anything is
+// opened or stored.
+func TestRunTeamInit(t *testing.T) {
+	_, a := repoApp(t)
+	var ue usageError
+	if _, err := a.runTeamInit(context.Background(), "postgres://ana:pw@127.0.0.1:1/team"); !errors.As(err, &ue) {
+		t.Fatalf("a URL with a password: %v, want a usage error", err)
+	}
+	if a.st != nil {
+		t.Fatal("the store was opened for a URL that was refused")
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,43 +60,8 @@ exits 1; the agent goes on without freshctx's answer.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, _ := integrate.ParseAgent(args[0])
-			h, err := integrate.ParseHook(a.io.In)
-			if err != nil {
-				return err
-			}
-			if h.Cwd != "" && a.rootFlag == "" && os.Getenv("FRESHCTX_ROOT") == "" {
-				if !filepath.IsAbs(h.Cwd) {
-					return nil // a folder named relative to nothing: no project to act in
-				}
-				a.io.Cwd = h.Cwd
-			}
-			if ok, err := a.hookProject(); err != nil || !ok {
-				return err
-			}
-			if a.bashNotRouted(h) {
-				return nil // most of what an agent runs: answered without opening the store
-			}
-			st, err := a.store(cmd.Context())
-			if errors.Is(err, ErrNotAProject) {
-				return nil // the agent started outside a project: nothing to do
-			}
-			if err != nil {
-				return err
-			}
-			run, err := config.RunCommands(cmd.Context(), st)
-			if err != nil {
-				return err
-			}
-			self, _ := os.Executable() // else "freshctx", found on the shell's PATH
-			svc := integrate.HookServices{
-				ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd, TokensLater: true},
-				SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
-				RunCommands:  run,
-				Self:         self,
-			}
-			out, err := integrate.Hook(cmd.Context(), agent, h, svc)
-			if err != nil {
+			h, out, err := a.runHook(cmd.Context(), args[0])
+			if err != nil || h == nil {
 				return err
 			}
 			if a.json {
@@ -105,6 +71,53 @@ exits 1; the agent goes on without freshctx's answer.`,
 			return err
 		},
 	}
+}
+
+// runHook answers the hook of agent read from stdin: the hook, and what to
+// print for the agent to read. A nil hook is one there is nothing to
+// answer: started outside a project, or in a folder named relative to
+// nothing.
+func (a *app) runHook(ctx context.Context, name string) (*integrate.HookInput, string, error) {
+	agent, _ := integrate.ParseAgent(name)
+	h, err := integrate.ParseHook(a.io.In)
+	if err != nil {
+		return nil, "", err
+	}
+	if h.Cwd != "" && a.rootFlag == "" && os.Getenv("FRESHCTX_ROOT") == "" {
+		if !filepath.IsAbs(h.Cwd) {
+			return nil, "", nil
+		}
+		a.io.Cwd = h.Cwd
+	}
+	if ok, err := a.hookProject(); err != nil || !ok {
+		return nil, "", err
+	}
+	if a.bashNotRouted(h) {
+		return h, "", nil // most of what an agent runs: answered without opening the store
+	}
+	st, err := a.store(ctx)
+	if errors.Is(err, ErrNotAProject) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	run, err := config.RunCommands(ctx, st)
+	if err != nil {
+		return nil, "", err
+	}
+	self, _ := os.Executable() // else "freshctx", found on the shell's PATH
+	svc := integrate.HookServices{
+		ReadCache:    &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd, TokensLater: true},
+		SyncRegistry: func() error { return a.syncInBackground(st.Path()) },
+		RunCommands:  run,
+		Self:         self,
+	}
+	out, err := integrate.Hook(ctx, agent, h, svc)
+	if err != nil {
+		return nil, "", err
+	}
+	return h, out, nil
 }
 
 // bashNotRouted reports whether h is a PreToolUse of Bash that the run

@@ -37,27 +37,12 @@ with content, every time: the server cannot see its client's resets.
 Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var selected []string
-			if tools != "" {
-				selected = strings.Split(tools, ",")
-			}
-			root := a.rootFlag
-			if root == "" {
-				root = os.Getenv("FRESHCTX_ROOT")
-			}
-			var fallback []string
-			for _, p := range strings.Split(os.Getenv("WORKSPACE_FOLDER_PATHS"), ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					fallback = append(fallback, p)
-				}
-			}
-			fallback = append(fallback, a.io.Cwd)
 			var srv *mcpserver.Server
-			srv, err := mcpserver.New(mcpserver.Options{Root: root, Fallback: fallback, Session: a.mcpSession, Tools: selected,
-				Env: a.io.Env, Version: Version, Structured: structured,
-				Open: func(ctx context.Context, dir string) (*mcpserver.Project, error) {
-					return a.openProject(ctx, dir, dir == root, srv.Session())
-				}})
+			opts := a.mcpOptions(tools, structured)
+			opts.Open = func(ctx context.Context, dir string) (*mcpserver.Project, error) {
+				return a.openProject(ctx, dir, dir == opts.Root, srv.Session())
+			}
+			srv, err := mcpserver.New(opts)
 			if err != nil {
 				return usageError{err}
 			}
@@ -69,6 +54,30 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 		"(default: one per connection, where a read no hook named a session for is always answered with content)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
 	return cmd
+}
+
+// mcpOptions is the server's configuration but for how it opens a
+// project: the root given (--root, else $FRESHCTX_ROOT), else the folders
+// to find one in, in order: those Cursor names in WORKSPACE_FOLDER_PATHS,
+// then the working directory.
+func (a *app) mcpOptions(tools string, structured bool) mcpserver.Options {
+	var selected []string
+	if tools != "" {
+		selected = strings.Split(tools, ",")
+	}
+	root := a.rootFlag
+	if root == "" {
+		root = os.Getenv("FRESHCTX_ROOT")
+	}
+	var fallback []string
+	for _, p := range strings.Split(os.Getenv("WORKSPACE_FOLDER_PATHS"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			fallback = append(fallback, p)
+		}
+	}
+	fallback = append(fallback, a.io.Cwd)
+	return mcpserver.Options{Root: root, Fallback: fallback, Session: a.mcpSession, Tools: selected,
+		Env: a.io.Env, Version: Version, Structured: structured}
 }
 
 // openProject opens the workspace of dir for the MCP server and registers

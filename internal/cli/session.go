@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +14,8 @@ import (
 	"github.com/freshctx/freshctx/internal/readcache"
 )
 
-func (a *app) readcache(cmd *cobra.Command) (*readcache.Service, error) {
-	st, err := a.store(cmd.Context()) // finds the workspace too
+func (a *app) readcache(ctx context.Context) (*readcache.Service, error) {
+	st, err := a.store(ctx) // finds the workspace too
 	if err != nil {
 		return nil, err
 	}
@@ -58,30 +59,18 @@ files) are refused without --allow-sensitive.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Target = args[0]
-			svc, err := a.readcache(cmd)
-			if err != nil {
-				// A read tool that cannot use its store serves the file as
-				// a plain read would, and says once why nothing was cached.
-				ws, werr := a.workspace()
-				if werr != nil || errors.As(err, new(usageError)) {
-					return err
-				}
-				plain := &readcache.Service{WS: ws, Cwd: a.io.Cwd}
-				res, perr := plain.Plain(cmd.Context(), req, err.Error())
-				if perr != nil {
-					return perr
-				}
-				fmt.Fprintf(a.io.Err, "freshctx: the store cannot be used (%v): served as a plain read, nothing cached\n", err)
-				return a.render(res, func() error { return render.ReadText(a.io.Content(), res) })
-			}
-			res, err := svc.Read(cmd.Context(), req)
+			ans, err := a.runRead(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			if err := a.render(res, func() error { return printRead(a.io, res) }); err != nil {
+			if ans.plainWhy != nil {
+				fmt.Fprintf(a.io.Err, "freshctx: the store cannot be used (%v): served as a plain read, nothing cached\n", ans.plainWhy)
+				return a.render(ans.res, func() error { return render.ReadText(a.io.Content(), ans.res) })
+			}
+			if err := a.render(ans.res, func() error { return printRead(a.io, ans.res) }); err != nil {
 				return err // not delivered: not trusted
 			}
-			return svc.Delivered(cmd.Context(), res)
+			return ans.delivered(cmd.Context())
 		},
 	}
 	sessionFlag(cmd, &req.Session)
@@ -89,6 +78,41 @@ files) are refused without --allow-sensitive.`,
 	cmd.Flags().IntVar(&req.Limit, "limit", 0, "number of lines to read")
 	cmd.Flags().BoolVar(&req.AllowSensitive, "allow-sensitive", false, "serve a sensitive file (env, keys, credentials)")
 	return cmd
+}
+
+// readAnswer is what read prints and what makes it trusted: the read
+// cache takes an answer as what the model holds only once delivered,
+// which the caller says after printing it.
+type readAnswer struct {
+	res *readcache.ReadResult
+	// plainWhy says why the store could not be used: the file was served
+	// as a plain read would serve it, and nothing is cached.
+	plainWhy error
+	// delivered marks the answer delivered (a plain read's does nothing).
+	delivered func(context.Context) error
+}
+
+// runRead answers a read from the session's pictures, or, when the store
+// cannot be used, as a plain read tool would.
+func (a *app) runRead(ctx context.Context, req readcache.ReadRequest) (readAnswer, error) {
+	svc, err := a.readcache(ctx)
+	if err != nil {
+		ws, werr := a.workspace()
+		if werr != nil || errors.As(err, new(usageError)) {
+			return readAnswer{}, err
+		}
+		plain := &readcache.Service{WS: ws, Cwd: a.io.Cwd}
+		res, perr := plain.Plain(ctx, req, err.Error())
+		if perr != nil {
+			return readAnswer{}, perr
+		}
+		return readAnswer{res: res, plainWhy: err, delivered: func(context.Context) error { return nil }}, nil
+	}
+	res, err := svc.Read(ctx, req)
+	if err != nil {
+		return readAnswer{}, err
+	}
+	return readAnswer{res: res, delivered: func(ctx context.Context) error { return svc.Delivered(ctx, res) }}, nil
 }
 
 func printRead(streams IO, r *readcache.ReadResult) error {
@@ -120,7 +144,7 @@ connection ends with it, and an agent's conversation (its subagents too)
 when its hooks say it ended: "ended" sessions are deleted by session gc.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -144,7 +168,7 @@ func newSessionDeleteCmd(a *app) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -167,7 +191,7 @@ func newSessionNewCmd(a *app) *cobra.Command {
 		Short: "Start an empty session (a new name unless --session gives one)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -192,7 +216,7 @@ func newSessionCompactCmd(a *app) *cobra.Command {
 		Short: "Record a compaction: reads after it trust nothing from before",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -223,7 +247,7 @@ func newSessionCheckoutCmd(a *app) *cobra.Command {
 			if err != nil || id <= 0 {
 				return usagef("entry %q: want a positive number", args[0])
 			}
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -246,7 +270,7 @@ func newSessionForkCmd(a *app) *cobra.Command {
 		Short: "Start a session that shares this one's path up to an entry",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -275,7 +299,7 @@ func newSessionRefreshCmd(a *app) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -297,7 +321,7 @@ func newSessionStatusCmd(a *app) *cobra.Command {
 		Short: "What the session trusts, its replay window, reads by mode, tokens saved",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -318,7 +342,7 @@ func newSessionGCCmd(a *app) *cobra.Command {
 		Short: "Delete ended sessions and stored file versions no entry refers to",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd)
+			svc, err := a.readcache(cmd.Context())
 			if err != nil {
 				return err
 			}

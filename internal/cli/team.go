@@ -48,34 +48,49 @@ func newTeamInitCmd(a *app) *cobra.Command {
 		Short: "Create or update the team store's schema, and use it from this store",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url := args[0]
-			if team.HasPassword(url) {
-				return usagef("the URL holds a password, which freshctx never stores: put it in ~/.pgpass (or PGPASSWORD) and give the URL without it")
-			}
-			st, err := a.store(cmd.Context())
+			res, err := a.runTeamInit(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			ts, err := team.OpenWith(cmd.Context(), url, team.Asked)
-			if err != nil {
-				return err
-			}
-			defer ts.Close()
-			version, err := ts.Migrate(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if _, err := config.Set(cmd.Context(), st, "team.url", url); err != nil {
-				return err
-			}
-			res := map[string]any{"url": team.Redacted(url), "schema_version": version}
 			return a.render(res, func() error {
 				_, err := fmt.Fprintf(a.io.Out, "team store %s: schema version %d; this store publishes to it (team.publish decides what)\n",
-					team.Redacted(url), version)
+					res.URL, res.SchemaVersion)
 				return err
 			})
 		},
 	}
+}
+
+// teamInit is what team init reports.
+type teamInit struct {
+	URL           string `json:"url"` // without a password, were one given
+	SchemaVersion int    `json:"schema_version"`
+}
+
+// runTeamInit creates or updates the team store's schema at url and sets
+// this store to publish to it. A URL holding a password is refused: it
+// would be stored.
+func (a *app) runTeamInit(ctx context.Context, url string) (teamInit, error) {
+	if team.HasPassword(url) {
+		return teamInit{}, usagef("the URL holds a password, which freshctx never stores: put it in ~/.pgpass (or PGPASSWORD) and give the URL without it")
+	}
+	st, err := a.store(ctx)
+	if err != nil {
+		return teamInit{}, err
+	}
+	ts, err := team.OpenWith(ctx, url, team.Asked)
+	if err != nil {
+		return teamInit{}, err
+	}
+	defer ts.Close()
+	version, err := ts.Migrate(ctx)
+	if err != nil {
+		return teamInit{}, err
+	}
+	if _, err := config.Set(ctx, st, "team.url", url); err != nil {
+		return teamInit{}, err
+	}
+	return teamInit{URL: team.Redacted(url), SchemaVersion: version}, nil
 }
 
 // teamStatus is what team status reports.
@@ -192,29 +207,7 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 		Short: "Send the records waiting for the team store (with --since, every record that recent too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, s, err := a.teamSettings(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if since > 0 {
-				if _, err := teamsync.EnqueueSince(cmd.Context(), st, since); err != nil {
-					return err
-				}
-			}
-			svc, err := a.records(cmd.Context())
-			if err != nil {
-				return err
-			}
-			reg, err := a.registry(cmd)
-			if err != nil {
-				return err
-			}
-			arts, err := a.artifacts(cmd)
-			if err != nil {
-				return err
-			}
-			src := teamsync.Sources{Records: svc, Registry: reg, Artifacts: arts}
-			res, err := teamsync.Publish(cmd.Context(), st, src, s, !background)
+			res, err := a.runTeamPublish(cmd.Context(), since, !background)
 			if background {
 				return nil // the queue keeps what was not sent; the next run tries again
 			}
@@ -232,6 +225,34 @@ func newTeamPublishCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&background, "background", false, "say nothing (run starts it so)")
 	cmd.Flags().MarkHidden("background")
 	return cmd
+}
+
+// runTeamPublish sends what waits for the team store, and with since
+// every record that recent too; wait says whether to wait for a publisher
+// already at work rather than leave the queue to it.
+func (a *app) runTeamPublish(ctx context.Context, since time.Duration, wait bool) (teamsync.PublishResult, error) {
+	st, s, err := a.teamSettings(ctx)
+	if err != nil {
+		return teamsync.PublishResult{}, err
+	}
+	if since > 0 {
+		if _, err := teamsync.EnqueueSince(ctx, st, since); err != nil {
+			return teamsync.PublishResult{}, err
+		}
+	}
+	svc, err := a.records(ctx)
+	if err != nil {
+		return teamsync.PublishResult{}, err
+	}
+	reg, err := a.registryService(ctx)
+	if err != nil {
+		return teamsync.PublishResult{}, err
+	}
+	arts, err := a.artifactService(ctx)
+	if err != nil {
+		return teamsync.PublishResult{}, err
+	}
+	return teamsync.Publish(ctx, st, teamsync.Sources{Records: svc, Registry: reg, Artifacts: arts}, s, wait)
 }
 
 func newTeamKeyCmd(a *app) *cobra.Command {

@@ -47,16 +47,30 @@ func newVersionCmd(a *app) *cobra.Command {
 		Short: "Print freshctx's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := map[string]any{"version": Version, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH}
-			return a.render(out, func() error {
-				_, err := fmt.Fprintln(a.io.Out, versionLine())
+			v := runVersion()
+			return a.render(v, func() error {
+				_, err := fmt.Fprintln(a.io.Out, v.line())
 				return err
 			})
 		},
 	}
 }
 
-// versionLine is the version as `freshctx version` and --version print it.
-func versionLine() string {
-	return fmt.Sprintf("freshctx %s (%s %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+// versionInfo is what `freshctx version` reports.
+type versionInfo struct {
+	Version  string `json:"version"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"` // GOOS/GOARCH
 }
+
+func runVersion() versionInfo {
+	return versionInfo{Version: Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+}
+
+// line is the version as `freshctx version` and --version print it.
+func (v versionInfo) line() string {
+	return fmt.Sprintf("freshctx %s (%s %s)", v.Version, v.Go, v.Platform)
+}
+
+// versionLine is this binary's version line.
+func versionLine() string { return runVersion().line() }
