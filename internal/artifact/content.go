@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -74,7 +74,7 @@ func (s *Service) load(inline []byte, blob string) (string, error) {
 	if blob == "" {
 		return string(inline), nil
 	}
-	d, err := digest.Parse(blob)
+	d, err := sha.Parse(blob)
 	if err != nil {
 		return "", err
 	}

@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -184,7 +184,7 @@ func readFile(r *store.PackReader) freshness.FileStamp {
 	f.Path = r.Interned()
 	f.Existed, f.IsDir = r.Bool(), r.Bool()
 	f.Size, f.ModTime = r.Int(), r.Int()
-	copy(f.Digest[:], r.Raw(len(digest.Digest{})))
+	copy(f.Digest[:], r.Raw(len(sha.Sum{})))
 	f.FP.File, f.FP.Link = readInfo(r), readInfo(r)
 	f.FP.Target = r.Interned()
 	f.Notes = freshness.Note(r.Int())

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // maxPathSetFiles bounds the entries of a work tree walked outside git; a
@@ -88,7 +88,7 @@ func (l listing) digest(ctx context.Context, snap *freshness.Snapshot) (string, 
 
 // pathsDigest is the digest of sorted paths: of a path set's files, and of
 // the index's files a path set proof keeps.
-func pathsDigest(sorted []string) string { return digest.List(sorted).String() }
+func pathsDigest(sorted []string) string { return sha.List(sorted).String() }
 
 // found is the set's files, sorted: the index's files that snap finds in
 // the work tree (a file deleted but not staged is gone) and the others.

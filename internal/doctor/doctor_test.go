@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/artifact"
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/teststore"
@@ -41,7 +41,7 @@ func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
 	if _, err := arts.Put(ctx, artifact.PutRequest{Type: "repo_map", Key: "root", Deps: []string{"a.go"}, Content: strings.NewReader(content)}); err != nil {
 		t.Fatal(err)
 	}
-	d := digest.Bytes([]byte(content)).String()
+	d := sha.Bytes([]byte(content)).String()
 	if err := os.Remove(st.BlobDir() + "/" + d[:2] + "/" + d[2:] + ".zst"); err != nil {
 		t.Fatal(err)
 	}

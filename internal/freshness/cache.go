@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // RacyWindow is how close to its recording time a file's mtime or ctime may
@@ -16,7 +16,7 @@ const RacyWindow = 2 * time.Second
 // CacheEntry is the digest of a file as it was when its fingerprint was FP.
 type CacheEntry struct {
 	FP       Fingerprint
-	Digest   digest.Digest
+	Digest   sha.Sum
 	Recorded int64 // unix ns when the file was fingerprinted and hashed
 }
 

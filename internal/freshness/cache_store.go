@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -54,7 +54,7 @@ func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, o
 		if err := rows.Scan(&p, &fp, &h, &e.Recorded); err != nil {
 			return err
 		}
-		d, derr := digest.Parse(h)
+		d, derr := sha.Parse(h)
 		f, ferr := ParseFingerprint(fp)
 		if derr != nil || ferr != nil || f.IsZero() {
 			continue // a corrupt or old entry is a miss

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/teststore"
 )
@@ -27,7 +27,7 @@ func TestSaveInChunksKeepsEveryEntry(t *testing.T) {
 	for i := range n {
 		p := filepath.Join("d", fmt.Sprintf("f%05d.go", i))
 		paths = append(paths, p)
-		entries[p] = CacheEntry{FP: fp, Digest: digest.Bytes([]byte(p)), Recorded: int64(i + 1)}
+		entries[p] = CacheEntry{FP: fp, Digest: sha.Bytes([]byte(p)), Recorded: int64(i + 1)}
 	}
 	ctx := context.Background()
 	if err := c.Save(ctx, dir, entries); err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -36,15 +36,15 @@ var ErrTooManyEntries = errors.New("too many entries")
 // unchanged: the same files with the same bytes, whichever path reaches
 // them. latest is the newest mtime or ctime among the entries, the files
 // links reach and the directory itself (unix ns), for NoteChangedDuringRun.
-func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d digest.Digest, latest int64, err error) {
+func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d sha.Sum, latest int64, err error) {
 	latest = max(self.ModTime, self.Ctime)
 	entries, err := ListTree(s.opt.FS, s.ws, rel, MaxDirEntries)
 	if err != nil {
-		return digest.Digest{}, 0, err
+		return sha.Sum{}, 0, err
 	}
 	real, err := filepath.EvalSymlinks(s.ws.Abs(rel))
 	if err != nil {
-		return digest.Digest{}, 0, err
+		return sha.Sum{}, 0, err
 	}
 	var files []string
 	reach := map[string]linkReach{}
@@ -55,7 +55,7 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 		case e.Kind&fs.ModeSymlink != 0:
 			r, err := s.linkReach(e.Rel, rel, real)
 			if err != nil {
-				return digest.Digest{}, 0, err
+				return sha.Sum{}, 0, err
 			}
 			if r == reachesFile {
 				files = append(files, e.Rel) // hashed through the link
@@ -65,7 +65,7 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	}
 	got, err := s.DigestMany(ctx, files, DigestOptions{})
 	if err != nil {
-		return digest.Digest{}, 0, err
+		return sha.Sum{}, 0, err
 	}
 	byPath := make(map[string]FileDigest, len(got))
 	for _, g := range got {
@@ -75,7 +75,7 @@ func (s *Snapshot) dirDigest(ctx context.Context, rel string, self FileInfo) (d 
 	for _, e := range entries {
 		content, changed, err := s.entryContent(e, byPath[e.Rel], reach[e.Rel])
 		if err != nil {
-			return digest.Digest{}, 0, fmt.Errorf("%s: %w", e.Rel, err)
+			return sha.Sum{}, 0, fmt.Errorf("%s: %w", e.Rel, err)
 		}
 		latest = max(latest, changed)
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", under(rel, e.Rel), e.Kind.Type(), content)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // A directory is fresh only when the files under it are the same files
@@ -159,7 +159,7 @@ func TestDirectoryWithoutDigestIsUnknown(t *testing.T) {
 	e := newEnv(t, false)
 	e.r.Write("src/a.go", "package a\n")
 	st := e.capture("src")
-	st.Files[0].Digest = digest.Digest{}
+	st.Files[0].Digest = sha.Sum{}
 	got := e.check(st)
 	if got.Label != Unknown || !strings.Contains(got.Files[0].Reason, "not compared") {
 		t.Fatalf("got %s: %+v", got.Label, got.Files)
@@ -192,7 +192,7 @@ func TestDirectoryChangedDuringRun(t *testing.T) {
 }
 
 func TestUnprovable(t *testing.T) {
-	d := digest.Digest{1}
+	d := sha.Sum{1}
 	for _, tt := range []struct {
 		name string
 		f    FileStamp

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
@@ -314,7 +314,7 @@ func TestCacheEntryTrusted(t *testing.T) {
 	now := time.Now().UnixNano()
 	info := FileInfo{Size: 1, ModTime: now - int64(time.Hour), Ctime: now - int64(time.Hour), Inode: 7, Dev: 1}
 	fp := Fingerprint{File: info}
-	d := digest.Bytes([]byte("x"))
+	d := sha.Bytes([]byte("x"))
 	moved := fp
 	moved.File.Ctime++
 	tests := []struct {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // SniffSize is how much of a file a DigestMany Sniff function sees.
@@ -29,7 +29,7 @@ type FileDigest struct {
 	FP Fingerprint
 	// Recorded is when FP was taken (unix ns), for Fingerprint.Settled.
 	Recorded int64
-	Digest   digest.Digest
+	Digest   sha.Sum
 	// Tag is what DigestOptions.Sniff said of the file's head.
 	Tag string
 	// Err is why the file has no digest: it is gone (os.ErrNotExist), not a
@@ -138,7 +138,7 @@ func (s *Snapshot) digestOne(rel string, opt DigestOptions, buf []byte) FileDige
 			return fd
 		}
 	}
-	fd.Digest, fd.entry, fd.Err = digest.Digest{}, nil, errUnsettled
+	fd.Digest, fd.entry, fd.Err = sha.Sum{}, nil, errUnsettled
 	return fd
 }
 
@@ -161,7 +161,7 @@ func (s *Snapshot) readOne(fd *FileDigest, opt DigestOptions, buf []byte, truste
 		fd.Digest = cached.Digest
 		return true, nil
 	}
-	d, size, err := digest.Reader(io.MultiReader(bytes.NewReader(buf[:n]), f))
+	d, size, err := sha.Reader(io.MultiReader(bytes.NewReader(buf[:n]), f))
 	if err != nil {
 		return true, err
 	}

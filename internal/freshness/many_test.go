@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 func TestDigestMany(t *testing.T) {
@@ -42,7 +42,7 @@ func TestDigestMany(t *testing.T) {
 		t.Fatalf("done = %d", done.Load())
 	}
 	for i := range 50 {
-		want := digest.Bytes([]byte(fmt.Sprintf("content %d\n", i)))
+		want := sha.Bytes([]byte(fmt.Sprintf("content %d\n", i)))
 		if got[i].Err != nil || got[i].Digest != want || got[i].Path != paths[i] {
 			t.Fatalf("file %d: %+v", i, got[i])
 		}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -65,7 +65,7 @@ type Snapshot struct {
 type observation struct {
 	fp      Fingerprint
 	statErr error
-	digest  digest.Digest
+	digest  sha.Sum
 	hashed  bool  // the digest was asked for
 	readErr error // why the content could not be hashed, if it could not
 	notes   Note
@@ -269,18 +269,18 @@ var errUnsettled = errors.New("kept changing while being read")
 // from the stat cache when its entry vouches for fp, else by reading the
 // file and stat'ing it again — a file that moved meanwhile is read again,
 // up to hashTries times.
-func (s *Snapshot) digestOf(rel string, fp Fingerprint) (Fingerprint, digest.Digest, error) {
+func (s *Snapshot) digestOf(rel string, fp Fingerprint) (Fingerprint, sha.Sum, error) {
 	for range hashTries {
 		if e, ok := s.cache[rel]; ok && e.Trusted(fp, s.opt.RacyWindow) {
 			return fp, e.Digest, nil
 		}
 		d, err := s.hash(rel, fp.File)
 		if err != nil {
-			return fp, digest.Digest{}, err
+			return fp, sha.Sum{}, err
 		}
 		after, err := s.Fingerprint(rel)
 		if err != nil {
-			return fp, digest.Digest{}, err
+			return fp, sha.Sum{}, err
 		}
 		if after == fp {
 			e := CacheEntry{FP: fp, Digest: d, Recorded: s.opt.Now().UnixNano()}
@@ -289,28 +289,28 @@ func (s *Snapshot) digestOf(rel string, fp Fingerprint) (Fingerprint, digest.Dig
 		}
 		fp = after
 	}
-	return fp, digest.Digest{}, errUnsettled
+	return fp, sha.Sum{}, errUnsettled
 }
 
 // hash reads a regular file within the size limit.
-func (s *Snapshot) hash(rel string, info FileInfo) (digest.Digest, error) {
+func (s *Snapshot) hash(rel string, info FileInfo) (sha.Sum, error) {
 	if !info.Mode.IsRegular() {
-		return digest.Digest{}, notRegular(info.Mode)
+		return sha.Sum{}, notRegular(info.Mode)
 	}
 	if info.Size > s.opt.MaxHashSize {
-		return digest.Digest{}, ErrTooLarge
+		return sha.Sum{}, ErrTooLarge
 	}
 	f, err := s.opt.FS.Open(s.ws.Abs(rel))
 	if err != nil {
-		return digest.Digest{}, err
+		return sha.Sum{}, err
 	}
 	defer f.Close()
-	d, n, err := digest.Reader(f)
+	d, n, err := sha.Reader(f)
 	if err != nil {
-		return digest.Digest{}, err
+		return sha.Sum{}, err
 	}
 	if n != info.Size {
-		return digest.Digest{}, errUnsettled
+		return sha.Sum{}, errUnsettled
 	}
 	return d, nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // Note is what a stamp knows about a file beyond its fingerprint and digest:
@@ -39,7 +39,7 @@ type FileStamp struct {
 	ModTime int64 // unix ns
 	// Digest is the SHA-256 of the content; zero when the file could not be
 	// read or was over the hash size limit.
-	Digest digest.Digest
+	Digest sha.Sum
 	// FP is freshctx's fingerprint of the path, taken with the digest (the
 	// file was stat'ed again after hashing and had not moved).
 	FP    Fingerprint

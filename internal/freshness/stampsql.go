@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -65,7 +65,7 @@ func LoadFiles(ctx context.Context, tx *store.Tx, table, ownerCol string, owners
 				rows.Close()
 				return nil, err
 			}
-			if f.Digest, err = digest.Parse(h); err != nil {
+			if f.Digest, err = sha.Parse(h); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("stamp of %s: %w", f.Path, err)
 			}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // FolderWalk says how WalkFolders walks a tree.
@@ -157,5 +157,5 @@ func readFolder(abs string, fp Fingerprint) ([]fs.DirEntry, string, error) {
 	for i, e := range names {
 		items[i] = e.Name() + "/" + e.Type().String() // no name holds a '/'
 	}
-	return names, digest.List(items).String(), nil
+	return names, sha.List(items).String(), nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -382,7 +382,7 @@ func (s *Service) versionContent(ctx context.Context, tx *store.Tx, version stri
 	if err != nil {
 		return nil, false, err
 	}
-	d, err := digest.Parse(blob)
+	d, err := sha.Parse(blob)
 	if err != nil {
 		return nil, false, err
 	}

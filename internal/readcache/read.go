@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/tokens"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -140,7 +140,7 @@ func (f *file) delivered(req ReadRequest, rng lineRange) error {
 		}
 		text := req.Form.Text(f.raw)
 		f.content, f.form, f.encoding = []byte(text), req.Form, ""
-		f.version, f.lines = digest.Bytes(f.content).String(), countLines(f.content)
+		f.version, f.lines = sha.Bytes(f.content).String(), countLines(f.content)
 	}
 	total := f.lines
 	if req.Form != nil {
@@ -251,7 +251,7 @@ func (s *Service) load(ctx context.Context, rel string) (*file, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	f := &file{rel: rel, abs: abs, content: content, raw: content, version: digest.Bytes(content).String(), lines: countLines(content)}
+	f := &file{rel: rel, abs: abs, content: content, raw: content, version: sha.Bytes(content).String(), lines: countLines(content)}
 	if bytes.IndexByte(content[:min(len(content), 8192)], 0) >= 0 {
 		f.binary = "binary"
 	} else if !utf8.Valid(content) {

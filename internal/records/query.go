@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -181,7 +181,7 @@ func (s *Service) openStream(h string) (io.ReadCloser, error) {
 	if h == "" {
 		return io.NopCloser(strings.NewReader("")), nil
 	}
-	d, err := digest.Parse(h)
+	d, err := sha.Parse(h)
 	if err != nil {
 		return nil, err
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // drift counts the lines added and removed between the content a summary
 // was written against (kept as a blob) and the file now. ok is false when
 // either side cannot be read.
 func (s *Service) drift(summaryBlob, rel string) (added, removed int, ok bool) {
-	d, err := digest.Parse(summaryBlob)
+	d, err := sha.Parse(summaryBlob)
 	if err != nil || d.IsZero() {
 		return 0, 0, false
 	}

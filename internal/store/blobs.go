@@ -13,12 +13,12 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 // Blob names stored bytes by content.
 type Blob struct {
-	Digest digest.Digest
+	Digest sha.Sum
 	Size   int64
 }
 
@@ -122,7 +122,7 @@ func (w *BlobWriter) Finish() (Blob, error) {
 	if err := w.f.Close(); err != nil {
 		return Blob{}, fmt.Errorf("close blob: %w", classifyOS(err))
 	}
-	var d digest.Digest
+	var d sha.Sum
 	w.h.Sum(d[:0])
 	w.blob = Blob{Digest: d, Size: w.n}
 	return w.blob, nil
@@ -138,7 +138,7 @@ func (w *BlobWriter) Discard() {
 	os.Remove(w.f.Name())
 }
 
-func (s *Store) blobPath(d digest.Digest) string {
+func (s *Store) blobPath(d sha.Sum) string {
 	h := d.String()
 	return filepath.Join(s.blobs, h[:2], h[2:]+".zst")
 }
@@ -201,7 +201,7 @@ func (tx *Tx) WriteBlob(b []byte) (Blob, error) {
 
 // OpenBlob returns a reader of the blob's raw bytes. A blob whose file is
 // missing or fails to decompress is reported as an error wrapping ErrCorrupt.
-func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
+func (s *Store) OpenBlob(d sha.Sum) (io.ReadCloser, error) {
 	f, err := os.Open(s.blobPath(d))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -225,7 +225,7 @@ func (s *Store) OpenBlob(d digest.Digest) (io.ReadCloser, error) {
 type blobReader struct {
 	dec *zstd.Decoder
 	f   *os.File
-	d   digest.Digest
+	d   sha.Sum
 }
 
 func (r *blobReader) Read(p []byte) (int, error) {
@@ -272,7 +272,7 @@ func (tx *Tx) DeleteOrphanBlobs() (n int, freed int64, err error) {
 			rows.Close()
 			return 0, 0, err
 		}
-		d, err := digest.Parse(h)
+		d, err := sha.Parse(h)
 		if err != nil {
 			rows.Close()
 			return 0, 0, err

@@ -6,7 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/klauspost/compress/zstd"
 	"os"
 	"os/exec"
@@ -189,7 +189,7 @@ func TestCheckBlobFilesFindsAndFixesLeftovers(t *testing.T) {
 	os.WriteFile(tmp, append(slices.Clone(zstdMagic), "half a blob"...), 0o600)
 	os.Chtimes(tmp, old, old)
 	// A blob no row records: freshctx's by its content.
-	orphan := s.blobPath(digest.Bytes([]byte("no row")))
+	orphan := s.blobPath(sha.Bytes([]byte("no row")))
 	os.MkdirAll(filepath.Dir(orphan), 0o700)
 	os.WriteFile(orphan, zstdOf(t, []byte("no row")), 0o600)
 	// Files freshctx cannot prove it made, whatever their names: left alone.
@@ -432,7 +432,7 @@ func zstdOf(t *testing.T, b []byte) []byte {
 func TestLinkedBlobAreaIsNotCleaned(t *testing.T) {
 	s := mustOpenStore(t)
 	users := t.TempDir()
-	d := digest.Bytes([]byte("x")).String()
+	d := sha.Bytes([]byte("x")).String()
 	orphan := filepath.Join(users, d[:2], d[2:]+".zst")
 	os.MkdirAll(filepath.Dir(orphan), 0o700)
 	os.WriteFile(orphan, zstdOf(t, []byte("x")), 0o600)

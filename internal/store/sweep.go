@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freshctx/freshctx/internal/digest"
+	"github.com/freshctx/freshctx/internal/sha"
 )
 
 const (
@@ -45,7 +45,7 @@ func (tx *Tx) removeFilesAfter(blobs []Blob, onCommit bool) {
 	if len(blobs) == 0 {
 		return
 	}
-	ds := make([]digest.Digest, len(blobs))
+	ds := make([]sha.Sum, len(blobs))
 	for i, b := range blobs {
 		ds[i] = b.Digest
 	}
@@ -62,7 +62,7 @@ func (tx *Tx) removeFilesAfter(blobs []Blob, onCommit bool) {
 // writer can be between finding a file in place and recording its row. A
 // failure (the lock busy past the timeout, a kill) leaves orphan files, which
 // CheckBlobFiles finds.
-func (s *Store) removeUnreferenced(ctx context.Context, ds []digest.Digest) {
+func (s *Store) removeUnreferenced(ctx context.Context, ds []sha.Sum) {
 	s.Update(ctx, func(tx *Tx) error {
 		for _, d := range ds {
 			known, err := tx.hasBlob(d)
@@ -77,7 +77,7 @@ func (s *Store) removeUnreferenced(ctx context.Context, ds []digest.Digest) {
 	})
 }
 
-func (tx *Tx) hasBlob(d digest.Digest) (bool, error) {
+func (tx *Tx) hasBlob(d sha.Sum) (bool, error) {
 	var one int
 	err := tx.QueryRow("SELECT 1 FROM blobs WHERE digest = ?", d.String()).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -175,8 +175,8 @@ func (tx *Tx) allBlobs() (map[string]*blobRow, error) {
 	return m, rows.Err()
 }
 
-func mustDigest(h string) digest.Digest {
-	d, _ := digest.Parse(h)
+func mustDigest(h string) sha.Sum {
+	d, _ := sha.Parse(h)
 	return d
 }
 

@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	"github.com/freshctx/freshctx/internal/artifact"
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/redact"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/tokens"
 )
 
@@ -95,7 +95,7 @@ func jobOf(in registry.Input) Job {
 	if !bytes.HasSuffix(in.Content, []byte("\n")) {
 		text = strings.TrimSuffix(text, "\n")
 	}
-	j := Job{Path: in.Path, Lang: in.Lang, Text: text, SHA256: digest.Bytes(in.Content).String()}
+	j := Job{Path: in.Path, Lang: in.Lang, Text: text, SHA256: sha.Bytes(in.Content).String()}
 	for _, m := range Messages(j.Path, j.Lang, j.Text) {
 		j.Tokens += tokens.Count(m.Content) + 4 // each message's framing
 	}

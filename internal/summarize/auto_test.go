@@ -8,8 +8,8 @@ import (
 
 	"github.com/freshctx/freshctx/internal/agenttest"
 	"github.com/freshctx/freshctx/internal/artifact"
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/teststore"
@@ -112,7 +112,7 @@ func TestAutoStoresWhoWroteIt(t *testing.T) {
 		case f.SummaryBy != registry.ByModel || f.SummarySource == nil ||
 			*f.SummarySource != (registry.Source{Model: "qwen-test", Endpoint: g.auto.Endpoint.Name(), Prompt: PromptVersion}):
 			t.Fatalf("%s: by %q, source %+v", p, f.SummaryBy, f.SummarySource)
-		case f.SummarySHA256 != digest.Bytes([]byte(g.r.Read(p))).String() || f.SummaryStale:
+		case f.SummarySHA256 != sha.Bytes([]byte(g.r.Read(p))).String() || f.SummaryStale:
 			t.Fatalf("%s: sha256 %s, stale %v", p, f.SummarySHA256, f.SummaryStale)
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/freshctx/freshctx/internal/digest"
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/rank"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/workspace"
@@ -185,7 +185,7 @@ func stampOf(r team.Record) freshness.Stamp {
 	for _, f := range r.Files {
 		fs := freshness.FileStamp{Path: f.Path, Existed: f.Existed, Size: f.Size}
 		if f.Existed {
-			d, err := digest.Parse(f.SHA256)
+			d, err := sha.Parse(f.SHA256)
 			if err != nil || f.SHA256 == "" {
 				fs.Notes = freshness.NoteNotStamped
 			}

@@ -1,4 +1,4 @@
-package digest
+package sha
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("Reader = %v %d %v", r, n, err)
 	}
 	if z, err := Parse(""); err != nil || !z.IsZero() || z.String() != "" {
-		t.Fatalf("zero digest: %v %v", z, err)
+		t.Fatalf("zero sum: %v %v", z, err)
 	}
 	for _, bad := range []string{"xyz", strings.Repeat("g", 64)} {
 		if _, err := Parse(bad); err == nil {
