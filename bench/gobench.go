@@ -29,6 +29,7 @@ var goBenches = []goBench{
 	{"./internal/artifact", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/artifact", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status, a get of an artifact never put (cold), gets right after a save by rename (saved) and an add (reindexed), and once the path set's proof broke (listed), among the map's files alone and in a repository of 13,000 files in 1,400 folders (large_)"},
 	{"./internal/artifact", "BenchmarkReadSlices2000$", "20x", "reading 2,000 slices and their inputs' stamps from the one packed value a get keeps, against from their rows"},
+	{"./internal/records", "BenchmarkLoadStamps2000$", "20x", "reading the stamps of a record naming 2,000 files from the one packed value it keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},

@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
-	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 )
 
@@ -104,7 +102,7 @@ func pack(sls []slice) []byte {
 		w.Bool(sl.invalidated)
 		w.Uint(uint64(len(sl.deps)))
 		for _, f := range sl.deps {
-			writeFile(&w, f)
+			freshness.WriteStamp(&w, f)
 		}
 	}
 	return w.B
@@ -138,7 +136,7 @@ func unpack(b []byte) ([]slice, error) {
 		if k := r.Count(); k > 0 {
 			sl.deps = make([]freshness.FileStamp, k)
 			for i := range sl.deps {
-				sl.deps[i] = readFile(r)
+				sl.deps[i] = freshness.ReadStamp(r)
 			}
 		}
 		if r.Err != nil {
@@ -150,43 +148,4 @@ func unpack(b []byte) ([]slice, error) {
 		r.Err = store.ErrBadPack
 	}
 	return out, r.Err
-}
-
-func writeInfo(w *store.PackWriter, fi freshness.FileInfo) {
-	w.Uint(fi.Dev)
-	w.Uint(fi.Inode)
-	w.Int(fi.Size)
-	w.Int(fi.ModTime)
-	w.Int(fi.Ctime)
-	w.Uint(uint64(fi.Mode))
-}
-
-func writeFile(w *store.PackWriter, f freshness.FileStamp) {
-	w.Interned(f.Path)
-	w.Bool(f.Existed)
-	w.Bool(f.IsDir)
-	w.Int(f.Size)
-	w.Int(f.ModTime)
-	w.Raw(f.Digest[:])
-	writeInfo(w, f.FP.File)
-	writeInfo(w, f.FP.Link)
-	w.Interned(f.FP.Target)
-	w.Int(int64(f.Notes))
-}
-
-func readInfo(r *store.PackReader) freshness.FileInfo {
-	return freshness.FileInfo{Dev: r.Uint(), Inode: r.Uint(), Size: r.Int(), ModTime: r.Int(), Ctime: r.Int(),
-		Mode: fs.FileMode(r.Uint())}
-}
-
-func readFile(r *store.PackReader) freshness.FileStamp {
-	var f freshness.FileStamp
-	f.Path = r.Interned()
-	f.Existed, f.IsDir = r.Bool(), r.Bool()
-	f.Size, f.ModTime = r.Int(), r.Int()
-	copy(f.Digest[:], r.Raw(len(sha.Sum{})))
-	f.FP.File, f.FP.Link = readInfo(r), readInfo(r)
-	f.FP.Target = r.Interned()
-	f.Notes = freshness.Note(r.Int())
-	return f
 }

@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testout"
 )
 
@@ -94,4 +97,52 @@ func BenchmarkCaptureKinds(b *testing.B) {
 			b.ReportMetric(float64(lines*b.N)/time.Since(start).Seconds()/1e6, "Mlines/s")
 		})
 	}
+}
+
+// BenchmarkLoadStamps2000 reads the stamps of a record naming 2,000
+// files from its pack and, in turn, from its rows (what a record without
+// a pack costs, and what every record cost before packs): ms a read
+// each, and the pack's speed-up (x_rows).
+func BenchmarkLoadStamps2000(b *testing.B) {
+	s, r := newService(b)
+	var out strings.Builder
+	for i := range 2000 {
+		p := fmt.Sprintf("d%02d/f%02d.go", i/100, i%100)
+		r.Write(p, fmt.Sprintf("package d // %d\n", i))
+		fmt.Fprintf(&out, "%s:3: note %d\n", p, i)
+	}
+	ctx := context.Background()
+	rec, err := s.Capture(ctx, CaptureRequest{Input: strings.NewReader(out.String())})
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := func(load func(tx *store.Tx) (int, error)) time.Duration {
+		start := time.Now()
+		err := s.Store.View(ctx, func(tx *store.Tx) error {
+			n, err := load(tx)
+			if err == nil && n < 2000 {
+				err = fmt.Errorf("%d stamps read", n)
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	ids := []int64{rec.ID}
+	var packed, rows time.Duration
+	for b.Loop() {
+		packed += read(func(tx *store.Tx) (int, error) {
+			m, err := loadStamps(ctx, tx, ids)
+			return len(m[rec.ID]), err
+		})
+		rows += read(func(tx *store.Tx) (int, error) {
+			m, err := freshness.LoadFiles(ctx, tx, "record_files", "record_id", ids)
+			return len(m[rec.ID]), err
+		})
+	}
+	b.ReportMetric(float64(packed.Microseconds())/1e3/float64(b.N), "pack_ms")
+	b.ReportMetric(float64(rows.Microseconds())/1e3/float64(b.N), "rows_ms")
+	b.ReportMetric(float64(rows)/float64(packed), "x_rows")
 }

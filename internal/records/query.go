@@ -75,9 +75,24 @@ func loadFiles(ctx context.Context, tx *store.Tx, recs []*Record) error {
 	for i, r := range recs {
 		ids[i] = r.ID
 	}
-	stamps, err := freshness.LoadFiles(ctx, tx, "record_files", "record_id", ids)
+	stamps, err := loadStamps(ctx, tx, ids)
 	if err != nil {
 		return fmt.Errorf("load record files: %w", err)
+	}
+	var rest []int64
+	for _, id := range ids {
+		if _, ok := stamps[id]; !ok {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) > 0 {
+		rows, err := freshness.LoadFiles(ctx, tx, "record_files", "record_id", rest)
+		if err != nil {
+			return fmt.Errorf("load record files: %w", err)
+		}
+		for id, files := range rows {
+			stamps[id] = files
+		}
 	}
 	for _, r := range recs {
 		r.stamp.Files = stamps[r.ID]

@@ -338,6 +338,9 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 		if err := insertFiles(ctx, tx, r.ID, r.stamp.Files); err != nil {
 			return err
 		}
+		if err := insertStamps(ctx, tx, r.ID, r.stamp.Files); err != nil {
+			return err
+		}
 		if err := insertFacts(ctx, tx, r.ID, r.facts); err != nil {
 			return err
 		}
