@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
@@ -18,6 +19,21 @@ import (
 // says which records a later run of their command superseded, and what
 // changed in each record's input scope since (one walk per scope).
 func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
+	// The walks of the input scopes read other files than the check, and
+	// need nothing of it until their counts are made: they run meanwhile.
+	walked := startWalks(recs)
+	err := s.checkFiles(ctx, recs)
+	walks := walked()
+	if err != nil {
+		return err
+	}
+	checkInputs(recs, walks)
+	return nil
+}
+
+// checkFiles labels each record's files, one snapshot per root, and says
+// which records a later run superseded.
+func (s *Service) checkFiles(ctx context.Context, recs []*Record) error {
 	byRoot := map[string][]*Record{}
 	for _, r := range recs {
 		byRoot[r.root] = append(byRoot[r.root], r)
@@ -27,11 +43,7 @@ func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 			return err
 		}
 	}
-	if err := s.markSuperseded(ctx, recs); err != nil {
-		return err
-	}
-	checkInputs(recs)
-	return nil
+	return s.markSuperseded(ctx, recs)
 }
 
 // markSuperseded sets SupersededBy: the first later run of the same
@@ -56,30 +68,50 @@ func (s *Service) markSuperseded(ctx context.Context, recs []*Record) error {
 	})
 }
 
-// checkInputs sets InputsChanged, walking each distinct scope once, for
-// changes since the oldest of the records that share it.
-func checkInputs(recs []*Record) {
-	key := func(r *Record) string { return r.root + "\x00" + strings.Join(r.inputs, "\x00") }
+// scopeKey names the walk a record's input scope needs.
+func scopeKey(r *Record) string { return r.root + "\x00" + strings.Join(r.inputs, "\x00") }
+
+// startWalks walks each distinct input scope of recs once, for changes
+// since the oldest of the records that share it, in goroutines of their
+// own; the function returned waits for them and returns each walk by its
+// scopeKey.
+func startWalks(recs []*Record) func() map[string]scope.Times {
 	since := map[string]time.Time{}
+	roots := map[string]*Record{}
 	for _, r := range recs {
-		if r.Freshness == nil || r.root == "" {
+		if r.root == "" {
 			continue
 		}
-		if t, ok := since[key(r)]; !ok || r.inputsSince().Before(t) {
-			since[key(r)] = r.inputsSince()
+		k := scopeKey(r)
+		if t, ok := since[k]; !ok || r.inputsSince().Before(t) {
+			since[k] = r.inputsSince()
 		}
+		roots[k] = r
 	}
-	walks := map[string]scope.Times{}
+	walks := make(map[string]scope.Times, len(since))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for k, r := range roots {
+		wg.Go(func() {
+			st := scope.Walk(r.root, r.inputs, since[k])
+			mu.Lock()
+			walks[k] = st
+			mu.Unlock()
+		})
+	}
+	return func() map[string]scope.Times {
+		wg.Wait()
+		return walks
+	}
+}
+
+// checkInputs sets InputsChanged from the walks of the records' scopes.
+func checkInputs(recs []*Record, walks map[string]scope.Times) {
 	for _, r := range recs {
 		if r.Freshness == nil || r.root == "" {
 			continue
 		}
-		k := key(r)
-		st, ok := walks[k]
-		if !ok {
-			st = scope.Walk(r.root, r.inputs, since[k])
-			walks[k] = st
-		}
+		st := walks[scopeKey(r)]
 		from := r.inputsSince()
 		ch := st.ChangedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
 		ch.Scope = r.inputs

@@ -395,6 +395,9 @@ func join(dir, rest string) string {
 // matchScope reports whether a root-relative path is in the scope.
 func matchScope(scope []string, p string) bool {
 	for _, g := range scope {
+		if g == "**" {
+			return true // every path: the walk of a whole tree splits none
+		}
 		if matchGlob(strings.Split(g, "/"), strings.Split(p, "/")) {
 			return true
 		}
@@ -426,6 +429,9 @@ func matchGlob(pat, segs []string) bool {
 // scopeDirMatch reports whether a folder may hold files of the scope.
 func scopeDirMatch(scope []string, dir string) bool {
 	if dir == "." {
+		return true
+	}
+	if slices.Contains(scope, "**") {
 		return true
 	}
 	segs := strings.Split(dir, "/")
