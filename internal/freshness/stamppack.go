@@ -57,12 +57,7 @@ func readInfo(r *store.PackReader) FileInfo {
 // PackStamps is files as one compressed value: their count, then each
 // stamp (WriteStamp).
 func PackStamps(files []FileStamp) []byte {
-	var w store.PackWriter
-	w.Uint(uint64(len(files)))
-	for _, f := range files {
-		WriteStamp(&w, f)
-	}
-	return store.Pack(w.B)
+	return store.Pack(writeStamps(files))
 }
 
 // UnpackStamps reads what PackStamps wrote.
@@ -71,6 +66,21 @@ func UnpackStamps(data []byte) ([]FileStamp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", store.ErrBadPack, err)
 	}
+	return readStamps(b)
+}
+
+// writeStamps is PackStamps' value before compression.
+func writeStamps(files []FileStamp) []byte {
+	var w store.PackWriter
+	w.Uint(uint64(len(files)))
+	for _, f := range files {
+		WriteStamp(&w, f)
+	}
+	return w.B
+}
+
+// readStamps reads what writeStamps wrote.
+func readStamps(b []byte) ([]FileStamp, error) {
 	r := store.NewPackReader(b)
 	n := r.Count()
 	files := make([]FileStamp, 0, n)

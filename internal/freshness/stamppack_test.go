@@ -74,3 +74,21 @@ func TestStampsPackMalformedIsAnError(t *testing.T) {
 		t.Fatal("stamps not compressed read without an error")
 	}
 }
+
+// FuzzUnpackStamps: stored bytes that are not stamps are an error, never a
+// panic, and what reads writes back the same (the bytes after
+// decompression: the compression is zstd's to check).
+func FuzzUnpackStamps(f *testing.F) {
+	f.Add(writeStamps([]FileStamp{{Path: "a.go", Existed: true, Size: 3, FP: Fingerprint{Target: "b"}}, {Path: "a.go"}}))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		files, err := readStamps(b)
+		if err != nil {
+			return
+		}
+		again, err := UnpackStamps(PackStamps(files))
+		if err != nil || !reflect.DeepEqual(again, files) {
+			t.Fatalf("rewritten stamps read as %+v, %v; want %+v", again, err, files)
+		}
+	})
+}
