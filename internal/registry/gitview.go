@@ -43,10 +43,11 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 	if err != nil {
 		return gitView{}, nil, err
 	}
+	under := cmp.Or(s.WholeStatusUnder, smallRegistry)
 	var rows int
 	if err := s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		rows, err = countRows(ctx, tx, s.WS.Root)
+		rows, err = countRowsUpTo(ctx, tx, s.WS.Root, under)
 		return err
 	}); err != nil {
 		return gitView{}, nil, err
@@ -55,8 +56,7 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 	var moved []string
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
-	wg.Go(func() { moved, errs[0] = s.moved(ctx, snap) })
-	under := cmp.Or(s.WholeStatusUnder, smallRegistry)
+	wg.Go(func() { moved, _, errs[0] = s.moved(ctx, snap) })
 	if rows < under {
 		v.status, errs[1] = g.StatusFiles(ctx)
 		if v.status != nil {

@@ -59,6 +59,19 @@ func (f *fixture) sync() *SyncResult {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	// Every sync says how many files the registry holds, whichever way it
+	// came to know (trust counts them from its scan, not the rows).
+	var rows int
+	if err := f.svc.Store.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		rows, err = countRows(context.Background(), tx, f.svc.WS.Root)
+		return err
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	if res.Files != rows {
+		f.t.Fatalf("%s says %d files; the registry holds %d", res.Action, res.Files, rows)
+	}
 	return res
 }
 

@@ -24,8 +24,9 @@ type stored struct {
 // or there is none. It also lists the paths examined without a row (see
 // registry_gone) whose fingerprint moved: one that appeared or changed. It reads no
 // file content — one lstat per row, in parallel — and is the evidence behind
-// trust: git's "clean" alone never is.
-func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string, error) {
+// trust: git's "clean" alone never is. rows is how many rows it scanned
+// (the registry's files, the watched paths aside).
+func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) (moved []string, rows int, err error) {
 	window := snap.Window()
 	chunks := make(chan []stored, 8)
 	var mu sync.Mutex
@@ -62,7 +63,7 @@ func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string
 	var all []stored
 	var gen int64
 	var fromIndex, resave bool
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
+	err = s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
 		if all, gen, fromIndex, resave, err = loadScan(ctx, tx, s.WS.Root); err != nil || fromIndex {
 			return err
@@ -85,14 +86,19 @@ func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) ([]string
 	close(chunks)
 	wg.Wait()
 	if err != nil {
-		return nil, fmt.Errorf("scan the registry: %w", err)
+		return nil, 0, fmt.Errorf("scan the registry: %w", err)
 	}
 	if (!fromIndex || resave) && gen > 0 {
 		if err := s.saveScan(ctx, gen, all); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return out, ctx.Err()
+	for _, r := range all {
+		if !r.watched {
+			rows++
+		}
+	}
+	return out, rows, ctx.Err()
 }
 
 // rowMoved reports whether a row's (or watched path's) file may have

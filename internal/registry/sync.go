@@ -46,7 +46,7 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 		if st, err = loadState(ctx, tx, s.WS.Root); err != nil {
 			return err
 		}
-		rows, err = countRows(ctx, tx, s.WS.Root)
+		rows, err = countRowsUpTo(ctx, tx, s.WS.Root, 1)
 		return err
 	})
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	} else {
 		var trusted bool
 		var head string
-		if trusted, head, err = s.trusted(ctx, g, st); err == nil && trusted {
+		if trusted, head, rows, err = s.trusted(ctx, g, st); err == nil && trusted {
 			res = &SyncResult{Action: ActionTrust, Head: head, Files: rows}
 		} else if err == nil {
 			res, err = s.syncVerify(ctx, st)
@@ -79,21 +79,20 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 // git is asked only what it can answer without touching the tracked files
 // (the fingerprints cover those, and better); the lstat of every row runs
 // alongside it.
-func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool, string, error) {
+func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (ok bool, head string, rows int, err error) {
 	if !st.exists || !st.clean {
-		return false, "", nil
+		return false, "", 0, nil
 	}
 	snap, err := s.snapshot(ctx)
 	if err != nil {
-		return false, "", err
+		return false, "", 0, err
 	}
 	var moved, untracked []string
-	var head string
 	var behind int
 	var staged []workspace.Change
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
-	wg.Go(func() { moved, errs[0] = s.moved(ctx, snap) })
+	wg.Go(func() { moved, rows, errs[0] = s.moved(ctx, snap) })
 	wg.Go(func() { untracked, errs[1] = g.Untracked(ctx) })
 	head, behind, errs[3] = g.HeadBehind(ctx)
 	if errs[3] == nil && head != "" {
@@ -101,13 +100,13 @@ func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (bool
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return false, "", err
+		return false, "", 0, err
 	}
 	if head == "" || head != st.lastSHA || behind > 0 || len(staged) > 0 || len(moved) > 0 {
-		return false, head, nil
+		return false, head, rows, nil
 	}
 	known, err := s.known(ctx, untracked)
-	return known, head, err
+	return known, head, rows, err
 }
 
 // known reports whether every path is a row or a watched path: an untracked
