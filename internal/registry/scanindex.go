@@ -34,8 +34,9 @@ func decodeScan(data []byte) ([]stored, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := store.NewPackReader(b)
-	var out []stored
+	// b is the scan's own: its strings share it rather than copy it.
+	r := store.NewSharedPackReader(b)
+	out := make([]stored, 0, scanEntries(b))
 	for r.Left() > 0 {
 		s := stored{path: r.String(), fp: r.String(), at: r.Int(), watched: r.Bool()}
 		if r.Err != nil {
@@ -44,6 +45,26 @@ func decodeScan(data []byte) ([]stored, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// scanEntries counts the entries of a decoded scan by skipping over their
+// fields, so that decodeScan allocates its slice once (at 100,000 entries
+// growing it was a third of the decoding). A malformed value counts as far
+// as it reads.
+func scanEntries(b []byte) int {
+	r := store.NewPackReader(b)
+	n := 0
+	for r.Left() > 0 {
+		r.Raw(r.Count())
+		r.Raw(r.Count())
+		r.Int()
+		r.Bool()
+		if r.Err != nil {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // loadScan returns the scan index made current, and the current gen; ok

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -98,13 +99,22 @@ var ErrBadPack = errors.New("malformed packed value")
 // PackReader reads the fields of a packed value. The first malformed one
 // sets Err, and every read after it returns zero values.
 type PackReader struct {
-	b    []byte
-	strs []string
-	Err  error
+	b      []byte
+	strs   []string
+	shared string // b whole, as a string, when strings share its memory
+	Err    error
 }
 
 // NewPackReader reads b.
 func NewPackReader(b []byte) *PackReader { return &PackReader{b: b} }
+
+// NewSharedPackReader reads b, which must never change afterwards: the
+// strings it reads are b's own bytes, not copies, so 100,000 paths read
+// cost no allocation each (and keep b's memory alive while one of them
+// is).
+func NewSharedPackReader(b []byte) *PackReader {
+	return &PackReader{b: b, shared: unsafe.String(unsafe.SliceData(b), len(b))}
+}
 
 // Left is how many bytes are still to read.
 func (r *PackReader) Left() int { return len(r.b) }
@@ -169,7 +179,14 @@ func (r *PackReader) Raw(n int) []byte {
 func (r *PackReader) Bytes() []byte { return r.Raw(r.Count()) }
 
 // String reads a length and the string.
-func (r *PackReader) String() string { return string(r.Bytes()) }
+func (r *PackReader) String() string {
+	v := r.Bytes()
+	if r.shared == "" || len(v) == 0 {
+		return string(v)
+	}
+	at := len(r.shared) - len(r.b) - len(v) // where v starts in the value
+	return r.shared[at : at+len(v)]
+}
 
 // Interned reads what Interned wrote.
 func (r *PackReader) Interned() string {
