@@ -53,7 +53,13 @@ type found struct {
 // examine decides the candidates and classifies them. It reads files but
 // writes nothing.
 func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
-	g, ex, err := s.newExamination(ctx)
+	return s.examineFrom(ctx, st, nil)
+}
+
+// examineFrom is examine starting from what was seen already (the view
+// and scan a sync's trust check made), when seen is not nil.
+func (s *Service) examineFrom(ctx context.Context, st state, seen *looked) (*examination, error) {
+	g, ex, err := s.newExamination(ctx, seen)
 	if err != nil {
 		return nil, err
 	}
@@ -72,15 +78,19 @@ func (s *Service) examine(ctx context.Context, st state) (*examination, error) {
 // staged changes, the untracked files) and, alongside it, the fingerprint
 // scan of every row. The status of the candidates is built once they are
 // known (setStatus).
-func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examination, error) {
+func (s *Service) newExamination(ctx context.Context, seen *looked) (*workspace.Git, *examination, error) {
 	g, err := s.git()
 	if err != nil {
 		return nil, nil, err
 	}
-	view, moved, err := s.look(ctx, g)
-	if err != nil {
-		return nil, nil, err
+	if seen == nil {
+		view, moved, err := s.look(ctx, g)
+		if err != nil {
+			return nil, nil, err
+		}
+		seen = &looked{view: view, moved: moved}
 	}
+	view, moved := seen.view, seen.moved
 	return g, &examination{head: view.head, view: view, moved: moved,
 		seen: map[string]found{}, skips: map[string]string{}, leftGit: map[string]bool{},
 		norow: map[string]found{}, forget: map[string]bool{}}, nil
@@ -89,7 +99,7 @@ func (s *Service) newExamination(ctx context.Context) (*workspace.Git, *examinat
 // examineClose classifies the paths a commit changed and every row whose
 // fingerprint moved, with one status for the work-tree flags.
 func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) (*examination, error) {
-	g, ex, err := s.newExamination(ctx)
+	g, ex, err := s.newExamination(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,13 @@ type gitView struct {
 	status *workspace.Status
 }
 
+// looked is what look found: git's view and the rows whose fingerprint
+// moved.
+type looked struct {
+	view  gitView
+	moved []string
+}
+
 // smallRegistry is the row count under which one whole status is cheaper
 // than git's narrow questions (measured: 500 files, 1 process ~ 4).
 const smallRegistry = 2000

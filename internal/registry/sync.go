@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,12 +57,11 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	if rows == 0 {
 		res, err = s.bootstrap(ctx)
 	} else {
-		var trusted bool
-		var head string
-		if trusted, head, rows, err = s.trusted(ctx, g, st); err == nil && trusted {
-			res = &SyncResult{Action: ActionTrust, Head: head, Files: rows}
+		var tc trustCheck
+		if tc, err = s.trusted(ctx, g, st); err == nil && tc.ok {
+			res = &SyncResult{Action: ActionTrust, Head: tc.head, Files: tc.rows}
 		} else if err == nil {
-			res, err = s.syncVerify(ctx, st)
+			res, err = s.syncVerify(ctx, st, tc.seen)
 		}
 	}
 	if err != nil {
@@ -69,6 +69,17 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 	}
 	res.ElapsedMS = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// trustCheck is what trusted found: whether the registry is trusted,
+// HEAD, the rows it scanned, and, when it asked git what an examination
+// of a registry this large asks, that view and the rows that moved, for
+// the examination to take rather than ask and scan again.
+type trustCheck struct {
+	ok   bool
+	head string
+	rows int
+	seen *looked
 }
 
 // trusted reports whether the registry can be trusted without reading a
@@ -79,34 +90,38 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 // git is asked only what it can answer without touching the tracked files
 // (the fingerprints cover those, and better); the lstat of every row runs
 // alongside it.
-func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (ok bool, head string, rows int, err error) {
+func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (trustCheck, error) {
 	if !st.exists || !st.clean {
-		return false, "", 0, nil
+		return trustCheck{}, nil
 	}
 	snap, err := s.snapshot(ctx)
 	if err != nil {
-		return false, "", 0, err
+		return trustCheck{}, err
 	}
-	var moved, untracked []string
-	var behind int
-	var staged []workspace.Change
+	var moved []string
+	var v gitView
+	var rows int
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
 	wg.Go(func() { moved, rows, errs[0] = s.moved(ctx, snap) })
-	wg.Go(func() { untracked, errs[1] = g.Untracked(ctx) })
-	head, behind, errs[3] = g.HeadBehind(ctx)
-	if errs[3] == nil && head != "" {
-		staged, errs[2] = g.StagedChanges(ctx)
+	wg.Go(func() { v.untracked, errs[1] = g.Untracked(ctx) })
+	v.head, v.behind, errs[3] = g.HeadBehind(ctx)
+	if errs[3] == nil && v.head != "" {
+		v.staged, errs[2] = g.StagedChanges(ctx)
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return false, "", 0, err
+		return trustCheck{}, err
 	}
-	if head == "" || head != st.lastSHA || behind > 0 || len(staged) > 0 || len(moved) > 0 {
-		return false, head, rows, nil
+	tc := trustCheck{head: v.head, rows: rows}
+	if rows >= cmp.Or(s.WholeStatusUnder, smallRegistry) {
+		tc.seen = &looked{view: v, moved: moved} // what look would ask and scan
 	}
-	known, err := s.known(ctx, untracked)
-	return known, head, rows, err
+	if v.head == "" || v.head != st.lastSHA || v.behind > 0 || len(v.staged) > 0 || len(moved) > 0 {
+		return tc, nil
+	}
+	tc.ok, err = s.known(ctx, v.untracked)
+	return tc, err
 }
 
 // known reports whether every path is a row or a watched path: an untracked
@@ -144,8 +159,8 @@ func (s *Service) known(ctx context.Context, paths []string) (bool, error) {
 	return n >= len(files), err
 }
 
-func (s *Service) syncVerify(ctx context.Context, st state) (*SyncResult, error) {
-	ex, err := s.examine(ctx, st)
+func (s *Service) syncVerify(ctx context.Context, st state, seen *looked) (*SyncResult, error) {
+	ex, err := s.examineFrom(ctx, st, seen)
 	if err != nil {
 		return nil, err
 	}
