@@ -212,32 +212,49 @@ type IndexEntry struct {
 	Mode string // "100644", "100755", "120000" (a symlink), "160000" (a gitlink)
 }
 
-// Index returns the index entries of paths (all of them when there are
-// more than a few), in one `git ls-files --stage`.
+// Index returns the index entries of paths (of every path when none are
+// given), in one `git ls-files --stage`: with the paths as pathspecs when
+// they are a few, else of the whole index, of which only the entries of
+// paths are kept (at 100,000 entries, building all of them was a tenth of
+// a sync).
 func (g *Git) Index(ctx context.Context, paths []string) (map[string]IndexEntry, error) {
 	args := []string{"--literal-pathspecs", "ls-files", "--stage", "-z"}
-	if len(paths) > 0 && len(paths) <= maxPathspecs {
+	var want map[string]bool // git's form of paths, when the whole index is listed
+	switch {
+	case len(paths) > 0 && len(paths) <= maxPathspecs:
 		args = append(args, "--")
 		for _, p := range paths {
 			args = append(args, g.toGit(p))
 		}
-	} else if g.prefix != "" {
+	case g.prefix != "":
 		args = append(args, "--", g.prefix)
+	}
+	if len(paths) > maxPathspecs {
+		want = make(map[string]bool, len(paths))
+		for _, p := range paths {
+			want[g.toGit(p)] = true
+		}
 	}
 	out, err := g.Run(ctx, g.Top, args...)
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files --stage: %w", err)
 	}
-	entries := map[string]IndexEntry{}
-	for _, line := range bytes.Split(out, []byte{0}) {
+	entries := make(map[string]IndexEntry, min(len(paths), 1<<16))
+	for len(out) > 0 {
+		var line []byte
+		line, out, _ = bytes.Cut(out, []byte{0})
 		// "<mode> <oid> <stage>\t<path>"
 		meta, p, ok := bytes.Cut(line, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
+		if !ok || want != nil && !want[string(p)] {
+			continue
+		}
+		mode, rest, ok1 := bytes.Cut(meta, []byte{' '})
+		oid, stage, ok2 := bytes.Cut(rest, []byte{' '})
+		if !ok1 || !ok2 || len(mode) == 0 || len(oid) == 0 || len(stage) == 0 || bytes.IndexByte(stage, ' ') >= 0 {
 			continue
 		}
 		if rel, ok := g.fromGit(string(p)); ok {
-			entries[rel] = IndexEntry{OID: f[1], Mode: f[0]}
+			entries[rel] = IndexEntry{OID: string(oid), Mode: string(mode)}
 		}
 	}
 	return entries, nil

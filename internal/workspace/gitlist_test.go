@@ -2,6 +2,9 @@ package workspace
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -130,5 +133,56 @@ func TestTrackedListsTheIndexOnly(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{".gitignore", "a.go", "gone.go", "staged.go"}; !slices.Equal(got, want) {
 		t.Fatalf("Tracked = %v, want %v", got, want)
+	}
+}
+
+// TestIndexEntriesOfPaths: the index entries of the paths asked, as git
+// lists them, whether asked by pathspec (a few) or picked out of the
+// whole index (many); from a workspace below the top, root-relative; a
+// path with a space and a symlink included, a path not in the index left
+// out.
+func TestIndexEntriesOfPaths(t *testing.T) {
+	r := testgit.New(t)
+	var all []string
+	for i := range maxPathspecs + 8 {
+		p := fmt.Sprintf("sub/f %02d.go", i)
+		r.Write(p, fmt.Sprintf("package sub // %d\n", i))
+		all = append(all, strings.TrimPrefix(p, "sub/"))
+	}
+	if err := os.Symlink("f 00.go", r.Path("sub/link")); err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, "link")
+	r.Write("top.go", "package top\n")
+	r.Commit("init")
+	want := map[string]IndexEntry{}
+	for _, line := range strings.Split(strings.TrimSuffix(r.Git("ls-files", "--stage", "-z"), "\x00"), "\x00") {
+		meta, p, _ := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if rel, ok := strings.CutPrefix(p, "sub/"); ok {
+			want[rel] = IndexEntry{OID: f[1], Mode: f[0]}
+		}
+	}
+	ws, err := Open(r.Path("sub"))
+	if err != nil || ws.Git == nil {
+		t.Fatalf("workspace of sub: %v", err)
+	}
+	for _, asked := range [][]string{all[:3], append(slices.Clone(all[2:]), "not-there.go")} {
+		got, err := ws.Git.Index(context.Background(), asked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := map[string]IndexEntry{}
+		for _, p := range asked {
+			if e, ok := want[p]; ok {
+				exp[p] = e
+			}
+		}
+		if !maps.Equal(got, exp) {
+			t.Errorf("Index of %d paths = %v, want %v", len(asked), got, exp)
+		}
+	}
+	if e := want["link"]; e.Mode != "120000" {
+		t.Fatalf("the symlink's entry: %+v", e)
 	}
 }
