@@ -63,7 +63,7 @@ type leakRule struct {
 	windowed bool
 	span     [2]int // a windowed rule's leakSpans
 
-	src     config.ViperConfig         // this rule alone (ruleConfig)
+	index   int                        // its place among gitleaks' rules (ruleConfig)
 	globals func() []*config.Allowlist // the global allowlists, translated once
 	once    sync.Once
 	built   leakBuilt
@@ -82,7 +82,8 @@ type leakBuilt struct {
 // gitleaks; one that does not translate is a broken build, as in rules.
 func (g *leakRule) ready() *leakBuilt {
 	g.once.Do(func() {
-		cfg, err := g.src.Translate()
+		src := ruleConfig(mustFullConfig(), g.index)
+		cfg, err := src.Translate()
 		r, ok := cfg.Rules[g.id]
 		if err != nil || !ok || r.Regex == nil {
 			panic(fmt.Sprintf("redact: gitleaks rule %s does not translate alone: %v", g.id, err))
@@ -139,12 +140,12 @@ func mayHold(line []byte) bool {
 func build() (*engine, error) {
 	// gitleaks logs to stderr at info level; freshctx's stderr is the user's.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
-	vc, err := defaultViperConfig()
+	heads, err := ruleHeads()
 	if err != nil {
 		return nil, err
 	}
 	globals := sync.OnceValue(func() []*config.Allowlist {
-		gc := globalConfig(&vc)
+		gc := globalConfig(mustFullConfig())
 		cfg, err := gc.Translate()
 		if err != nil {
 			panic(fmt.Sprintf("redact: gitleaks' global allowlists do not translate: %v", err))
@@ -153,11 +154,11 @@ func build() (*engine, error) {
 	})
 	e := &engine{own: ownRules}
 	index := map[string]int{}
-	ids := make([]string, 0, len(vc.Rules))
-	for i, r := range vc.Rules {
-		if r.Regex != "" && len(r.Keywords) > 0 {
-			ids = append(ids, r.ID)
-			index[r.ID] = i
+	ids := make([]string, 0, len(heads))
+	for i, r := range heads {
+		if r.regex != "" && len(r.keywords) > 0 {
+			ids = append(ids, r.id)
+			index[r.id] = i
 		}
 	}
 	// Specific rules first: the generic one then finds their secrets
@@ -183,15 +184,15 @@ func build() (*engine, error) {
 		e.targets[id] = append(e.targets[id], t)
 	}
 	for _, id := range ids {
-		vr := vc.Rules[index[id]]
-		keywords := make([]string, len(vr.Keywords))
-		for i, k := range vr.Keywords {
+		vr := heads[index[id]]
+		keywords := make([]string, len(vr.keywords))
+		for i, k := range vr.keywords {
 			keywords[i] = strings.ToLower(k)
 		}
-		rule := &leakRule{id: id, src: ruleConfig(&vc, index[id]), globals: globals}
+		rule := &leakRule{id: id, index: index[id], globals: globals}
 		g, ok := leakGates[id]
 		if !ok {
-			g = namedValueGate(vr.Regex, keywords)
+			g = namedValueGate(vr.regex, keywords)
 		}
 		if rule.span, rule.windowed = leakSpans[id]; rule.windowed {
 			g = inWindow(g, rule)

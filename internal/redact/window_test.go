@@ -284,11 +284,11 @@ func TestSecretAfterAnEarlierKeyword(t *testing.T) {
 	tried := 0
 	for _, c := range secretCorpus() {
 		g := byID[c.kind]
-		if g == nil || len(g.src.Rules[0].Keywords) == 0 {
+		if g == nil || len(mustFullConfig().Rules[g.index].Keywords) == 0 {
 			continue
 		}
 		tried++
-		decoy := strings.ToLower(g.src.Rules[0].Keywords[0])
+		decoy := strings.ToLower(mustFullConfig().Rules[g.index].Keywords[0])
 		line := "first " + decoy + " = none;" + strings.Repeat(" filler", windowFrom/7+10) + " then " + c.line
 		var r Redactor
 		if out := string(r.Line([]byte(line))); strings.Contains(out, c.secret) {
