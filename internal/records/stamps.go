@@ -42,12 +42,12 @@ func loadStamps(ctx context.Context, tx *store.Tx, ids []int64) (map[int64][]fre
 	out := map[int64][]freshness.FileStamp{}
 	for i := 0; i < len(ids); i += 500 {
 		part := ids[i:min(i+500, len(ids))]
-		args := make([]any, len(part))
-		for j, id := range part {
-			args[j] = id
+		args := []any{stampsFormat}
+		for _, id := range part {
+			args = append(args, id)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT record_id, data FROM record_stamps WHERE format = `+fmt.Sprint(stampsFormat)+
-			` AND record_id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		rows, err := tx.QueryContext(ctx, `SELECT record_id, data FROM record_stamps WHERE format = ?
+			AND record_id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("load stamps: %w", err)
 		}

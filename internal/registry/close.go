@@ -45,11 +45,7 @@ func (s *Service) Close(ctx context.Context, rev string) (*CloseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st state
-	err = s.Store.View(ctx, func(tx *store.Tx) error {
-		st, err = loadState(ctx, tx, s.WS.Root)
-		return err
-	})
+	st, err := s.readState(ctx)
 	if err != nil {
 		return nil, err
 	}

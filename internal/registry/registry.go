@@ -108,6 +108,17 @@ type state struct {
 	exists  bool
 }
 
+// readState reads what the last verification of the registry recorded.
+func (s *Service) readState(ctx context.Context) (state, error) {
+	var st state
+	err := s.Store.View(ctx, func(tx *store.Tx) error {
+		var err error
+		st, err = loadState(ctx, tx, s.WS.Root)
+		return err
+	})
+	return st, err
+}
+
 func loadState(ctx context.Context, tx *store.Tx, root string) (state, error) {
 	var st state
 	err := tx.QueryRowContext(ctx, `SELECT last_verified_sha, verified_clean FROM registry_state WHERE root = ?`, root).

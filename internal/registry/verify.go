@@ -3,8 +3,6 @@ package registry
 import (
 	"context"
 	"time"
-
-	"github.com/freshctx/freshctx/internal/store"
 )
 
 // Verdicts of verification.
@@ -59,12 +57,7 @@ type VerifyResult struct {
 // it also writes them, as sync's verify does.
 func (s *Service) Verify(ctx context.Context, apply bool) (*VerifyResult, error) {
 	start := time.Now()
-	var st state
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
-		var err error
-		st, err = loadState(ctx, tx, s.WS.Root)
-		return err
-	})
+	st, err := s.readState(ctx)
 	if err != nil {
 		return nil, err
 	}
