@@ -29,6 +29,8 @@ var goBenches = []goBench{
 	{"./internal/artifact", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/artifact", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status, a get of an artifact never put (cold), gets right after a save by rename (saved) and an add (reindexed), and once the path set's proof broke (listed), among the map's files alone and in a repository of 13,000 files in 1,400 folders (large_)"},
 	{"./internal/artifact", "BenchmarkReadSlices2000$", "20x", "reading 2,000 slices and their inputs' stamps from the one packed value a get keeps, against from their rows"},
+	{"./internal/registry", "BenchmarkSyncAfterEdit$", "3x", "the sync after 10 edits to a clean 100,000-file tree (10,000 with -short): examining from what its trust check saw, against its trust check and an examination from nothing, and against git status"},
+	{"./internal/registry", "BenchmarkDecodeScan100k$", "20x", "decoding a 100,000-row scan index with shared strings into a slice sized first, against copying each string into a growing slice"},
 	{"./internal/records", "BenchmarkLoadStamps2000$", "20x", "reading the stamps of a record naming 2,000 files from the one packed value it keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},

@@ -166,3 +166,118 @@ func BenchmarkTrust100k(b *testing.B) {
 	b.ReportMetric(float64(medianOf(status).Microseconds())/1000, "git_status_ms")
 	b.ReportMetric(float64(medianOf(ours))/float64(medianOf(status)), "x_git_status")
 }
+
+// BenchmarkSyncAfterEdit is the sync after a few edits to a tree that was
+// clean at the last sync: 10 files of 100,000 (10,000 with -short) edited
+// after a commit and a sync. It times the sync, which examines from what
+// its trust check saw (reuse_ms), and in turn the trust check followed by
+// an examination from nothing, which scans every row and asks git again
+// (rescan_ms, what a sync did before), and one git status (git_status_ms).
+func BenchmarkSyncAfterEdit(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	r, svc := benchRegistry(b, n)
+	ctx := context.Background()
+	if _, err := svc.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	edits := 0
+	edited := func() {
+		r.Commit("clean")
+		if res, err := svc.Sync(ctx); err != nil || res.Action != ActionVerify {
+			b.Fatalf("sync after a commit: %+v, %v", res, err)
+		}
+		for i := range 10 {
+			j := (edits*7919 + i*(n/10)) % n
+			r.Write(fmt.Sprintf("src/m%03d/f%05d.go", j%500, j), fmt.Sprintf("package m // edit %d\n", edits))
+		}
+		edits++
+	}
+	var reuse, rescan, status []time.Duration
+	for b.Loop() {
+		edited()
+		start := time.Now()
+		res, err := svc.Sync(ctx)
+		reuse = append(reuse, time.Since(start))
+		if err != nil || res.Action != ActionVerify || res.Mismatch != 10 {
+			b.Fatalf("sync after 10 edits: %+v, %v", res, err)
+		}
+		edited()
+		start = time.Now()
+		g, err := svc.git()
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := svc.readState(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if tc, err := svc.trusted(ctx, g, st); err != nil || tc.ok {
+			b.Fatalf("trusted after 10 edits: %v", err)
+		}
+		res, err = svc.syncVerify(ctx, st, nil)
+		rescan = append(rescan, time.Since(start))
+		if err != nil || res.Mismatch != 10 {
+			b.Fatalf("examination from nothing after 10 edits: %+v, %v", res, err)
+		}
+		status = append(status, gitStatus(b, r.Dir))
+	}
+	b.ReportMetric(float64(medianOf(reuse).Microseconds())/1000, "reuse_ms")
+	b.ReportMetric(float64(medianOf(rescan).Microseconds())/1000, "rescan_ms")
+	b.ReportMetric(float64(medianOf(status).Microseconds())/1000, "git_status_ms")
+	b.ReportMetric(float64(medianOf(rescan))/float64(medianOf(reuse)), "x_reuse")
+	b.ReportMetric(float64(medianOf(reuse))/float64(medianOf(status)), "x_git_status")
+}
+
+// BenchmarkDecodeScan100k decodes a scan index of 100,000 rows (10,000
+// with -short) with its strings shared with the decompressed value, into
+// a slice sized first (decodeScan), and in turn as it was decoded before:
+// each string copied, the slice grown as it fills (copy_ms, x_copy).
+func BenchmarkDecodeScan100k(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	all := make([]stored, n)
+	for i := range all {
+		all[i] = stored{path: fmt.Sprintf("src/m%03d/f%05d.go", i%500, i),
+			fp: fmt.Sprintf("2049:%d:%d:%d:%d:420", 1_000_000+i, 40+i%7, 1_764_290_000_000_000_000+i, 1_764_290_000_000_000_000+i),
+			at: 1_764_290_000_000_000_000}
+	}
+	data := encodeScan(all)
+	copying := func() ([]stored, error) {
+		b, err := store.Unpack(data)
+		if err != nil {
+			return nil, err
+		}
+		r := store.NewPackReader(b)
+		var out []stored
+		for r.Left() > 0 {
+			s := stored{path: r.String(), fp: r.String(), at: r.Int(), watched: r.Bool()}
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	var shared, copied time.Duration
+	for b.Loop() {
+		start := time.Now()
+		got, err := decodeScan(data)
+		shared += time.Since(start)
+		if err != nil || len(got) != n || got[n-1] != all[n-1] {
+			b.Fatalf("decoded %d rows, %v", len(got), err)
+		}
+		start = time.Now()
+		if got, err = copying(); err != nil || len(got) != n {
+			b.Fatalf("decoded %d rows by copying, %v", len(got), err)
+		}
+		copied += time.Since(start)
+	}
+	b.ReportMetric(float64(shared.Microseconds())/1000/float64(b.N), "shared_ms")
+	b.ReportMetric(float64(copied.Microseconds())/1000/float64(b.N), "copy_ms")
+	b.ReportMetric(float64(copied)/float64(shared), "x_copy")
+}
