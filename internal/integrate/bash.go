@@ -46,8 +46,7 @@ func routeBash(agent Agent, h *HookInput, svc HookServices) (string, error) {
 	if decision != "" {
 		out["permissionDecision"] = decision
 	}
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
-	return string(b), err
+	return answerJSON(map[string]any{"hookSpecificOutput": out})
 }
 
 // Routes reports whether a PreToolUse of Bash would be routed through

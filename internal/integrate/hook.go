@@ -219,9 +219,36 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 	note := "freshctx: context reset (" + knownSource(h.Source) + "); reads start fresh: an [unchanged: …] note from before " +
 		"stands for content you may no longer hold, so read the file again\n"
 	if agent == CodexAgent {
-		b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		return answerJSON(map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "SessionStart", "additionalContext": note}})
-		return string(b), err
 	}
 	return note, nil
 }
+
+// answerJSON is a hook's answer as JSON, with DEL and the C1 control
+// characters (U+007F–U+009F) written as \u escapes, as JSON allows:
+// encoding/json escapes only those below U+0020, and an answer passes on
+// what the agent sent (a path, a command line) or a file's text, where a
+// terminal showing the hook's output would take U+009B for CSI. The agent
+// decodes the same characters.
+func answerJSON(v any) (string, error) {
+	b, err := json.Marshal(v) // valid UTF-8: bytes that were not are U+FFFD
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	if !strings.ContainsFunc(s, isC1) {
+		return s, nil
+	}
+	var out strings.Builder
+	for _, r := range s {
+		if isC1(r) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.WriteRune(r)
+		}
+	}
+	return out.String(), nil
+}
+
+func isC1(r rune) bool { return r >= 0x7f && r <= 0x9f }

@@ -45,6 +45,5 @@ func routeMCPRead(agent Agent, h *HookInput) (string, error) {
 		}
 		out["permissionDecision"] = "allow"
 	}
-	b, err := json.Marshal(map[string]any{"hookSpecificOutput": out})
-	return string(b), err
+	return answerJSON(map[string]any{"hookSpecificOutput": out})
 }

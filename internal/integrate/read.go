@@ -62,12 +62,12 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 		}
 		return "", nil
 	}
-	var reply []byte
+	var reply string
 	switch res.Mode {
 	case readcache.ModeUnchanged, readcache.ModeUnchangedRange, readcache.ModeDiff:
 		out.File.Content = res.Text
 		out.File.NumLines = strings.Count(res.Text, "\n") + 1
-		reply, err = json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		reply, err = answerJSON(map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "PostToolUse", "updatedToolOutput": out,
 		}})
 		if err != nil {
@@ -78,7 +78,7 @@ func claudeRead(ctx context.Context, h *HookInput, rc *readcache.Service) (strin
 	if err := rc.Delivered(ctx, res); err != nil {
 		return "", err
 	}
-	return string(reply), nil
+	return reply, nil
 }
 
 // forgetUnmatched erases the picture of a file whose delivery could not be
