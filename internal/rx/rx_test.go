@@ -4,6 +4,7 @@ import (
 	"regexp/syntax"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"pgregory.net/rapid"
@@ -42,10 +43,39 @@ var patterns = []string{
 // alphabet holds the bytes the patterns turn on, and invalid UTF-8.
 var alphabet = []byte("=-+ \t\nRUNPASFILabcdkKxyz0123456789:._✗━/\x80\xff\xe2")
 
+// filtered is MustCompile(expr) with its prefilter made at once, as it is
+// after prefilterAfter uses.
+func filtered(expr string) *Regexp {
+	r := MustCompile(expr)
+	r.load()
+	r.makeFilter()
+	return r
+}
+
+// TestPrefilterMadeAfterUses: an expression is tried with the matcher
+// alone until its prefilterAfter-th use, and with its prefilter from then
+// on; every answer is the matcher's.
+func TestPrefilterMadeAfterUses(t *testing.T) {
+	re := MustCompile(`^=== (RUN|CONT)\s+\S+`)
+	lines := []string{"=== RUN   TestX", "    x_test.go:3: log", "=== CONT  TestY", "--- PASS: TestX (0.00s)", ""}
+	for i := range 2 * prefilterAfter {
+		if made := re.pre.Load() != nil; made != (i >= prefilterAfter) {
+			t.Fatalf("use %d: prefilter made %v", i, made)
+		}
+		l := lines[i%len(lines)]
+		if got, want := re.MatchString(l), re.Std().MatchString(l); got != want {
+			t.Fatalf("use %d: MatchString(%q) = %v, the matcher's %v", i, l, got, want)
+		}
+	}
+	if re.May("    x_test.go:3: log") {
+		t.Fatal("the prefilter made admits a line no match can start like")
+	}
+}
+
 func TestMayNeverTurnsAwayAMatch(t *testing.T) {
 	res := make([]*Regexp, len(patterns))
 	for i, p := range patterns {
-		res[i] = MustCompile(p)
+		res[i] = filtered(p)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		re := res[rapid.IntRange(0, len(res)-1).Draw(t, "pattern")]
@@ -114,7 +144,7 @@ func TestPrefilterBounds(t *testing.T) {
 		{`^x.`, "x\n", false},    // and without it does not
 		{`^é`, "\xc3\xa9", true}, // a first byte past ASCII is admitted
 	} {
-		if got := MustCompile(c.pattern).May(c.line); got != c.may {
+		if got := filtered(c.pattern).May(c.line); got != c.may {
 			t.Errorf("%s May(%q) = %v, want %v", c.pattern, c.line, got, c.may)
 		}
 	}
@@ -279,4 +309,38 @@ func TestRequiredText(t *testing.T) {
 			t.Errorf("%q: required %q, want %q", c.expr, got, c.want)
 		}
 	}
+}
+
+// BenchmarkShortUse is what the expressions cost a short output, whose
+// lines try each a few times (20 lines here): compiled, and tried with the
+// matcher alone as MustCompile's are until their prefilterAfter-th use,
+// against compiled with the prefilter made at once, as every expression
+// was before (x_eager).
+func BenchmarkShortUse(b *testing.B) {
+	lines := []string{"=== RUN   TestX", "    x_test.go:3: log", "--- PASS: TestX (0.00s)", "ok  \tpkg\t0.1s", "PASS"}
+	try := func(r *Regexp) {
+		for i := range 20 {
+			r.MatchString(lines[i%len(lines)])
+		}
+	}
+	var lazy, eager time.Duration
+	for b.Loop() {
+		start := time.Now()
+		for _, p := range patterns {
+			try(&Regexp{expr: p}) // MustCompile's, without its entry in made
+		}
+		lazy += time.Since(start)
+		start = time.Now()
+		for _, p := range patterns {
+			r, err := compile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			try(r)
+		}
+		eager += time.Since(start)
+	}
+	b.ReportMetric(float64(lazy.Microseconds())/1000/float64(b.N), "lazy_ms")
+	b.ReportMetric(float64(eager.Microseconds())/1000/float64(b.N), "eager_ms")
+	b.ReportMetric(float64(eager)/float64(lazy), "x_eager")
 }
