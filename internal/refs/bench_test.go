@@ -9,17 +9,23 @@ import (
 )
 
 // BenchmarkLine finds the references of every line of a real go test -v
-// log, of Go source and of base64 (1 MB of it, in lines of 76), in MB/s.
+// log, of Go source, of base64 (1 MB of it, in lines of 76) and of 1 MB of
+// go test -v whose test logs interleave (a file:line on most lines), in
+// MB/s.
 func BenchmarkLine(b *testing.B) {
 	for _, k := range []struct{ name, path string }{
 		{"go-test-v", "../redact/testdata/go-test-v.log"},
 		{"source", "refs.go"},
 		{"base64", ""},
+		{"go-test-interleaved", ""},
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			data, err := os.ReadFile(k.path)
-			if k.path == "" {
+			switch k.name {
+			case "base64":
 				data, err = testout.Base64(1<<20), nil
+			case "go-test-interleaved":
+				data, err = testout.GoTestInterleaved(1<<20), nil
 			}
 			if err != nil {
 				b.Fatal(err)

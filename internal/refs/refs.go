@@ -73,17 +73,31 @@ func hasFileURL(line string) bool {
 // find is Line without its pre-filter, for a line without "file://".
 func find(line string) []Ref {
 	var out []Ref
-	seen := map[string]bool{}
+	var seen map[refKey]bool // past seenFrom references; before, out is searched
 	add := func(r Ref) {
 		r.Path, r.Alt = clean(r.Path), clean(r.Alt)
 		if r.Path == "" || r.Path == r.Alt {
 			r.Path, r.Alt = r.Alt, ""
 		}
-		key := r.Alt + "\x00" + r.Path + ":" + strconv.Itoa(r.Line)
-		if r.Path == "" || seen[key] {
+		if r.Path == "" {
 			return
 		}
-		seen[key] = true
+		k := refKey{r.Alt, r.Path, r.Line}
+		switch {
+		case seen != nil:
+			if seen[k] {
+				return
+			}
+			seen[k] = true
+		case slices.ContainsFunc(out, func(o Ref) bool { return refKey{o.Alt, o.Path, o.Line} == k }):
+			return
+		case len(out) == seenFrom:
+			seen = make(map[refKey]bool, 2*seenFrom)
+			for _, o := range out {
+				seen[refKey{o.Alt, o.Path, o.Line}] = true
+			}
+			seen[k] = true
+		}
 		out = append(out, r)
 	}
 	for _, m := range java.FindAllStringSubmatch(line, -1) {
@@ -109,6 +123,17 @@ func find(line string) []Ref {
 	}
 	return out
 }
+
+// refKey is what makes two references of a line the same one.
+type refKey struct {
+	alt, path string
+	line      int
+}
+
+// seenFrom is how many references a line holds before find remembers them
+// in a map: a line holds one or two, where searching them costs less than
+// building a key.
+const seenFrom = 16
 
 // generic finds the `path:line[:col]` and `path(line,col)` references in
 // line, in one pass, as the expression

@@ -170,3 +170,24 @@ func TestOnlyPathReadsTheEndFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestLineKeepsEachReferenceOnce: a reference written twice on a line is
+// kept once, in the order first written, whether the line holds a few
+// (searched) or more than seenFrom (remembered in a map); the same path
+// at another line, or read with another Alt, is another reference.
+func TestLineKeepsEachReferenceOnce(t *testing.T) {
+	for _, n := range []int{1, 2, seenFrom - 1, seenFrom, seenFrom + 1, 3 * seenFrom} {
+		var parts []string
+		var want []Ref
+		for i := range n {
+			p := fmt.Sprintf("pkg/f%d.go", i)
+			parts = append(parts, fmt.Sprintf("%s:%d", p, i+1), fmt.Sprintf("%s:%d", p, i+1))
+			want = append(want, Ref{Path: p, Line: i + 1})
+		}
+		parts = append(parts, "pkg/f0.go:99", "café/x.go:1", "/x.go:1")
+		want = append(want, Ref{Path: "pkg/f0.go", Line: 99}, Ref{Path: "/x.go", Line: 1, Alt: "café/x.go"}, Ref{Path: "/x.go", Line: 1})
+		if got := Line(strings.Join(parts, " ")); !slices.Equal(got, want) {
+			t.Fatalf("%d references written twice:\n got %+v\nwant %+v", n, got, want)
+		}
+	}
+}
