@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/teststore"
 
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testbench"
 	"github.com/freshctx/freshctx/internal/testdiff"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
@@ -257,14 +258,8 @@ func BenchmarkReadLatency(b *testing.B) {
 			}
 		}
 	}
-	ms, ml := medianOf(short), medianOf(long)
-	b.ReportMetric(float64(ms.Microseconds())/1000, "ms_at_10")
-	b.ReportMetric(float64(ml.Microseconds())/1000, fmt.Sprintf("ms_at_%d", n))
+	ms, ml := testbench.Median(short), testbench.Median(long)
+	testbench.MS(b, ms, "ms_at_10")
+	testbench.MS(b, ml, fmt.Sprintf("ms_at_%d", n))
 	b.ReportMetric(float64(ml)/float64(ms), "x_long_vs_short")
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

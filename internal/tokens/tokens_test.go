@@ -3,6 +3,8 @@ package tokens
 import (
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestCountIsRealTokenizer(t *testing.T) {
@@ -53,4 +55,35 @@ func TestCounterExtrapolatesPastBudget(t *testing.T) {
 	if n < perLine*19000 || n > perLine*21000 {
 		t.Fatalf("estimate %d, want about %d", n, perLine*20000)
 	}
+}
+
+// TestAtLeastBoundsTheCount: the bound made without the vocabulary is
+// never more than the count, on text made of letters, digits, contractions,
+// white space and punctuation, and on the notes the read cache sends.
+func TestAtLeastBoundsTheCount(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want int
+	}{
+		{"", 0},
+		{"[unchanged: d0/f6.go, all 1 lines as you last read them]", 14},
+		{"it's a test", 3},  // "s" may join "it"
+		{"abc123def", 3},    // digits stand apart from letters
+		{"café au lait", 0}, // past ASCII: no bound
+	} {
+		if got := AtLeast(c.s); got != c.want {
+			t.Errorf("AtLeast(%q) = %d, want %d", c.s, got, c.want)
+		}
+		if got, n := AtLeast(c.s), Count(c.s); got > n {
+			t.Errorf("AtLeast(%q) = %d, more than its %d tokens", c.s, got, n)
+		}
+	}
+	pieces := []string{"a", "Z", "word", "Words", "x1", "42", "1234567", "'s", "'T", "'re", "'", "don't", " ", "  ", "\n", "\t",
+		"/", ".", ",", ":", "[", "]", "-", "_", "__init__", "go.mod", "CamelCase", "ID", "v1.2.3", "0x1F", "\r\n", "'ll", "''"}
+	rapid.Check(t, func(t *rapid.T) {
+		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 30).Draw(t, "pieces"), "")
+		if got, n := AtLeast(s), Count(s); got > n {
+			t.Fatalf("AtLeast(%q) = %d, more than its %d tokens", s, got, n)
+		}
+	})
 }
