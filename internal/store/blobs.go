@@ -33,6 +33,7 @@ type BlobWriter struct {
 	n    int64
 	done bool
 	blob Blob
+	err  error // what Finish failed with, said again by every later call
 }
 
 // blobWindow is how far back the compressor of a blob looks for repeats.
@@ -108,15 +109,25 @@ func (w *BlobWriter) Write(p []byte) (int, error) {
 func (w *BlobWriter) Size() int64 { return w.n }
 
 // Finish flushes and syncs the temporary file and returns the blob's name.
+// It may be called before CommitBlob, out of the write transaction (the
+// sync then holds no other writer back); a second call returns what the
+// first did.
 func (w *BlobWriter) Finish() (Blob, error) {
 	if w.done {
-		return w.blob, nil
+		return w.blob, w.err
 	}
 	w.done = true
+	w.blob, w.err = w.finish()
+	return w.blob, w.err
+}
+
+func (w *BlobWriter) finish() (Blob, error) {
 	if err := w.closeEncoder(); err != nil {
+		w.f.Close()
 		return Blob{}, fmt.Errorf("finish blob: %w", classifyOS(err))
 	}
 	if err := w.f.Sync(); err != nil {
+		w.f.Close()
 		return Blob{}, fmt.Errorf("sync blob: %w", classifyOS(err))
 	}
 	if err := w.f.Close(); err != nil {
@@ -124,8 +135,7 @@ func (w *BlobWriter) Finish() (Blob, error) {
 	}
 	var d sha.Sum
 	w.h.Sum(d[:0])
-	w.blob = Blob{Digest: d, Size: w.n}
-	return w.blob, nil
+	return Blob{Digest: d, Size: w.n}, nil
 }
 
 // Discard removes the temporary file; it is safe after CommitBlob.

@@ -224,6 +224,56 @@ func TestBlobRoundTripAnyBytes(t *testing.T) {
 	}
 }
 
+// TestBlobFinishedBeforeCommit: a blob finished out of the transaction
+// (records finish theirs while stamping) commits as one finished in it; a
+// Finish that failed says so again, and CommitBlob keeps nothing of it.
+func TestBlobFinishedBeforeCommit(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenStore(t)
+	w, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("finished early"))
+	want, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Blob
+	err = s.Update(ctx, func(tx *Tx) error {
+		got, err = tx.CommitBlob(w)
+		return err
+	})
+	if err != nil || got != want {
+		t.Fatalf("CommitBlob after Finish = %v, %v; Finish said %v", got, err, want)
+	}
+	if data := readBlob(t, s, got); string(data) != "finished early" {
+		t.Fatalf("blob holds %q", data)
+	}
+
+	bad, err := s.CreateBlob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Write([]byte("lost"))
+	bad.f.Close() // the sync cannot be made
+	if _, err := bad.Finish(); err == nil {
+		t.Fatal("Finish of a blob whose file is closed succeeded")
+	}
+	err = s.Update(ctx, func(tx *Tx) error {
+		_, err := tx.CommitBlob(bad)
+		return err
+	})
+	if err == nil {
+		t.Fatal("CommitBlob took a blob whose Finish failed")
+	}
+	bad.Discard()
+	left, _ := filepath.Glob(filepath.Join(s.blobs, "tmp-*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
 func TestOrphanBlobsDeletedOnlyOnCommit(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpenStore(t)
