@@ -47,6 +47,7 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 		return nil, err
 	}
 	defer c.discard()
+	defer s.waitWarm() // nothing started here writes into .git once Capture returns
 	c.spool.patient = canWait(req.Input)
 	start, since := s.now(), freshness.FileClock()
 	_, copyErr := io.Copy(c.spool.writer(Stdout), req.Input)

@@ -248,6 +248,32 @@ func TestReferencesPlacedElsewhere(t *testing.T) {
 	}
 }
 
+// TestPlaceListsWhenNeeded: the listing keep starts beside the status is
+// stopped, and waited for, when pick places every name (a file git
+// reports deleted); a name it was not started for is placed all the same,
+// from a listing made then; one it was started for, from that one.
+func TestPlaceListsWhenNeeded(t *testing.T) {
+	s, r := newService(t)
+	r.Write("deep/x/y.go", "package x\n")
+	r.Commit("deep")
+	ctx := context.Background()
+	e := s.startElsewhere(ctx, []string{"y.go"})
+	if found, over := s.place(ctx, e, nil); found != nil || over != nil {
+		t.Fatalf("nothing to place: found %q, over %q", found, over)
+	}
+	select {
+	case <-e.done:
+	default:
+		t.Fatal("the listing outlived place")
+	}
+	for _, maybe := range [][]string{nil, {"y.go"}} {
+		found, over := s.place(ctx, s.startElsewhere(ctx, maybe), []string{"x/y.go"})
+		if !slices.Equal(found, []string{"deep/x/y.go"}) || over != nil {
+			t.Fatalf("listing started for %q: found %q, over %q", maybe, found, over)
+		}
+	}
+}
+
 // A file list git cannot give (here the command broke the index) leaves
 // an unplaced path not stamped: the record is kept, and unknown.
 func TestUnplacedPathWithoutAFileListIsKeptUnknown(t *testing.T) {

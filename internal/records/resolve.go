@@ -88,7 +88,7 @@ func pathCandidates(ws *workspace.Workspace, cwd, p string, dirs []string) []str
 //
 // unplaced are the indexes of the references none of whose alternatives
 // is a file or a deleted one.
-func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bool) (out []string, unplaced []int) {
+func pick(look *listings, alts [][]string, deleted, own func(string) bool) (out []string, unplaced []int) {
 	seen := map[string]bool{}
 	keep := func(rel string) {
 		if !seen[rel] {
@@ -96,7 +96,6 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 			out = append(out, rel)
 		}
 	}
-	look := newListings(ws)
 	for i, as := range alts {
 		as = slices.DeleteFunc(slices.Clone(as), func(rel string) bool { return rel == "." || own(rel) })
 		found := false
@@ -123,6 +122,19 @@ func pick(ws *workspace.Workspace, alts [][]string, deleted, own func(string) bo
 	return out, unplaced
 }
 
+// mayBeUnplaced are the printed names (printed) of the references none
+// of whose alternatives is a regular file: the names pick may leave
+// unplaced, once git's status has said which of them are deleted.
+func mayBeUnplaced(look *listings, alts [][]string, printed []string) []string {
+	var names []string
+	for i, as := range alts {
+		if printed[i] != "" && !slices.ContainsFunc(as, look.regular) {
+			names = append(names, printed[i])
+		}
+	}
+	return names
+}
+
 // maxElsewhere bounds the files one unplaced reference is stamped as; a
 // name more files end with is kept unstamped (the record is then at best
 // unknown).
@@ -137,24 +149,65 @@ const maxElsewhere = 20
 // returned in over, to be kept unstamped. Outside git the files are those
 // a walk of the tree finds (treeFiles). Where the list cannot be had (git
 // failed, the walk stopped at its bound), every name is returned in over.
-func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []string) {
+//
+// The list is one git process of a few milliseconds and more in a large
+// tree: keep starts it (startElsewhere) when the references are known,
+// beside the status its snapshot waits for, rather than after it; place
+// waits for it only when names are left unplaced.
+type elsewhere struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	files  []string
+	err    error
+}
+
+// startElsewhere lists the work tree's files on a goroutine of its own
+// when any of maybe may be left unplaced; else it lists nothing until
+// place is asked.
+func (s *Service) startElsewhere(ctx context.Context, maybe []string) *elsewhere {
+	e := &elsewhere{cancel: func() {}}
+	if len(maybe) == 0 {
+		return e
+	}
+	ctx, e.cancel = context.WithCancel(ctx)
+	e.done = make(chan struct{})
+	go func() {
+		defer close(e.done)
+		e.files, e.err = s.workFiles(ctx)
+	}()
+	return e
+}
+
+// stop ends a listing no name is left to place with, and waits for it.
+func (e *elsewhere) stop() {
+	e.cancel()
+	if e.done != nil {
+		<-e.done
+	}
+}
+
+// place returns the files each of names is placed at, and the names more
+// than maxElsewhere files end with (or all of them, where the list could
+// not be had). A name not among those the listing was started for is
+// placed all the same: the listing is made then.
+func (s *Service) place(ctx context.Context, e *elsewhere, names []string) (found, over []string) {
 	if len(names) == 0 {
+		e.stop()
 		return nil, nil
 	}
-	var files []string
-	var err error
-	if s.WS.Git != nil {
-		files, err = s.WS.Git.WorkFiles(ctx)
+	if e.done == nil {
+		e.files, e.err = s.workFiles(ctx)
 	} else {
-		files, err = scope.TreeFiles(s.WS.Root)
+		<-e.done
+		e.cancel()
 	}
-	if err != nil {
+	if e.err != nil {
 		// Not all could be searched: none is placed for sure, and the
 		// record is still kept, not failed for it.
 		return nil, names
 	}
 	byBase := map[string][]string{}
-	for _, f := range files {
+	for _, f := range e.files {
 		byBase[path.Base(f)] = append(byBase[path.Base(f)], f)
 	}
 	for _, name := range names {
@@ -175,6 +228,15 @@ func (s *Service) elsewhere(ctx context.Context, names []string) (found, over []
 		found = append(found, matches...)
 	}
 	return found, over
+}
+
+// workFiles lists the work tree's files: git's tracked and untracked but
+// not ignored ones, or outside git those a walk of the tree finds.
+func (s *Service) workFiles(ctx context.Context) ([]string, error) {
+	if s.WS.Git != nil {
+		return s.WS.Git.LsFiles(ctx)
+	}
+	return scope.TreeFiles(s.WS.Root)
 }
 
 // listings answers whether paths exist from one listing of each folder

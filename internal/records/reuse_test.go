@@ -162,10 +162,11 @@ func manyRefLines() []string {
 // TestFullDigestCopiesNoLine: once the digest is full it reads no more
 // lines (it is told how many there were, and says so as a digest handed
 // each would), and neither the analysis nor the sinks allocate anything
-// for each line after that: 6.8 MB of lines past a full digest add less than half
-// their size to what the capture allocates, the tokenizer aside (a quarter
-// was measured: batches and buffers the longer pipeline fills; a copy of
-// each line, for the digest or for the batch, adds 125-130%).
+// for each line after that: 6.8 MB of lines past a full digest add less than three
+// quarters of their size to what the capture allocates, the tokenizer aside
+// (a quarter was measured in most runs, up to a half in some: batches and
+// buffers the longer pipeline fills; a copy of each line, for the digest or
+// for the batch, adds 125-130%).
 func TestFullDigestCopiesNoLine(t *testing.T) {
 	full := fullDigestLines()
 	lines, after := full, 0
@@ -194,8 +195,22 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 		}
 		return allocated() - before
 	}
-	measure(full) // loads the tokenizer and the rules
-	alone, more := measure(full), measure(lines)
+	// Loads the tokenizer and the rules, and makes the prefilters of the
+	// expressions the lines try (rx makes one on its 64th use): one-time
+	// costs, not the lines'.
+	measure(lines)
+	// The least of three: how far the sinks run ahead of the goroutines
+	// that give their buffers back varies from run to run (a buffer not
+	// back in time is a new one, 1.8 MB more in some runs here), where a
+	// copy of each line would add its size in every run.
+	least := func(lines []string) uint64 {
+		m := measure(lines)
+		for range 2 {
+			m = min(m, measure(lines))
+		}
+		return m
+	}
+	alone, more := least(full), least(lines)
 	// The lines it was not handed are counted as if they had been.
 	head := strings.Join(lines[:100], "\n")
 	c := compress.Select(nil, []byte(head)).New(compress.Options{Intent: compress.Summary})
@@ -212,8 +227,8 @@ func TestFullDigestCopiesNoLine(t *testing.T) {
 		t.Logf("allocations not compared under the race detector (%d against %d)", more, alone)
 		return
 	}
-	if added := int64(more) - int64(alone); added > int64(after)/2 {
+	if added := int64(more) - int64(alone); added > int64(after)*3/4 {
 		t.Fatalf("%d bytes of lines after the digest filled added %d bytes allocated (%d against %d), want at most %d",
-			after, added, more, alone, after/2)
+			after, added, more, alone, after*3/4)
 	}
 }

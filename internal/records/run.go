@@ -140,7 +140,10 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	status := req.GitStatus
 	if status == nil {
 		gitCtx, stopGit := context.WithCancel(context.WithoutCancel(ctx))
-		defer stopGit()
+		defer func() {
+			stopGit()
+			s.waitWarm() // nothing started here writes into .git once Run returns
+		}()
 		status = s.statusNow(gitCtx)
 	}
 	c, err := s.startCapture(req.Options, req.Argv)
@@ -241,6 +244,14 @@ type capture struct {
 	// waited is set once wait has run; waitErr is what it returned.
 	waited  bool
 	waitErr error
+}
+
+// waitWarm waits for the repository id statusNow may have started finding
+// (workspace.Git.WarmIdentity) to be kept.
+func (s *Service) waitWarm() {
+	if s.WS.Git != nil {
+		s.WS.Git.WaitWarm()
+	}
 }
 
 // statusNow starts the whole-tree git status the record's stamp needs (its
@@ -380,6 +391,25 @@ func writtenAll(sinks []*sink) error {
 		}
 	}
 	return nil
+}
+
+// finishBlobs finishes the streams' blobs (the compressor's last block,
+// the file synced) on a goroutine of its own, beside the stamping of the
+// files the output names, rather than in the transaction that saves the
+// record, where the sync held every other writer of the store back. The
+// func it returns waits for it (CommitBlob then takes what Finish said);
+// it is called only once the blobs are the caller's (wait).
+func (c *capture) finishBlobs() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, k := range c.sinks {
+			if k.blob != nil {
+				k.blob.Finish() // its error, if any, is CommitBlob's to say
+			}
+		}
+	}()
+	return func() { <-done }
 }
 
 // discard drops the blobs of a capture that is not kept, once nothing

@@ -206,27 +206,32 @@ func (s *Service) unstamped(sc *scan) []string {
 
 // keep stamps the files the output names and saves the record.
 func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta, argv []string) error {
+	blobsFinished := c.finishBlobs()
+	defer blobsFinished()
 	sc := &c.analysis.scan
 	alts, printed := candidates(s.WS, s.Cwd, sc.refs, s.lookIn(c, r, argv))
 	for _, f := range m.files {
 		alts, printed = append([][]string{{f}}, alts...), append([]string{""}, printed...)
 	}
+	look := newListings(s.WS)
+	listing := s.startElsewhere(ctx, mayBeUnplaced(look, alts, printed))
 	snap, err := freshness.NewSnapshot(ctx, s.WS, flatten(alts), freshness.Options{
 		Cache: freshness.StoreCache{S: s.Store}, Now: s.now, Git: true, RacyWindow: s.RacyWindow,
 		Status: c.status,
 	})
 	if err != nil {
+		listing.stop()
 		return err
 	}
 	deleted := func(rel string) bool { return snap.Status() != nil && snap.Status().Deleted(rel) }
-	paths, unplaced := pick(s.WS, alts, deleted, s.ownFiles())
+	paths, unplaced := pick(look, alts, deleted, s.ownFiles())
 	var names []string
 	for _, i := range unplaced {
 		if printed[i] != "" {
 			names = append(names, printed[i])
 		}
 	}
-	found, over := s.elsewhere(ctx, names)
+	found, over := s.place(ctx, listing, names)
 	for _, f := range found {
 		if !slices.Contains(paths, f) && !s.ownFiles()(f) {
 			paths = append(paths, f)
@@ -243,6 +248,7 @@ func (s *Service) keep(ctx context.Context, c *capture, r *Record, m recordMeta,
 	r.stamp = stamp
 	r.Git = Git{Branch: stamp.Git.Branch, Head: stamp.Git.Head, Dirty: stamp.Git.Dirty}
 	r.Files = filesOf(stamp)
+	blobsFinished()
 	if err := s.save(ctx, c, r, argv); err != nil {
 		r.Files = nil
 		return err

@@ -21,12 +21,6 @@ func (g *Git) Tracked(ctx context.Context) ([]string, error) {
 	return g.lsFiles(ctx, "--cached", "--deduplicate")
 }
 
-// WorkFiles lists the work tree's files as git sees them: tracked, and
-// untracked but not ignored.
-func (g *Git) WorkFiles(ctx context.Context) ([]string, error) {
-	return g.lsFiles(ctx, "--cached", "--others", "--exclude-standard", "--deduplicate")
-}
-
 // lsFiles runs `git ls-files -z` with flags over the workspace and reads the
 // paths it prints.
 func (g *Git) lsFiles(ctx context.Context, flags ...string) ([]string, error) {

@@ -65,6 +65,19 @@ func (g *Git) awaitWarm(ctx context.Context, head string) {
 	}
 }
 
+// WaitWarm waits for the Identity WarmIdentity started last, if any, to
+// end: a caller done with the work tree (a run whose record could not be
+// kept, which never asked) knows nothing it started still writes into the
+// git folder's cache once it returns.
+func (g *Git) WaitWarm() {
+	g.warmMu.Lock()
+	w := g.warm
+	g.warmMu.Unlock()
+	if w != nil {
+		<-w.done
+	}
+}
+
 // headFromFiles reads the commit HEAD names from the git folder: a detached
 // HEAD's hash, or the loose ref of the branch it names. ok is false for
 // anything else.
