@@ -11,10 +11,12 @@
 //
 // Verification looks only at candidates: the paths that differ between the
 // last verified commit and HEAD (a tree-to-tree diff, no file read), the
-// paths one git status lists (modified, deleted, untracked), the rows whose
-// digest was taken from a work-tree change, every row whose fingerprint
-// moved, and the paths examined earlier without a row (absent, a link to a
-// directory, skipped for their content) whose fingerprint moved. Candidates
+// paths one git status lists (modified, deleted, untracked), the rows of
+// untracked files, every row whose fingerprint moved, and the paths
+// examined earlier without a row (absent, a link to a directory, skipped
+// for their content) whose fingerprint moved. A row of a tracked file
+// hashed while changed in the work tree is no candidate while nothing of
+// that names it: it stays as it is, and the tree unclean. Candidates
 // are hashed through the freshness stat cache, so an unchanged one is not
 // even read. git lists candidates; it never vouches for a row.
 // When the last verified commit is no longer an ancestor of HEAD (rebased

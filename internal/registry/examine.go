@@ -27,7 +27,11 @@ type examination struct {
 	norow      map[string]found // examined, with no row to be: absent, not a regular file, skipped for content
 	forget     map[string]bool  // examined and no longer watched (left git for good)
 	moved      []string         // rows and watched paths whose fingerprint moved
-	view       gitView
+	// keptDirty counts the rows whose digest came from a work-tree change
+	// that nothing named again (keptChanged): they stay as they are, and
+	// the tree is not clean.
+	keptDirty int
+	view      gitView
 }
 
 // setStatus settles what git would list for the candidates, and whether
@@ -37,7 +41,7 @@ func (s *Service) setStatus(ctx context.Context, g *workspace.Git, ex *examinati
 	if err != nil {
 		return err
 	}
-	ex.status, ex.clean = st, ex.head != "" && !st.Dirty()
+	ex.status, ex.clean = st, ex.head != "" && !st.Dirty() && ex.keptDirty == 0
 	return nil
 }
 
@@ -45,7 +49,7 @@ func (s *Service) setStatus(ctx context.Context, g *workspace.Git, ex *examinati
 type found struct {
 	digest   string
 	size     int64
-	worktree bool
+	worktree int    // gitClean, gitChanged or gitUntracked
 	fp       string // the fingerprint the digest goes with
 	fpAt     int64  // when it was taken
 }
@@ -105,8 +109,8 @@ func (s *Service) examineClose(ctx context.Context, changes []workspace.Change) 
 	}
 	set := map[string]bool{}
 	err = s.Store.View(ctx, func(tx *store.Tx) error {
-		wt, err := worktreePaths(ctx, tx, s.WS.Root) // changed in the work tree when last seen
-		for _, p := range wt {
+		changed, untracked, err := worktreePaths(ctx, tx, s.WS.Root) // changed in the work tree when last seen
+		for _, p := range append(changed, untracked...) {
 			set[p] = true
 		}
 		return err
@@ -194,10 +198,11 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 			add(c.Path)
 		}
 		err := s.Store.View(ctx, func(tx *store.Tx) error {
-			wt, err := worktreePaths(ctx, tx, s.WS.Root)
-			for _, p := range wt {
-				add(p)
+			changed, untracked, err := worktreePaths(ctx, tx, s.WS.Root)
+			for _, p := range untracked {
+				add(p) // an ignore rule may have taken it out of the tree
 			}
+			ex.keptDirty = keptChanged(changed, set)
 			return err
 		})
 		if err != nil {
@@ -246,6 +251,38 @@ func (s *Service) candidates(ctx context.Context, g *workspace.Git, st state, ex
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// gitState is how the examination's status sees a file.
+func (ex *examination) gitState(p string) int {
+	e, listed := ex.status.Entry(p)
+	switch {
+	case !listed || e.Kind == '!':
+		return gitClean
+	case e.Kind == '?':
+		return gitUntracked
+	}
+	return gitChanged
+}
+
+// keptChanged counts the rows of tracked files whose digest came from a
+// work-tree change (changed) that are no candidate (set): their settled
+// fingerprint has not moved, so their bytes are the ones their digest was
+// taken from, and git names none of them as staged or changed by the
+// commits since the last verification, so its view of them has not
+// changed either (an index made to match a file stages it, unless the file
+// is HEAD's: such a row stays flagged, the tree unclean, which costs a
+// trust, never a wrong answer). They are not read again: every sync of a
+// tree left dirty hashed each of them against its index entry, and listed
+// the whole index past 32 of them. Untracked rows are always examined.
+func keptChanged(changed []string, set map[string]bool) int {
+	n := 0
+	for _, p := range changed {
+		if !set[p] {
+			n++
+		}
+	}
+	return n
 }
 
 // observe hashes the candidates (through the stat cache) and records what
@@ -297,8 +334,7 @@ func (s *Service) observe(ctx context.Context, ex *examination, cands []string) 
 				ex.forget[d.Path] = true
 			}
 		default:
-			e, listed := ex.status.Entry(d.Path)
-			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info().Size, worktree: listed && e.Kind != '!',
+			ex.seen[d.Path] = found{digest: d.Digest.String(), size: d.Info().Size, worktree: ex.gitState(d.Path),
 				fp: d.FP.String(), fpAt: d.Recorded}
 		}
 	}

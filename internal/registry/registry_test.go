@@ -18,6 +18,7 @@ import (
 	"github.com/freshctx/freshctx/internal/teststore"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
@@ -61,18 +62,40 @@ func (f *fixture) sync() *SyncResult {
 	}
 	// Every sync says how many files the registry holds, whichever way it
 	// came to know (trust counts them from its scan, not the rows).
-	var rows int
-	if err := f.svc.Store.View(context.Background(), func(tx *store.Tx) error {
-		var err error
-		rows, err = countRows(context.Background(), tx, f.svc.WS.Root)
-		return err
-	}); err != nil {
-		f.t.Fatal(err)
-	}
-	if res.Files != rows {
+	if rows := rowsOf(f.t, f.svc); res.Files != rows {
 		f.t.Fatalf("%s says %d files; the registry holds %d", res.Action, res.Files, rows)
 	}
 	return res
+}
+
+// rowsOf counts svc's rows the plain way (rootRows), which countRows
+// must agree with.
+func rowsOf(tb testing.TB, svc *Service) int {
+	tb.Helper()
+	return viewCount(tb, svc.Store, func(tx *store.Tx) (int, error) { return rootRows(context.Background(), tx, svc.WS.Root) })
+}
+
+// rootRows counts root's rows by walking them, as countRows did before it
+// counted a store of one registry from its pages.
+func rootRows(ctx context.Context, tx *store.Tx, root string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM registry_files WHERE root = ?`, root).Scan(&n)
+	return n, err
+}
+
+// viewCount is count's answer in a read transaction of st.
+func viewCount(tb testing.TB, st *store.Store, count func(tx *store.Tx) (int, error)) int {
+	tb.Helper()
+	var n int
+	err := st.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		n, err = count(tx)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 func (f *fixture) list() *ListResult {
@@ -169,6 +192,74 @@ func TestBootstrapOnceThenTrustWithoutReading(t *testing.T) {
 	}
 	if n := f.fs.opens.Load(); n != 0 {
 		t.Fatalf("trust read %d files", n)
+	}
+}
+
+// TestDirtyRowsAreNotReadAgain: a file left changed in the work tree is
+// examined once; the syncs after, while nothing moves its fingerprint and
+// git names it as neither staged nor committed, neither read it nor trust
+// the tree (it is not clean). Staging it, committing it and reverting it
+// each make it a candidate again, and the tree clean once it is.
+func TestDirtyRowsAreNotReadAgain(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	changed := "package lib\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Neg(a int) int { return -a }\n"
+	f.r.Write("lib/calc.go", changed)
+	if res := f.sync(); res.Action != ActionVerify || res.Mismatch != 1 || res.Candidates != 1 {
+		t.Fatalf("sync after the edit = %+v", res)
+	}
+	f.fs.opens.Store(0)
+	for range 2 {
+		if res := f.sync(); res.Action != ActionVerify || res.Candidates != 0 || res.Mismatch != 0 {
+			t.Fatalf("sync of a tree left dirty = %+v", res)
+		}
+	}
+	if n := f.fs.opens.Load(); n != 0 {
+		t.Fatalf("syncs of a tree left dirty read %d files", n)
+	}
+	if got := f.file("lib/calc.go"); got.Digest != sha.Bytes([]byte(changed)).String() {
+		t.Fatalf("row of the file left changed: %+v", got)
+	}
+	f.r.Git("add", "lib/calc.go")
+	if res := f.sync(); res.Candidates != 1 || res.Match != 1 {
+		t.Fatalf("sync after staging = %+v", res)
+	}
+	f.r.Commit("neg")
+	if res := f.sync(); res.Action != ActionVerify || res.Candidates != 1 {
+		t.Fatalf("sync after the commit = %+v", res)
+	}
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("sync of the committed tree = %+v", res)
+	}
+	f.r.Write("README.md", "# demo, edited\n")
+	f.sync()
+	f.r.Write("README.md", "# demo\n") // reverted: clean again
+	if res := f.sync(); res.Candidates != 1 || res.Mismatch != 1 {
+		t.Fatalf("sync after the revert = %+v", res)
+	}
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("sync of the reverted tree = %+v", res)
+	}
+}
+
+// TestUntrackedRowsAreAlwaysExamined: an untracked file is examined at
+// every sync, unlike a tracked one left changed, since an ignore rule can
+// change git's view of it without touching it: once ignored, it is seen
+// as no change of the tree, and the tree is trusted again.
+func TestUntrackedRowsAreAlwaysExamined(t *testing.T) {
+	f := newFixture(t, project(t))
+	f.sync()
+	f.r.Write("notes.txt", "scratch\n")
+	f.sync()
+	if res := f.sync(); res.Candidates != 1 || res.Match != 1 {
+		t.Fatalf("sync with an untracked file = %+v", res)
+	}
+	if err := os.WriteFile(f.r.Path(".git/info/exclude"), []byte("notes.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	if res := f.sync(); res.Action != ActionTrust {
+		t.Fatalf("sync once the untracked file is ignored = %+v", res)
 	}
 }
 
@@ -562,5 +653,49 @@ func TestSkipListFollowsTheFiles(t *testing.T) {
 	}
 	if !f.has("big.txt") || f.has("logo.png") {
 		t.Fatalf("big.txt has a row: %v, logo.png: %v", f.has("big.txt"), f.has("logo.png"))
+	}
+}
+
+// TestCountRowsOfASharedStore: a store that holds the registries of two
+// work trees (--store naming one store for both) counts each tree's rows
+// alone, whichever side of the other its root sorts on; a store of one
+// tree counts the same rows from the whole table.
+func TestCountRowsOfASharedStore(t *testing.T) {
+	parent := t.TempDir()
+	st := teststore.Open(t, filepath.Join(parent, "shared.db"), store.Options{})
+	svcs := map[string]*Service{}
+	for name, files := range map[string]int{"a": 3, "b": 5} {
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := testgit.Init(t, dir)
+		for i := range files {
+			r.Write(fmt.Sprintf("f%d.go", i), fmt.Sprintf("package %s // %d\n", name, i))
+		}
+		r.Commit("init")
+		svcs[name] = &Service{WS: teststore.Workspace(t, dir), Store: st, Cwd: dir, WholeStatusUnder: -1}
+	}
+	count := func(svc *Service) int {
+		return viewCount(t, st, func(tx *store.Tx) (int, error) { return countRows(context.Background(), tx, svc.WS.Root) })
+	}
+	if _, err := svcs["a"].Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(svcs["a"]); n != 3 {
+		t.Fatalf("one tree's store: %d rows, want 3", n)
+	}
+	for _, name := range []string{"b", "a"} {
+		res, err := svcs[name].Sync(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rowsOf(t, svcs[name])
+		if n := count(svcs[name]); n != want || res.Files != want {
+			t.Fatalf("%s in a shared store: countRows %d, sync says %d, want %d", name, n, res.Files, want)
+		}
+	}
+	if a, b := count(svcs["a"]), count(svcs["b"]); a != 3 || b != 5 {
+		t.Fatalf("shared store: a %d rows, b %d, want 3 and 5", a, b)
 	}
 }
