@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testbench"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
@@ -68,12 +68,6 @@ func seed(b *testing.B, s *Service, n int, dep string) {
 	}
 }
 
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkGetHit100k measures a hit among 100,000 stored artifacts (10,000
 // with -short): in process (goal 5 ms) and as a CLI process (goal 20 ms),
 // reporting medians.
@@ -110,8 +104,8 @@ func BenchmarkGetHit100k(b *testing.B) {
 		}
 		cli = append(cli, time.Since(start))
 	}
-	b.ReportMetric(float64(medianOf(inproc).Microseconds())/1000, "inprocess_ms")
-	b.ReportMetric(float64(medianOf(cli).Microseconds())/1000, "cli_ms")
+	testbench.MedianMS(b, inproc, "inprocess_ms")
+	testbench.MedianMS(b, cli, "cli_ms")
 }
 
 // sliceRepo is a committed repository of 2,000 Go files (200 with -short)
@@ -189,7 +183,7 @@ func BenchmarkSlices2000(b *testing.B) {
 		}
 		inproc = append(inproc, time.Since(start))
 	}
-	b.ReportMetric(float64(medianOf(inproc).Microseconds())/1000, "inprocess_get_ms")
+	testbench.MedianMS(b, inproc, "inprocess_get_ms")
 	for _, c := range cases {
 		c.resilient(b)
 		c.unproven(b)
@@ -315,15 +309,14 @@ func (c *sliceCase) staleGet(b *testing.B, when string) time.Duration {
 }
 
 func (c *sliceCase) report(b *testing.B) {
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(ms(c.putTook), c.prefix+"put_ms")
-	b.ReportMetric(ms(medianOf(c.gets)), c.prefix+"get_ms")
-	b.ReportMetric(ms(medianOf(c.statuses)), c.prefix+"status_ms")
-	b.ReportMetric(ms(medianOf(c.colds)), c.prefix+"cold_ms")
-	b.ReportMetric(ms(medianOf(c.saved)), c.prefix+"saved_get_ms")
-	b.ReportMetric(ms(medianOf(c.reindexed)), c.prefix+"reindexed_get_ms")
-	b.ReportMetric(ms(medianOf(c.listed)), c.prefix+"listed_get_ms")
-	b.ReportMetric(float64(medianOf(c.gets))/float64(medianOf(c.statuses)), c.prefix+"get_x_status")
+	testbench.MS(b, c.putTook, c.prefix+"put_ms")
+	testbench.MedianMS(b, c.gets, c.prefix+"get_ms")
+	testbench.MedianMS(b, c.statuses, c.prefix+"status_ms")
+	testbench.MedianMS(b, c.colds, c.prefix+"cold_ms")
+	testbench.MedianMS(b, c.saved, c.prefix+"saved_get_ms")
+	testbench.MedianMS(b, c.reindexed, c.prefix+"reindexed_get_ms")
+	testbench.MedianMS(b, c.listed, c.prefix+"listed_get_ms")
+	testbench.Ratio(b, c.gets, c.statuses, c.prefix+"get_x_status")
 }
 
 // BenchmarkReadSlices2000 reads a 2,000-slice artifact's rows and the
@@ -372,7 +365,7 @@ func BenchmarkReadSlices2000(b *testing.B) {
 		rows = append(rows, read(false))
 		packs = append(packs, read(true))
 	}
-	b.ReportMetric(float64(medianOf(rows).Microseconds())/1000, "rows_ms")
-	b.ReportMetric(float64(medianOf(packs).Microseconds())/1000, "pack_ms")
-	b.ReportMetric(float64(medianOf(packs))/float64(medianOf(rows)), "pack_x_rows")
+	testbench.MedianMS(b, rows, "rows_ms")
+	testbench.MedianMS(b, packs, "pack_ms")
+	testbench.Ratio(b, packs, rows, "pack_x_rows")
 }

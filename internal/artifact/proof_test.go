@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,13 +295,39 @@ func TestProofWhereGitListsTheStore(t *testing.T) {
 	wantNoProof(t, s, "a file was added to the listed store folder")
 }
 
+// withinTheWindow runs trial with a racy window of 300 ms, and again with
+// twice the window whenever the trial took too long from its change (the
+// moment it calls changing) to the end of its checks: a machine that
+// stalls that long has let the change settle, and the checks' verdict
+// says nothing then. A file's time may lag the clock by a tick, hence the
+// margin.
+func withinTheWindow(t *testing.T, trial func(window time.Duration, changing func()) error) {
+	t.Helper()
+	const margin, longest = 50 * time.Millisecond, 10 * time.Second
+	for window := 300 * time.Millisecond; window <= longest; window *= 2 {
+		var began time.Time
+		err := trial(window, func() { began = time.Now() })
+		if began.IsZero() {
+			t.Fatal("the trial never said when it made its change")
+		}
+		if took := time.Since(began); took > window-margin {
+			t.Logf("the trial took %v from its change, past its %v window: again with twice the window", took, window)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("every trial took longer than its racy window, up to %v", longest)
+}
+
 // TestNoProofOfAnUnsettledTree: a folder or input written within the
 // racy window of the walk could change again with the same fingerprint,
 // so no proof is kept, and none vouches: the root, a folder below it, or
 // only the index.
 func TestNoProofOfAnUnsettledTree(t *testing.T) {
 	isolateGitConfig(t)
-	const window = 300 * time.Millisecond
 	for _, c := range []struct {
 		name   string
 		change func(r *testgit.Repo)
@@ -313,17 +340,21 @@ func TestNoProofOfAnUnsettledTree(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, s := twoFiles(t, "a/x.go", "a/b/y.go")
-			s.RacyWindow = window
-			time.Sleep(window + 50*time.Millisecond)
-			c.change(r)
-			ctx := context.Background()
-			if kept, err := prove(ctx, s); err != nil || kept {
-				t.Fatalf("kept = %v (%v), want no proof", kept, err)
-			}
-			if got, ok := vouches(ctx, s); ok {
-				t.Fatalf("proof vouches for %q", got)
-			}
+			withinTheWindow(t, func(window time.Duration, changing func()) error {
+				r, s := twoFiles(t, "a/x.go", "a/b/y.go")
+				s.RacyWindow = window
+				time.Sleep(window + 50*time.Millisecond)
+				changing()
+				c.change(r)
+				ctx := context.Background()
+				if kept, err := prove(ctx, s); err != nil || kept {
+					return fmt.Errorf("kept = %v (%v), want no proof", kept, err)
+				}
+				if got, ok := vouches(ctx, s); ok {
+					return fmt.Errorf("proof vouches for %q", got)
+				}
+				return nil
+			})
 		})
 	}
 }
@@ -545,35 +576,43 @@ func TestTooLargeForAProof(t *testing.T) {
 // kept); once the change has settled, a get lists it and keeps a new one.
 func TestProofAfterARecentChange(t *testing.T) {
 	isolateGitConfig(t)
-	const window = 300 * time.Millisecond
-	r, s := twoFiles(t, "a/x.go", "a/b/y.go")
-	s.RacyWindow = window
 	ctx := context.Background()
-	time.Sleep(window + 50*time.Millisecond)
-	req := PutRequest{Type: "repo_map", Key: "root", Content: strings.NewReader("the map")}
-	if _, err := s.Put(ctx, req); err != nil {
-		t.Fatal(err)
-	}
-	if _, state, _ := s.proven(ctx); state != proofHolds {
-		t.Fatalf("state %v after the put, want a proof that holds", state)
-	}
-	r.Write("a/b/new.go", "package b\n")
-	if _, state, _ := s.proven(ctx); state != proofRecent {
-		t.Fatalf("state %v right after a file was added, want recent", state)
-	}
-	get := func(want string) {
-		t.Helper()
+	get := func(s *Service, want string) error {
 		res, err := s.Get(ctx, GetRequest{Type: "repo_map", Key: "root"})
 		if err != nil || res.Outcome != want {
-			t.Fatalf("get = %+v, %v, want %s", res, err, want)
+			return fmt.Errorf("get = %+v, %v, want %s", res, err, want)
 		}
+		return nil
 	}
-	get(Stale)
+	var r *testgit.Repo
+	var s *Service
+	var window time.Duration
+	withinTheWindow(t, func(w time.Duration, changing func()) error {
+		window = w
+		r, s = twoFiles(t, "a/x.go", "a/b/y.go")
+		s.RacyWindow = window
+		time.Sleep(window + 50*time.Millisecond)
+		req := PutRequest{Type: "repo_map", Key: "root", Content: strings.NewReader("the map")}
+		if _, err := s.Put(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if _, state, _ := s.proven(ctx); state != proofHolds {
+			t.Fatalf("state %v after the put, want a proof that holds", state)
+		}
+		changing()
+		r.Write("a/b/new.go", "package b\n")
+		if _, state, _ := s.proven(ctx); state != proofRecent {
+			return fmt.Errorf("state %v right after a file was added, want recent", state)
+		}
+		return get(s, Stale)
+	})
 	time.Sleep(window + 50*time.Millisecond)
 	if _, state, _ := s.proven(ctx); state != proofBroken {
 		t.Fatalf("state %v once the change settled, want broken", state)
 	}
-	get(Stale) // lists the tree, and keeps a proof of what it listed
+	if err := get(s, Stale); err != nil { // lists the tree, and keeps a proof of what it listed
+		t.Fatal(err)
+	}
 	if _, state, _ := s.proven(ctx); state != proofHolds {
 		t.Fatalf("state %v after a get listed the settled tree, want a proof that holds", state)
 	}
