@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbench"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
@@ -46,9 +47,9 @@ func BenchmarkRunTrueOverhead(b *testing.B) {
 		ours = append(ours, timeIt(bin, "run", "--", "true"))
 		base = append(base, timeIt(truePath))
 	}
-	over := medianOf(ours) - medianOf(base)
-	b.ReportMetric(float64(over.Microseconds())/1000, "overhead_ms")
-	b.ReportMetric(float64(medianOf(base).Microseconds())/1000, "true_ms")
+	over := testbench.Median(ours) - testbench.Median(base)
+	testbench.MS(b, over, "overhead_ms")
+	testbench.MedianMS(b, base, "true_ms")
 }
 
 // BenchmarkStartup times `freshctx version`, the start of every command
@@ -80,10 +81,10 @@ func BenchmarkStartup(b *testing.B) {
 			c = append(c, timeIt(withCgo))
 		}
 	}
-	b.ReportMetric(float64(medianOf(s).Microseconds())/1000, "static_ms")
+	testbench.MedianMS(b, s, "static_ms")
 	if withCgo != "" {
-		b.ReportMetric(float64(medianOf(c).Microseconds())/1000, "cgo_ms")
-		b.ReportMetric(float64(medianOf(s))/float64(medianOf(c)), "static_x_cgo")
+		testbench.MedianMS(b, c, "cgo_ms")
+		testbench.Ratio(b, s, c, "static_x_cgo")
 	}
 }
 
@@ -125,7 +126,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	// are left for the first reader: one stats makes them all.
 	counted, took := ours.stats()
 	b.ReportMetric(float64(counted), "records_counted_later")
-	b.ReportMetric(float64(took.Microseconds())/1000, "stats_after_ms")
+	testbench.MS(b, took, "stats_after_ms")
 	b.ReportMetric(float64(ours.serialRuns)/ours.serial.Seconds(), "serial_runs/s")
 	b.ReportMetric(ours.rate(), "runs/s_at_8")
 	b.ReportMetric(ours.percentile(50), "p50_ms")
@@ -272,10 +273,4 @@ func (l *load) percentile(p int) float64 {
 	s := slices.Clone(l.lat)
 	slices.Sort(s)
 	return float64(s[len(s)*p/100].Microseconds()) / 1000
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

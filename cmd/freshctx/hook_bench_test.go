@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbench"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 )
@@ -54,8 +55,8 @@ func BenchmarkHookSessionStart(b *testing.B) {
 		waitForSync(b, store)
 		b.StartTimer()
 	}
-	med := medianOf(took)
-	b.ReportMetric(float64(med.Microseconds())/1000, "first_session_ms")
+	med := testbench.Median(took)
+	testbench.MS(b, med, "first_session_ms")
 	b.ReportMetric(float64(med)/float64(200*time.Millisecond), "x_budget")
 }
 
@@ -82,17 +83,14 @@ func waitForSync(b *testing.B, store string) {
 func BenchmarkHookRead(b *testing.B) {
 	bin := testbin.Build(b)
 	r := testgit.New(b)
-	var content strings.Builder
-	for i := range 550 {
-		fmt.Fprintf(&content, "// line %d: some words of a longer source file, func F%d(x int) int { return x * %d }\n", i, i, i)
-	}
-	r.Write("big.go", content.String())
+	content := bigSource()
+	r.Write("big.go", content)
 	r.Commit("init")
 	path := r.Path("big.go")
 	// As Claude Code delivers a whole file: all of it, its lines counted
 	// as the text split at "\n" (the empty one after the last newline too).
 	resp, err := json.Marshal(map[string]any{"type": "text", "file": map[string]any{
-		"filePath": path, "content": content.String(), "numLines": 551, "startLine": 1, "totalLines": 551}})
+		"filePath": path, "content": content, "numLines": 551, "startLine": 1, "totalLines": 551}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -150,10 +148,10 @@ func BenchmarkHookRead(b *testing.B) {
 		}
 		withTranscript = append(withTranscript, took)
 	}
-	b.ReportMetric(float64(medianOf(first).Microseconds())/1000, "first_ms")
-	b.ReportMetric(float64(medianOf(again).Microseconds())/1000, "unchanged_ms")
-	b.ReportMetric(float64(medianOf(withTranscript).Microseconds())/1000, "unchanged_transcript_ms")
-	b.ReportMetric(float64(medianOf(withTranscript))/float64(medianOf(again)), "x_transcript")
+	testbench.MedianMS(b, first, "first_ms")
+	testbench.MedianMS(b, again, "unchanged_ms")
+	testbench.MedianMS(b, withTranscript, "unchanged_transcript_ms")
+	testbench.Ratio(b, withTranscript, again, "x_transcript")
 }
 
 // BenchmarkHookBash times Claude Code's PreToolUse hook on Bash, as a
@@ -193,10 +191,57 @@ func BenchmarkHookBash(b *testing.B) {
 		unrouted = append(unrouted, hook("ls -la"))
 		routed = append(routed, hook("go test ./..."))
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(ms(medianOf(base)), "hello_ms")
-	b.ReportMetric(ms(medianOf(unrouted)), "unrouted_ms")
-	b.ReportMetric(ms(medianOf(routed)), "routed_ms")
-	b.ReportMetric(float64(medianOf(unrouted))/float64(medianOf(base)), "unrouted_x_hello")
-	b.ReportMetric(float64(medianOf(routed))/float64(medianOf(base)), "routed_x_hello")
+	testbench.MedianMS(b, base, "hello_ms")
+	testbench.MedianMS(b, unrouted, "unrouted_ms")
+	testbench.MedianMS(b, routed, "routed_ms")
+	testbench.Ratio(b, unrouted, base, "unrouted_x_hello")
+	testbench.Ratio(b, routed, base, "routed_x_hello")
+}
+
+// BenchmarkReadTinyAgain times `freshctx read` of a file of one line read
+// before, as a process, in turn with the same of a 550-line file: the
+// large one is answered with a note, the tiny one whole, since it costs
+// fewer tokens than the note. Deciding that used to load the tokenizer's
+// vocabulary (about 25 ms) to count the note in every such read; the goal
+// is a tiny file's read no dearer than a large one's (x_large about 1).
+// The first read again of a version counts its text, once, and keeps the
+// count (`read` leaves a first read's count for later): it is made before
+// the timing.
+func BenchmarkReadTinyAgain(b *testing.B) {
+	bin := testbin.Build(b)
+	r := testgit.New(b)
+	r.Write("big.go", bigSource())
+	r.Write("tiny.go", "package tiny\n")
+	r.Commit("init")
+	read := func(file, want string) time.Duration {
+		cmd := exec.Command(bin, "read", file)
+		cmd.Dir = r.Dir
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil || !strings.Contains(string(out), want) {
+			b.Fatalf("read %s: %v\n%s", file, err, out)
+		}
+		return took
+	}
+	read("big.go", "first read")
+	read("tiny.go", "first read")
+	read("tiny.go", "costs no more than a note") // counts the version's tokens, once
+	var tiny, large []time.Duration
+	for b.Loop() {
+		tiny = append(tiny, read("tiny.go", "costs no more than a note"))
+		large = append(large, read("big.go", "[unchanged: big.go"))
+	}
+	testbench.MedianMS(b, tiny, "tiny_ms")
+	testbench.MedianMS(b, large, "large_ms")
+	testbench.Ratio(b, tiny, large, "x_large")
+}
+
+// bigSource is a source file of 550 lines, 48 KB.
+func bigSource() string {
+	var content strings.Builder
+	for i := range 550 {
+		fmt.Fprintf(&content, "// line %d: some words of a longer source file, func F%d(x int) int { return x * %d }\n", i, i, i)
+	}
+	return content.String()
 }
