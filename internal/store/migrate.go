@@ -21,32 +21,46 @@ type migration struct {
 	sql     string
 }
 
-func loadMigrations() ([]migration, error) {
+// migrationNames are the migrations' files in order, checked to be
+// numbered 1, 2, … without a gap. Opening a store needs only how many
+// there are; their SQL is read (loadMigrations) when one is to be applied.
+func migrationNames() ([]string, error) {
 	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
-	var ms []migration
 	for i, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil || v != i+1 {
 			return nil, fmt.Errorf("migration %s: want version %d", name, i+1)
 		}
+	}
+	return names, nil
+}
+
+// loadMigrations reads the SQL of every migration.
+func loadMigrations() ([]migration, error) {
+	names, err := migrationNames()
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]migration, 0, len(names))
+	for i, name := range names {
 		b, err := migrationFiles.ReadFile(name)
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, sql: string(b)})
+		ms = append(ms, migration{version: i + 1, sql: string(b)})
 	}
 	return ms, nil
 }
 
 // SchemaVersion is the schema this binary writes.
 func SchemaVersion() int {
-	ms, _ := loadMigrations()
-	return len(ms)
+	names, _ := migrationNames()
+	return len(names)
 }
 
 // migrate applies each pending migration in its own IMMEDIATE transaction,

@@ -215,15 +215,16 @@ func prepareFiles(path string) error {
 // is written to it, then switches it to WAL, migrates it and finds its blob
 // area.
 func (s *Store) init(ctx context.Context) error {
-	ms, err := loadMigrations()
+	names, err := migrationNames()
 	if err != nil {
 		return err
 	}
+	latest := len(names)
 	appID, version, err := s.header(ctx)
 	if err != nil {
 		return err
 	}
-	if err := checkHeader(appID, version, len(ms)); err != nil {
+	if err := checkHeader(appID, version, latest); err != nil {
 		return err
 	}
 	var fk int
@@ -234,9 +235,9 @@ func (s *Store) init(ctx context.Context) error {
 		return errors.New("foreign keys are not enabled")
 	}
 	if s.readOnly {
-		if version < len(ms) {
+		if version < latest {
 			return fmt.Errorf("%w: schema version %d needs an upgrade to %d, which a read-only store cannot take",
-				ErrReadOnly, version, len(ms))
+				ErrReadOnly, version, latest)
 		}
 		return s.findBlobArea(ctx, false)
 	}
@@ -247,7 +248,11 @@ func (s *Store) init(ctx context.Context) error {
 	if mode != "wal" {
 		return fmt.Errorf("journal mode is %q, want wal", mode)
 	}
-	if version < len(ms) {
+	if version < latest {
+		ms, err := loadMigrations()
+		if err != nil {
+			return err
+		}
 		if err := s.migrate(ctx, ms); err != nil {
 			return err
 		}
