@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/integrate"
+	"github.com/freshctx/freshctx/internal/mcpserver"
 	"github.com/freshctx/freshctx/internal/readcache"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/registry"
@@ -245,6 +246,21 @@ func TestMCPOptions(t *testing.T) {
 	a.rootFlag = "/w/given"
 	if o := a.mcpOptions("", false); o.Root != "/w/given" || o.Tools != nil {
 		t.Fatalf("with --root: %+v", o)
+	}
+}
+
+// TestMCPHelpListsTheTools: the tools, listed only when the help is
+// shown, are all there, once, for --help and for `help mcp` alike.
+func TestMCPHelpListsTheTools(t *testing.T) {
+	want := "Tools: " + strings.Join(mcpserver.Names(), ", ") + "\n"
+	for _, args := range [][]string{{"mcp", "--help"}, {"help", "mcp"}, {"mcp", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := Main(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Cwd: t.TempDir()}); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+		}
+		if n := strings.Count(out.String(), want); n != 1 {
+			t.Errorf("%v: the tool list appears %d times, want once:\n%s", args, n, out.String())
+		}
 	}
 }
 

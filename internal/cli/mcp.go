@@ -34,7 +34,7 @@ an agent's hook names in the call (freshctx init installs such hooks for
 Claude Code and Codex), or the one --session names, whose caller then owns
 its barriers (session_compact on every reset). Any other read is answered
 with content, every time: the server cannot see its client's resets.
-Tools: ` + strings.Join(mcpserver.Names(), ", "),
+Tools: `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var srv *mcpserver.Server
@@ -53,6 +53,14 @@ Tools: ` + strings.Join(mcpserver.Names(), ", "),
 	cmd.Flags().StringVar(&a.mcpSession, "session", "", "the read cache session, whose barriers (session_compact) the caller then owns "+
 		"(default: one per connection, where a read no hook named a session for is always answered with content)")
 	cmd.Flags().BoolVar(&structured, "structured", false, "also answer with the --json object as structured content")
+	// The tools are listed when the help is shown: building them (their
+	// schemas) is no work for the commands that never serve them.
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if strings.HasSuffix(c.Long, "Tools: ") {
+			c.Long += strings.Join(mcpserver.Names(), ", ")
+		}
+		c.Root().HelpFunc()(c, args)
+	})
 	return cmd
 }
 
