@@ -27,6 +27,7 @@ func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 	if err != nil {
 		return err
 	}
+	fillWalks(recs, walks)
 	checkInputs(recs, walks)
 	return nil
 }
@@ -74,10 +75,13 @@ func scopeKey(r *Record) string { return r.root + "\x00" + strings.Join(r.inputs
 // startWalks walks each distinct input scope of recs once, for changes
 // since the oldest of the records that share it, in goroutines of their
 // own; the function returned waits for them and returns each walk by its
-// scopeKey.
+// scopeKey. A walk leaves the files every record sharing it names to the
+// records' check, which stats them anyway (fillWalks).
 func startWalks(recs []*Record) func() map[string]scope.Times {
 	since := map[string]time.Time{}
 	roots := map[string]*Record{}
+	named := map[string]map[string]int{} // by scopeKey: how many of its records name each file
+	sharing := map[string]int{}
 	for _, r := range recs {
 		if r.root == "" {
 			continue
@@ -87,13 +91,22 @@ func startWalks(recs []*Record) func() map[string]scope.Times {
 			since[k] = r.inputsSince()
 		}
 		roots[k] = r
+		sharing[k]++
+		if named[k] == nil {
+			named[k] = map[string]int{}
+		}
+		for _, p := range stampedPaths(r) {
+			named[k][p]++
+		}
 	}
 	walks := make(map[string]scope.Times, len(since))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for k, r := range roots {
+		byAll, n := named[k], sharing[k]
+		leave := func(rel string) bool { return byAll[rel] == n }
 		wg.Go(func() {
-			st := scope.Walk(r.root, r.inputs, since[k])
+			st := scope.WalkLeaving(r.root, r.inputs, since[k], leave)
 			mu.Lock()
 			walks[k] = st
 			mu.Unlock()
@@ -102,6 +115,47 @@ func startWalks(recs []*Record) func() map[string]scope.Times {
 	return func() map[string]scope.Times {
 		wg.Wait()
 		return walks
+	}
+}
+
+// stampedPaths are the files r's stamp names, each once.
+func stampedPaths(r *Record) []string {
+	seen := make(map[string]bool, len(r.stamp.Files))
+	out := make([]string, 0, len(r.stamp.Files))
+	for _, f := range r.stamp.Files {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// fillWalks has each walk stat the files it left to the check that a
+// record sharing it did not find fresh: those count by their times.
+func fillWalks(recs []*Record, walks map[string]scope.Times) {
+	judged := map[string]map[string]bool{} // by scopeKey: files some record must judge by their times
+	for _, r := range recs {
+		if r.root == "" {
+			continue
+		}
+		k := scopeKey(r)
+		if judged[k] == nil {
+			judged[k] = map[string]bool{}
+		}
+		var fresh map[string]bool
+		if r.Freshness != nil {
+			fresh = freshFiles(r.Freshness)
+		}
+		for _, p := range stampedPaths(r) {
+			if !fresh[p] {
+				judged[k][p] = true
+			}
+		}
+	}
+	for k, st := range walks {
+		st.Fill(func(rel string) bool { return judged[k][rel] })
+		walks[k] = st
 	}
 }
 

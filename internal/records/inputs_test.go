@@ -94,3 +94,34 @@ func TestInputsCompleteOnlyWhereKnown(t *testing.T) {
 		t.Fatalf("a file of the scope deleted while the command ran: %+v, want not complete", deleted)
 	}
 }
+
+// TestNamedFilesAreLeftToTheCheck: the walk of a record's scope leaves
+// the files the record names to its check; one the check finds changed
+// still counts as a changed input, one it finds fresh does not.
+func TestNamedFilesAreLeftToTheCheck(t *testing.T) {
+	s, r := newService(t)
+	r.Write("pkg/other.go", "package pkg\n")
+	r.Commit("other")
+	time.Sleep(20 * time.Millisecond) // past the file clock's tick
+	rec, err := s.Run(context.Background(), RunRequest{Argv: []string{"sh", "-c", "echo pkg/calc.go:3: wrong; echo pkg/other.go:1: fine"},
+		Env: os.Environ(), Options: Options{Inputs: []string{"pkg/**"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	r.Write("pkg/calc.go", "package pkg\n\nfunc Add(a, b int) int { return a + b }\n")
+	got, err := s.Get(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := startWalks([]*Record{got})()[scopeKey(got)].Left(); !slices.Equal(left, []string{"pkg/calc.go", "pkg/other.go"}) {
+		t.Fatalf("the walk left %q to the check, want the two named files", left)
+	}
+	if err := s.CheckAll(context.Background(), []*Record{got}); err != nil {
+		t.Fatal(err)
+	}
+	ch := got.Freshness.InputsChanged
+	if ch.Count != 1 || !slices.Equal(ch.Paths, []string{"pkg/calc.go"}) || !ch.Complete {
+		t.Fatalf("inputs changed = %+v, want pkg/calc.go alone, complete", ch)
+	}
+}

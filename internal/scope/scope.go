@@ -469,6 +469,16 @@ const maxChangedPaths = 5
 type Times struct {
 	entries  []scopeEntry
 	complete bool
+	// left are the files of the scope the walk did not stat (WalkLeaving),
+	// for Fill; walk is what Fill stats them with.
+	left []leftFile
+	walk *scopeWalk
+}
+
+// leftFile is a file of the scope WalkLeaving listed and did not stat.
+type leftFile struct {
+	path string
+	link bool
 }
 
 type scopeEntry struct {
@@ -495,7 +505,17 @@ func (e scopeEntry) name() string {
 // order is needed. Folders are read side by side, walkers at a time:
 // the walk is a stat per file, and a stat is a system call.
 func Walk(root string, scope []string, since time.Time) Times {
-	w := &scopeWalk{scope: scope, since: since, sem: make(chan struct{}, walkers)}
+	return WalkLeaving(root, scope, since, nil)
+}
+
+// WalkLeaving is Walk but for the files leave (nil: none) says another
+// stat judges: a record's check stats the files it names, and a file it
+// finds fresh counts as unchanged whatever its times say (ChangedSince's
+// same), so the walk need not stat it too. They are listed (Left), and
+// Fill stats those that must be judged by their times after all. leave is
+// called from several goroutines at once.
+func WalkLeaving(root string, scope []string, since time.Time, leave func(rel string) bool) Times {
+	w := &scopeWalk{scope: scope, root: root, since: since, leave: leave, sem: make(chan struct{}, walkers)}
 	w.complete.Store(true)
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		w.realRoot = real
@@ -511,7 +531,52 @@ func Walk(root string, scope []string, since time.Time) Times {
 	w.dir(root, "")
 	w.wg.Wait()
 	slices.SortFunc(w.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
-	return Times{entries: w.entries, complete: w.complete.Load()}
+	slices.SortFunc(w.left, func(a, b leftFile) int { return strings.Compare(a.path, b.path) })
+	return Times{entries: w.entries, complete: w.complete.Load(), left: w.left, walk: w}
+}
+
+// Left are the files of the scope the walk listed and left to another
+// stat (WalkLeaving), in path order.
+func (st Times) Left() []string {
+	out := make([]string, len(st.left))
+	for i, f := range st.left {
+		out[i] = f.path
+	}
+	return out
+}
+
+// Fill stats each of the files the walk left that judge says must be
+// judged by its times (one the check did not find fresh), as the walk
+// would have, and keeps it if it changed since the walk's since. A file
+// gone since the folder was read is passed over, as the walk passes it.
+func (st *Times) Fill(judge func(rel string) bool) {
+	if st.walk == nil {
+		return
+	}
+	w := st.walk
+	added := false
+	for _, f := range st.left {
+		if !judge(f.path) {
+			continue
+		}
+		abs := filepath.Join(w.root, filepath.FromSlash(f.path))
+		info, err := os.Lstat(abs)
+		if err != nil {
+			continue
+		}
+		at := freshness.ChangeTime(info)
+		if f.link {
+			at = w.throughLink(abs, at)
+		}
+		if freshness.StampedSince(at, w.since) {
+			st.entries = append(st.entries, scopeEntry{path: f.path, at: at})
+			added = true
+		}
+	}
+	st.complete = st.complete && w.complete.Load()
+	if added {
+		slices.SortFunc(st.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) })
+	}
 }
 
 // walkers is how many folders are read at once.
@@ -519,8 +584,10 @@ const walkers = 4
 
 type scopeWalk struct {
 	scope    []string
+	root     string
 	realRoot string // the root with its symlinks resolved
 	since    time.Time
+	leave    func(rel string) bool // files another stat judges (WalkLeaving)
 	sem      chan struct{}
 	wg       sync.WaitGroup
 	seen     atomic.Int64
@@ -528,6 +595,7 @@ type scopeWalk struct {
 
 	mu      sync.Mutex
 	entries []scopeEntry
+	left    []leftFile
 }
 
 // dir reads one folder (rel "" is the root), stats what is in scope and
@@ -543,6 +611,7 @@ func (w *scopeWalk) dir(abs, rel string) {
 		defer folder.Close()
 	}
 	var found []scopeEntry
+	var left []leftFile
 	var subs []string
 	for _, d := range list {
 		r := d.Name()
@@ -562,6 +631,10 @@ func (w *scopeWalk) dir(abs, rel string) {
 			subs = nil
 			break
 		}
+		if !d.IsDir() && w.leave != nil && w.leave(r) {
+			left = append(left, leftFile{path: r, link: d.Type()&fs.ModeSymlink != 0})
+			continue
+		}
 		info, err := freshness.LstatIn(folder, d.Name())
 		if err != nil {
 			continue // gone since the folder was read
@@ -575,9 +648,10 @@ func (w *scopeWalk) dir(abs, rel string) {
 		}
 	}
 	<-w.sem
-	if len(found) > 0 {
+	if len(found) > 0 || len(left) > 0 {
 		w.mu.Lock()
 		w.entries = append(w.entries, found...)
+		w.left = append(w.left, left...)
 		w.mu.Unlock()
 	}
 	for _, r := range subs {

@@ -81,3 +81,80 @@ func sortedPaths(es []scopeEntry, key func(scopeEntry) string) []string {
 	slices.SortFunc(out, strings.Compare)
 	return out
 }
+
+// TestWalkLeavingAgreesWithTheWalk: a walk that leaves files to another
+// stat, then fills in those that stat did not find fresh, keeps what the
+// whole walk keeps but the files found fresh (which ChangedSince passes
+// over anyway), lists as left exactly the listed files of the scope it
+// was asked to leave, and is as complete.
+func TestWalkLeavingAgreesWithTheWalk(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		root, err := os.MkdirTemp("", "walk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(root)
+		dirs := []string{"", "a", "a/b", "node_modules", "c", "c/d/e"}
+		names := []string{"x.go", "y.py", "z.txt", "w.go"}
+		var all []string
+		write := func(label string) {
+			for range rapid.IntRange(0, 8).Draw(t, label) {
+				dir := rapid.SampledFrom(dirs).Draw(t, label+" dir")
+				name := rapid.SampledFrom(names).Draw(t, label+" name")
+				os.MkdirAll(filepath.Join(root, dir), 0o755)
+				os.WriteFile(filepath.Join(root, dir, name), []byte(label), 0o644)
+				all = append(all, strings.TrimPrefix(dir+"/"+name, "/"))
+			}
+		}
+		write("before")
+		if rapid.Bool().Draw(t, "link") && len(all) > 0 {
+			target := rapid.SampledFrom(all).Draw(t, "link target")
+			os.MkdirAll(filepath.Join(root, "a"), 0o755)
+			os.Symlink(filepath.Join(root, target), filepath.Join(root, "a", "link.go"))
+			all = append(all, "a/link.go")
+		}
+		time.Sleep(10 * time.Millisecond) // past the file clock's tick
+		since := time.Now()
+		time.Sleep(10 * time.Millisecond)
+		write("after")
+		scope := rapid.SampledFrom([][]string{{"**"}, {"a/**"}, {"**/*.go"}, {"c/d/**", "a/*.py"}}).Draw(t, "scope")
+		leave, fresh := map[string]bool{}, map[string]bool{}
+		for _, p := range all {
+			if rapid.Bool().Draw(t, "leave "+p) {
+				leave[p] = true
+				fresh[p] = rapid.Bool().Draw(t, "fresh "+p)
+			}
+		}
+		want := Walk(root, scope, since)
+		got := WalkLeaving(root, scope, since, func(rel string) bool { return leave[rel] })
+		got.Fill(func(rel string) bool { return !fresh[rel] })
+		key := func(e scopeEntry) string { return e.path }
+		var wantKept []scopeEntry
+		for _, e := range want.entries {
+			if e.dir || !fresh[e.path] {
+				wantKept = append(wantKept, e)
+			}
+		}
+		if g, w := sortedPaths(got.entries, key), sortedPaths(wantKept, key); !slices.Equal(g, w) || got.complete != want.complete {
+			t.Fatalf("scope %v, leaving %v (fresh %v): kept %v (complete %v), the whole walk %v (complete %v)",
+				scope, leave, fresh, g, got.complete, w, want.complete)
+		}
+		var wantLeft []string
+		for p := range leave {
+			if info, err := os.Lstat(filepath.Join(root, p)); err == nil && !info.IsDir() && matchScope(scope, p) && !SkipDirs[strings.Split(p, "/")[0]] {
+				wantLeft = append(wantLeft, p)
+			}
+		}
+		slices.Sort(wantLeft)
+		if !slices.Equal(got.Left(), wantLeft) {
+			t.Fatalf("scope %v: left %v, want %v", scope, got.Left(), wantLeft)
+		}
+		if !slices.IsSortedFunc(got.entries, func(a, b scopeEntry) int { return b.at.Compare(a.at) }) {
+			t.Fatal("entries are not latest first")
+		}
+		a, b := want.ChangedSince(since, since, fresh), got.ChangedSince(since, since, fresh)
+		if a.Count != b.Count || a.Complete != b.Complete {
+			t.Fatalf("ChangedSince: %d changed (complete %v) against the whole walk's %d (%v)", b.Count, b.Complete, a.Count, a.Complete)
+		}
+	})
+}
