@@ -14,6 +14,34 @@ import (
 	"github.com/freshctx/freshctx/internal/freshness"
 )
 
+// walkTree is a temporary tree a rapid check draws files into; its
+// caller removes root.
+type walkTree struct {
+	t    *rapid.T
+	root string
+	dirs []string
+	all  []string // the files written, root-relative
+}
+
+func newWalkTree(t *rapid.T, dirs []string) *walkTree {
+	root, err := os.MkdirTemp("", "walk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &walkTree{t: t, root: root, dirs: dirs}
+}
+
+// write draws up to most files into the tree's folders, each holding label.
+func (tr *walkTree) write(label string, most int) {
+	for range rapid.IntRange(0, most).Draw(tr.t, label) {
+		dir := rapid.SampledFrom(tr.dirs).Draw(tr.t, label+" dir")
+		name := rapid.SampledFrom([]string{"x.go", "y.py", "z.txt", "w.go"}).Draw(tr.t, label+" name")
+		os.MkdirAll(filepath.Join(tr.root, dir), 0o755)
+		os.WriteFile(filepath.Join(tr.root, dir, name), []byte(label), 0o644)
+		tr.all = append(tr.all, strings.TrimPrefix(dir+"/"+name, "/"))
+	}
+}
+
 // sequentialWalk is the walk as one filepath.WalkDir: the reference the
 // parallel walk must agree with.
 func sequentialWalk(root string, scope []string, since time.Time) []scopeEntry {
@@ -41,24 +69,13 @@ func sequentialWalk(root string, scope []string, since time.Time) []scopeEntry {
 
 func TestWalkScopeAgreesWithOneWalk(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		root, err := os.MkdirTemp("", "walk")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(root)
-		dirs := []string{"", "a", "a/b", "node_modules", ".git", "c", "c/d/e"}
-		write := func(label string) {
-			for range rapid.IntRange(0, 6).Draw(t, label) {
-				dir := rapid.SampledFrom(dirs).Draw(t, label+" dir")
-				name := rapid.SampledFrom([]string{"x.go", "y.py", "z.txt", "w.go"}).Draw(t, label+" name")
-				os.MkdirAll(filepath.Join(root, dir), 0o755)
-				os.WriteFile(filepath.Join(root, dir, name), []byte(label), 0o644)
-			}
-		}
-		write("before")
+		tree := newWalkTree(t, []string{"", "a", "a/b", "node_modules", ".git", "c", "c/d/e"})
+		defer os.RemoveAll(tree.root)
+		root := tree.root
+		tree.write("before", 6)
 		since := time.Now()
 		time.Sleep(2 * time.Millisecond)
-		write("after")
+		tree.write("after", 6)
 		scope := rapid.SampledFrom([][]string{{"**"}, {"a/**"}, {"**/*.go"}, {"c/d/**", "a/*.py"}}).Draw(t, "scope")
 		got := Walk(root, scope, since)
 		want := sequentialWalk(root, scope, since)
@@ -89,34 +106,21 @@ func sortedPaths(es []scopeEntry, key func(scopeEntry) string) []string {
 // was asked to leave, and is as complete.
 func TestWalkLeavingAgreesWithTheWalk(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		root, err := os.MkdirTemp("", "walk")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(root)
-		dirs := []string{"", "a", "a/b", "node_modules", "c", "c/d/e"}
-		names := []string{"x.go", "y.py", "z.txt", "w.go"}
-		var all []string
-		write := func(label string) {
-			for range rapid.IntRange(0, 8).Draw(t, label) {
-				dir := rapid.SampledFrom(dirs).Draw(t, label+" dir")
-				name := rapid.SampledFrom(names).Draw(t, label+" name")
-				os.MkdirAll(filepath.Join(root, dir), 0o755)
-				os.WriteFile(filepath.Join(root, dir, name), []byte(label), 0o644)
-				all = append(all, strings.TrimPrefix(dir+"/"+name, "/"))
-			}
-		}
-		write("before")
-		if rapid.Bool().Draw(t, "link") && len(all) > 0 {
-			target := rapid.SampledFrom(all).Draw(t, "link target")
+		tree := newWalkTree(t, []string{"", "a", "a/b", "node_modules", "c", "c/d/e"})
+		defer os.RemoveAll(tree.root)
+		root := tree.root
+		tree.write("before", 8)
+		if rapid.Bool().Draw(t, "link") && len(tree.all) > 0 {
+			target := rapid.SampledFrom(tree.all).Draw(t, "link target")
 			os.MkdirAll(filepath.Join(root, "a"), 0o755)
 			os.Symlink(filepath.Join(root, target), filepath.Join(root, "a", "link.go"))
-			all = append(all, "a/link.go")
+			tree.all = append(tree.all, "a/link.go")
 		}
 		time.Sleep(10 * time.Millisecond) // past the file clock's tick
 		since := time.Now()
 		time.Sleep(10 * time.Millisecond)
-		write("after")
+		tree.write("after", 8)
+		all := tree.all
 		scope := rapid.SampledFrom([][]string{{"**"}, {"a/**"}, {"**/*.go"}, {"c/d/**", "a/*.py"}}).Draw(t, "scope")
 		leave, fresh := map[string]bool{}, map[string]bool{}
 		for _, p := range all {
