@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,6 +163,77 @@ func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
 		t.Fatalf("the model got %q", got)
 	}
 	t.Logf("the model got %d bytes: %q", len(got), got)
+}
+
+// TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute: with the rules init
+// writes, the real Claude Code starts no freshctx for a line none of
+// whose commands starts with a word of hooks.run_commands, and starts it,
+// and routes, for a test run alone, after a cd and after an assignment.
+// A freshctx on PATH before the real one counts the hooks started.
+func TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute(t *testing.T) {
+	c := newClaudeRig(t)
+	writeCalcModule(t, c.dir)
+	real, err := exec.LookPath("freshctx")
+	for _, kv := range c.env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			real, err = lookPathIn("freshctx", p)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := t.TempDir()
+	log := filepath.Join(t.TempDir(), "started") // a line for each Bash hook started
+	wrapper := "#!/bin/sh\nif [ \"$1\" = hook ]; then\n  in=$(cat)\n" +
+		"  printf '%s\\n' \"$in\" | grep -o '\"tool_name\": *\"Bash\"' >> '" + log + "'\n" +
+		"  printf '%s' \"$in\" | exec '" + real + "' \"$@\"\nfi\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(counter, "freshctx"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, kv := range c.env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			c.env[i] = "PATH=" + counter + string(os.PathListSeparator) + p
+		}
+	}
+	lines := []struct {
+		command string
+		routed  bool
+	}{
+		{"ls -la", false},
+		{"git status --short", false},
+		{"go test ./...", true},
+		{"cd . && go test ./...", true},
+		{"GOFLAGS=-count=1 go test ./...", true},
+	}
+	var steps []agenttest.Step
+	for _, l := range lines {
+		steps = append(steps, agenttest.Step{Calls: []agenttest.ToolUse{{Name: "Bash",
+			Input: map[string]any{"command": l.command, "description": "run it"}}}})
+	}
+	results := c.run(append(steps, agenttest.Step{Text: "done"}), "--allowedTools", "Bash")
+	if len(results) != len(lines) {
+		t.Fatalf("the model was sent %d tool results, want %d", len(results), len(lines))
+	}
+	for i, l := range lines {
+		if got := strings.Contains(results[i], "freshctx: record"); got != l.routed {
+			t.Errorf("%q: routed %v, want %v: %q", l.command, got, l.routed, results[i])
+		}
+	}
+	started, _ := os.ReadFile(log)
+	if hooks, want := strings.Count(string(started), "Bash"), 3; hooks != want { // the routed lines' alone
+		t.Errorf("the hook was started for Bash %d times for %d lines, want %d", hooks, len(lines), want)
+	}
+}
+
+// lookPathIn finds name in the folders of a PATH value.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on %s", name, path)
 }
 
 // writeCalcModule writes a Go module whose one test fails after 50 lines

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/config"
+	"github.com/freshctx/freshctx/internal/integrate"
 )
 
 func newConfigCmd(a *app) *cobra.Command {
@@ -49,11 +51,38 @@ func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, e
 		one, err = config.Get(ctx, st, args[0])
 	default:
 		one, err = config.Set(ctx, st, args[0], args[1])
+		if err == nil && one.Key == "hooks.run_commands" {
+			a.sayUncoveredBashWords(one.Value)
+		}
 	}
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return []config.Setting{one}, nil
+}
+
+// sayUncoveredBashWords warns when Claude Code, filtering its Bash hook by
+// the rules init wrote (integrate.BashRules), would never start it for
+// lines of some of the new run commands.
+func (a *app) sayUncoveredBashWords(value string) {
+	home, _ := os.UserHomeDir()
+	prefixes := strings.Split(value, ",")
+	for i, path := range integrate.ClaudeSettingsFiles(a.ws.Root, home) {
+		words := integrate.UncoveredBashWords(path, prefixes)
+		if len(words) == 0 {
+			continue
+		}
+		again := "freshctx init claude-code"
+		if i == 1 {
+			again += " --user"
+		}
+		verb := "is"
+		if len(words) > 1 {
+			verb = "are"
+		}
+		fmt.Fprintf(a.io.Err, "freshctx: %s starts the Bash hook only for the commands init found in hooks.run_commands, "+
+			"and %s %s not among them: run `%s` again\n", path, strings.Join(words, ", "), verb, again)
+	}
 }
 
 // keysHelp lists the settings, each name on a line of its own and its

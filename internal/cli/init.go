@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/integrate"
 )
 
@@ -30,8 +33,12 @@ is dropped; a second run changes nothing):
                PreCompact, PostToolUse (Read, and Edit, Write, MultiEdit,
                NotebookEdit), PreToolUse (Bash, and
                freshctx's read and session tools), SessionEnd and
-               SubagentStop hooks running "freshctx hook claude-code"),
-               CLAUDE.md (when to use run, recall and read)
+               SubagentStop hooks running "freshctx hook claude-code"; the
+               Bash hook once per first word of hooks.run_commands, with an
+               "if" rule such as Bash(go*), so Claude Code starts it only
+               for lines that may be routed: run init again after changing
+               that setting, and it puts the new rules in place of its
+               old ones), CLAUDE.md (when to use run, recall and read)
   cursor       .cursor/mcp.json
   pi           .pi/extensions/freshctx.ts (with --user
                ~/.pi/agent/extensions/freshctx.ts), an extension that
@@ -116,6 +123,9 @@ func (a *app) runInit(o initOptions) (*initResult, error) {
 		return nil, usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
 			"every project shares only with --user", ws.Root)
 	}
+	if place.RunCommands, err = a.initRunCommands(place.User); err != nil {
+		return nil, err
+	}
 	plan := agent.Install
 	if o.remove {
 		if plan = agent.Remove; plan == nil {
@@ -155,4 +165,39 @@ func printInit(a *app, res *initResult) error {
 		fmt.Fprintln(a.io.Out, "next: "+res.next)
 	}
 	return nil
+}
+
+// initRunCommands are the Bash command prefixes init filters an agent's
+// Bash hook by (integrate.BashRules): this project's hooks.run_commands,
+// read without making a store (the default when it has none); for the
+// user's configuration, which every project shares, the default ones too.
+func (a *app) initRunCommands(user bool) ([]string, error) {
+	project := config.DefaultRunCommands()
+	path, err := a.storePath(false)
+	if err == nil {
+		if cached, ok := config.CachedRunCommands(path); ok {
+			project = cached
+		} else if _, statErr := os.Stat(path); statErr == nil {
+			if read, err := a.storeRunCommands(); err == nil {
+				project = read
+			} else {
+				fmt.Fprintf(a.io.Err, "freshctx: warning: hooks.run_commands could not be read (%v): the Bash hook is "+
+					"started for the default commands' lines\n", err)
+			}
+		}
+	}
+	if !user {
+		return project, nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(append(config.DefaultRunCommands(), project...)))), nil
+}
+
+// storeRunCommands reads hooks.run_commands from the store.
+func (a *app) storeRunCommands() ([]string, error) {
+	ctx := context.Background()
+	st, err := a.readStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return config.RunCommands(ctx, st)
 }

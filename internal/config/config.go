@@ -135,6 +135,10 @@ const defaultRunCommands = "go test,go build,go vet,cargo test,cargo build,cargo
 	"yarn test,yarn build,yarn lint,pytest,python -m pytest,python3 -m pytest,jest,npx jest,vitest,npx vitest," +
 	"tsc,npx tsc,eslint,npx eslint,make,mvn,gradle,./gradlew"
 
+// DefaultRunCommands is hooks.run_commands as a list, where a store has
+// not set it.
+func DefaultRunCommands() []string { return splitCommands(defaultRunCommands) }
+
 func splitCommands(v string) []string {
 	var out []string
 	for _, c := range strings.Split(v, ",") {

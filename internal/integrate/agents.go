@@ -41,6 +41,10 @@ type AgentInfo struct {
 type Place struct {
 	Root, Home string
 	User       bool
+	// RunCommands are the Bash command prefixes the hook routes
+	// (hooks.run_commands), which decide the lines an agent that can
+	// filter its hooks starts the Bash hook for (BashRules).
+	RunCommands []string
 }
 
 // Codex keeps the head and the tail of a tool result over its budget and
@@ -60,9 +64,9 @@ var Agents = []AgentInfo{
 		Hooked: true, Events: claudeEvents,
 		Install: func(p Place) ([]Change, error) {
 			if p.User {
-				return ClaudeCodeUser(p.Home)
+				return ClaudeCodeUser(p.Home, p.RunCommands)
 			}
-			return ClaudeCode(p.Root)
+			return ClaudeCode(p.Root, p.RunCommands)
 		},
 		Remove: func(p Place) ([]Change, error) {
 			if p.User {

@@ -49,7 +49,7 @@ func TestEveryAgentInstallsFromItsRow(t *testing.T) {
 	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 	for _, a := range Agents {
 		for _, user := range []bool{false, true} {
-			changes, err := a.Install(Place{Root: root, Home: home, User: user})
+			changes, err := a.Install(Place{Root: root, Home: home, User: user, RunCommands: testRunCommands})
 			if err != nil || len(changes) == 0 {
 				t.Fatalf("%s (user %v): %v, %d changes", a.Agent, user, err, len(changes))
 			}

@@ -18,26 +18,27 @@ func server() map[string]any {
 
 // ClaudeCode plans the project's Claude Code configuration: the server in
 // .mcp.json, the hooks in .claude/settings.json, and a short note in
-// CLAUDE.md.
-func ClaudeCode(root string) ([]Change, error) {
+// CLAUDE.md. The Bash hook is started for the lines runCommands may route
+// (BashRules).
+func ClaudeCode(root string, runCommands []string) ([]Change, error) {
 	return claudeCodeFiles(filepath.Join(root, ".mcp.json"), filepath.Join(root, ".claude", "settings.json"),
-		filepath.Join(root, "CLAUDE.md"))
+		filepath.Join(root, "CLAUDE.md"), runCommands)
 }
 
 // ClaudeCodeUser plans the user's own Claude Code configuration, for every
 // project: the server in ~/.claude.json (its user scope), the hooks in
 // ~/.claude/settings.json and the note in ~/.claude/CLAUDE.md.
-func ClaudeCodeUser(home string) ([]Change, error) {
+func ClaudeCodeUser(home string, runCommands []string) ([]Change, error) {
 	return claudeCodeFiles(filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"),
-		filepath.Join(home, ".claude", "CLAUDE.md"))
+		filepath.Join(home, ".claude", "CLAUDE.md"), runCommands)
 }
 
-func claudeCodeFiles(mcpPath, settingsPath, notePath string) ([]Change, error) {
+func claudeCodeFiles(mcpPath, settingsPath, notePath string, runCommands []string) ([]Change, error) {
 	mcp, err := mcpServers(mcpPath)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := mergeHooks(settingsPath, ClaudeCodeAgent, claudeEvents)
+	settings, err := mergeHooks(settingsPath, ClaudeCodeAgent, claudeEvents, bashFilter(runCommands))
 	if err != nil {
 		return nil, err
 	}
@@ -120,14 +121,20 @@ var claudeEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostT
 // mergeHooks adds the agent's freshctx hook to each event and matcher of a
 // {"hooks": {EVENT: [{matcher, hooks: [...]}]}} file (Claude Code's
 // settings, Codex's hooks.json), unless a group of that matcher (or of
-// every tool) already runs it. The file is edited as text (jsonedit.go):
-// every byte of it stays; a "hooks" key or an event key that is there
-// twice is refused.
-func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
-	doc, root, existed, err := loadDoc(path)
+// every tool) already runs it, with the rules filter gives (bashfilter.go).
+// The file is edited as text (jsonedit.go): every byte of it stays but
+// freshctx's own handlers whose rules are not those filter gives now
+// (refilter); a "hooks" key or an event key that is there twice is refused.
+func mergeHooks(path string, agent Agent, events []hookEvent, filter hookFilter) (Change, error) {
+	doc, _, existed, err := loadDoc(path)
 	if err != nil {
 		return Change{}, err
 	}
+	command := agent.HookCommand()
+	if doc, err = refilter(doc, path, command, events, filter); err != nil {
+		return Change{}, err
+	}
+	root := docRoot(doc)
 	ms, err := objectMembers(doc, root)
 	if err != nil {
 		return Change{}, err
@@ -136,19 +143,23 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	command := agent.HookCommand()
-	group := func(matcher string) map[string]any {
-		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}
-		if matcher != "" || agent == ClaudeCodeAgent {
-			g["matcher"] = matcher
+	group := func(e hookEvent) map[string]any {
+		rules, _ := filter(e)
+		g := map[string]any{"hooks": handlers(command, rules)}
+		if e.matcher != "" || agent == ClaudeCodeAgent {
+			g["matcher"] = e.matcher
 		}
 		return g
 	}
+	events = slices.DeleteFunc(slices.Clone(events), func(e hookEvent) bool {
+		_, skip := filter(e)
+		return skip
+	})
 	if !ok {
 		all := map[string]any{}
 		for _, e := range events {
 			groups, _ := all[e.event].([]any)
-			all[e.event] = append(groups, group(e.matcher))
+			all[e.event] = append(groups, group(e))
 		}
 		in, err := addMembers(doc, root, ms, []newMember{{"hooks", all}})
 		if err != nil {
@@ -166,7 +177,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 	var arrays []jsonMember // the events' arrays groups are appended to, in order
 	for _, e := range events {
 		if i := slices.IndexFunc(added, func(m newMember) bool { return m.key == e.event }); i >= 0 {
-			added[i].value = append(added[i].value.([]any), group(e.matcher))
+			added[i].value = append(added[i].value.([]any), group(e))
 			continue
 		}
 		ev, has, err := member(hms, e.event, path, "hooks.")
@@ -174,7 +185,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 			return Change{}, err
 		}
 		if !has {
-			added = append(added, newMember{e.event, []any{group(e.matcher)}})
+			added = append(added, newMember{e.event, []any{group(e)}})
 			continue
 		}
 		var groups []any
@@ -187,7 +198,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent) (Change, error) {
 		if appended[e.event] == nil {
 			arrays = append(arrays, ev)
 		}
-		appended[e.event] = append(appended[e.event], group(e.matcher))
+		appended[e.event] = append(appended[e.event], group(e))
 	}
 	for _, ev := range arrays { // one insertion per array: its groups side by side
 		in, err := addElements(doc, ev.val, appended[ev.key])

@@ -36,7 +36,7 @@ var codexEvents = []hookEvent{{"SessionStart", ""}, {"PreCompact", ""}, {"PostCo
 // server and changes nothing else. An entry that runs something else is
 // left alone and reported; a file that is not TOML is never written.
 func Codex(dir string) ([]Change, error) {
-	hooks, err := mergeHooks(filepath.Join(dir, "hooks.json"), CodexAgent, codexEvents)
+	hooks, err := mergeHooks(filepath.Join(dir, "hooks.json"), CodexAgent, codexEvents, noFilter)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestInitKeepsEveryByte(t *testing.T) {
 	old := "{\n    \"big\": 9007199254740993,\n    \"bigger\": 12345678901234567890,\n    \"exp\": 1e2,\n" +
 		"    \"twice\": 1, \"twice\": 2,\n    \"hooks\": {\n        \"PreToolUse\": [ {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"guard.sh\"}]} ]\n    }\n}\n"
 	write(t, filepath.Join(root, ".claude", "settings.json"), old)
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestInitRefusesAKeyTwice(t *testing.T) {
 	}
 	root := t.TempDir()
 	write(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {}, "mcpServers": {"x": {}}}`)
-	if _, err := ClaudeCode(root); err == nil {
+	if _, err := ClaudeCode(root, testRunCommands); err == nil {
 		t.Fatal("init of a .mcp.json with mcpServers twice went on")
 	}
 }
@@ -76,7 +76,7 @@ func TestApplyIsAllOrNone(t *testing.T) {
 	if err := os.Chmod(settings, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestApplyOnAFullDiskLeavesTheOldFile(t *testing.T) {
 		f.Write(b[:len(b)/2])
 		return errors.New("no space left on device")
 	}
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestApplyThroughASymlinkKeepsLinkModeAndOwner(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,9 @@ func TestInitChangesNothingButItsOwn(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, merge := range map[string]func() (Change, error){
-			"hooks":   func() (Change, error) { return mergeHooks(path, ClaudeCodeAgent, claudeEvents) },
+			"hooks": func() (Change, error) {
+				return mergeHooks(path, ClaudeCodeAgent, claudeEvents, bashFilter(testRunCommands))
+			},
 			"servers": func() (Change, error) { return mcpServers(path) },
 		} {
 			c, err := merge()

@@ -47,7 +47,7 @@ func TestClaudeCodeMergesWithoutLosingKeys(t *testing.T) {
 }`)
 	write(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"other": {"command": "other-mcp"}}}`)
 	write(t, filepath.Join(root, "CLAUDE.md"), "# Project\n\nOur rules.")
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestClaudeCodeMergesWithoutLosingKeys(t *testing.T) {
 	}
 
 	// A second run changes nothing.
-	again, err := ClaudeCode(root)
+	again, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func mustJSON(v any) string {
 func TestInitRefusesWhatItCannotRead(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, ".mcp.json"), "{not json")
-	if _, err := ClaudeCode(root); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+	if _, err := ClaudeCode(root, testRunCommands); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -450,7 +450,7 @@ func TestInitAddsTheReadToolHookToAnOlderInstall(t *testing.T) {
 	cmd := ClaudeCodeAgent.HookCommand()
 	write(t, filepath.Join(root, ".claude", "settings.json"), `{"hooks": {
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "`+cmd+`"}]}]}}`)
-	changes, err := ClaudeCode(root)
+	changes, err := ClaudeCode(root, testRunCommands)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -227,9 +227,13 @@ func loadDoc(path string) (doc []byte, root jsonValue, existed bool, err error) 
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, jsonValue{}, existed, fmt.Errorf("%s is not a JSON object (%v); fix it or move it aside", path, err)
 	}
-	start := len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
-	end := len(bytes.TrimRight(b, " \t\r\n"))
-	return b, jsonValue{start, end}, existed, nil
+	return b, docRoot(b), existed, nil
+}
+
+// docRoot is where the value of a document starts and ends, without the
+// white space around it.
+func docRoot(doc []byte) jsonValue {
+	return jsonValue{len(doc) - len(bytes.TrimLeft(doc, " \t\r\n")), len(bytes.TrimRight(doc, " \t\r\n"))}
 }
 
 // objectAt lists the members of the object value m holds; a value of

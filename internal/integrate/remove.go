@@ -146,7 +146,10 @@ func removeHooks(path string, agent Agent) (Change, error) {
 	}
 	doc := bytes.Clone(before)
 	for {
-		next, cut, err := cutOneHook(doc, path, agent.HookCommand())
+		next, cut, err := cutOneHook(doc, path, func(_, _ string, h map[string]any) bool {
+			cmd, _ := h["command"].(string)
+			return strings.TrimSpace(cmd) == agent.HookCommand()
+		})
 		if err != nil {
 			return Change{}, err
 		}
@@ -157,10 +160,14 @@ func removeHooks(path string, agent Agent) (Change, error) {
 	}
 }
 
-// cutOneHook cuts the first of the agent's hooks it finds, with what that
+// hookMatch says whether a hook entry, decoded, is one to cut: the event
+// and the matcher of the group it is in ("" when the group has none).
+type hookMatch func(event, matcher string, h map[string]any) bool
+
+// cutOneHook cuts the first hook entry match says to, with what that
 // leaves empty; cut is false when there is none.
-func cutOneHook(doc []byte, path, command string) (out []byte, cut bool, err error) {
-	root := jsonValue{len(doc) - len(bytes.TrimLeft(doc, " \t\r\n")), len(bytes.TrimRight(doc, " \t\r\n"))}
+func cutOneHook(doc []byte, path string, match hookMatch) (out []byte, cut bool, err error) {
+	root := docRoot(doc)
 	ms, err := objectMembers(doc, root)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s is not a JSON object: %w", path, err)
@@ -203,7 +210,9 @@ func cutOneHook(doc []byte, path, command string) (out []byte, cut bool, err err
 				if json.Unmarshal(doc[h.start:h.end], &hm) != nil {
 					continue
 				}
-				if cmd, _ := hm["command"].(string); strings.TrimSpace(cmd) != command {
+				var matcher string
+				json.Unmarshal(gm["matcher"], &matcher)
+				if !match(ev.key, matcher, hm) {
 					continue
 				}
 				switch {

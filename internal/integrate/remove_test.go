@@ -46,7 +46,9 @@ func TestRemoveGivesBackTheFile(t *testing.T) {
 			add    func() (Change, error)
 			remove func() (Change, error)
 		}{
-			"hooks":   {func() (Change, error) { return mergeHooks(path, ClaudeCodeAgent, claudeEvents) }, func() (Change, error) { return removeHooks(path, ClaudeCodeAgent) }},
+			"hooks": {func() (Change, error) {
+				return mergeHooks(path, ClaudeCodeAgent, claudeEvents, bashFilter(testRunCommands))
+			}, func() (Change, error) { return removeHooks(path, ClaudeCodeAgent) }},
 			"servers": {func() (Change, error) { return mcpServers(path) }, func() (Change, error) { return removeServer(path) }},
 		} {
 			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -100,7 +102,7 @@ func TestRemoveEveryAgent(t *testing.T) {
 			os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
 			os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte("# mine\nmodel = \"o3\"\n"), 0o644)
 			before := snapshot(t, root, home)
-			place := Place{Root: root, Home: home, User: a.UserByDefault}
+			place := Place{Root: root, Home: home, User: a.UserByDefault, RunCommands: testRunCommands}
 			changes, err := a.Install(place)
 			if err != nil {
 				t.Fatal(err)
