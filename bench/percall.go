@@ -81,6 +81,10 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		rows[i] = []string{c.name, spread(got[i]), against[i]}
 	}
 	sec.table([]string{"command", "median (min–max)", "against its baseline"}, rows)
+	sec.note("The Bash hook's row is what Codex pays for each line it runs, and a Claude Code older than 2.1.85. " +
+		"With the `if` rules `freshctx init claude-code` writes (one per first word of `hooks.run_commands`), " +
+		"Claude Code starts no freshctx for a line like `ls -la` at all: nothing to measure, and " +
+		"`TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute` counts the hooks the real Claude Code starts.")
 
 	over := tRun.median() - tTrue.median()
 	allowed := max(time.Duration(1.2*float64(tStatus.median())), 5*time.Millisecond)
