@@ -123,8 +123,8 @@ func (a *app) runInit(o initOptions) (*initResult, error) {
 		return nil, usagef("%s is not a project (the home folder or the file system root): init writes the configuration "+
 			"every project shares only with --user", ws.Root)
 	}
-	if place.RunCommands, err = a.initRunCommands(place.User); err != nil {
-		return nil, err
+	if !o.remove {
+		place.RunCommands = a.initRunCommands(place.User)
 	}
 	plan := agent.Install
 	if o.remove {
@@ -171,7 +171,8 @@ func printInit(a *app, res *initResult) error {
 // Bash hook by (integrate.BashRules): this project's hooks.run_commands,
 // read without making a store (the default when it has none); for the
 // user's configuration, which every project shares, the default ones too.
-func (a *app) initRunCommands(user bool) ([]string, error) {
+// A store that cannot be read is said, and the default ones are taken.
+func (a *app) initRunCommands(user bool) []string {
 	project := config.DefaultRunCommands()
 	path, err := a.storePath(false)
 	if err == nil {
@@ -187,9 +188,9 @@ func (a *app) initRunCommands(user bool) ([]string, error) {
 		}
 	}
 	if !user {
-		return project, nil
+		return project
 	}
-	return slices.Compact(slices.Sorted(slices.Values(append(config.DefaultRunCommands(), project...)))), nil
+	return slices.Compact(slices.Sorted(slices.Values(append(config.DefaultRunCommands(), project...))))
 }
 
 // storeRunCommands reads hooks.run_commands from the store.
