@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,28 +175,7 @@ func TestClaudeCodeBashTestRunsThroughFreshctx(t *testing.T) {
 func TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute(t *testing.T) {
 	c := newClaudeRig(t)
 	writeCalcModule(t, c.dir)
-	real, err := exec.LookPath("freshctx")
-	for _, kv := range c.env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			real, err = lookPathIn("freshctx", p)
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter := t.TempDir()
-	log := filepath.Join(t.TempDir(), "started") // a line for each Bash hook started
-	wrapper := "#!/bin/sh\nif [ \"$1\" = hook ]; then\n  in=$(cat)\n" +
-		"  printf '%s\\n' \"$in\" | grep -o '\"tool_name\": *\"Bash\"' >> '" + log + "'\n" +
-		"  printf '%s' \"$in\" | exec '" + real + "' \"$@\"\nfi\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(counter, "freshctx"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, kv := range c.env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			c.env[i] = "PATH=" + counter + string(os.PathListSeparator) + p
-		}
-	}
+	log := countHooks(t, c.env, "Bash")
 	lines := []struct {
 		command string
 		routed  bool
@@ -219,10 +200,44 @@ func TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute(t *testing.T) {
 			t.Errorf("%q: routed %v, want %v: %q", l.command, got, l.routed, results[i])
 		}
 	}
-	started, _ := os.ReadFile(log)
-	if hooks, want := strings.Count(string(started), "Bash"), 3; hooks != want { // the routed lines' alone
+	if hooks, want := startedHooks(t, log), 3; hooks != want { // the routed lines' alone
 		t.Errorf("the hook was started for Bash %d times for %d lines, want %d", hooks, len(lines), want)
 	}
+}
+
+// countHooks puts a freshctx before the real one on env's PATH that
+// writes a line to the file it returns for each hook it is started for
+// whose input names the tool, then runs the real one.
+func countHooks(t *testing.T, env []string, tool string) string {
+	t.Helper()
+	i := len(env) - 1 // the last PATH is the one a command gets
+	for i >= 0 && !strings.HasPrefix(env[i], "PATH=") {
+		i--
+	}
+	path := strings.TrimPrefix(env[i], "PATH=")
+	real, err := lookPathIn("freshctx", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := t.TempDir()
+	log := filepath.Join(t.TempDir(), "started")
+	wrapper := "#!/bin/sh\nif [ \"$1\" = hook ]; then\n  in=$(cat)\n" +
+		"  printf '%s\\n' \"$in\" | grep -o '\"tool_name\": *\"" + tool + "\"' >> '" + log + "'\n" +
+		"  printf '%s' \"$in\" | exec '" + real + "' \"$@\"\nfi\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(counter, "freshctx"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env[i] = "PATH=" + counter + string(os.PathListSeparator) + path
+	return log
+}
+
+// startedHooks is how many hooks countHooks counted.
+func startedHooks(t *testing.T, log string) int {
+	b, err := os.ReadFile(log)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
 }
 
 // lookPathIn finds name in the folders of a PATH value.

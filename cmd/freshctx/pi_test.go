@@ -325,6 +325,47 @@ func TestPiRoutesTestsThroughRun(t *testing.T) {
 	}
 }
 
+// TestPiStartsTheHookOnlyWhereItMayRoute: the extension starts no freshctx
+// for a bash line none of whose words starts a command of
+// hooks.run_commands, as mirrored beside the store, and one for each line
+// that may be routed, which is.
+func TestPiStartsTheHookOnlyWhereItMayRoute(t *testing.T) {
+	p := newPiRig(t, true)
+	log := countHooks(t, p.env, "Bash")
+	mk := "check:\n\t@echo 'pkg/calc.go:3: want 3, got -1'\n\t@exit 2\n"
+	if err := os.WriteFile(filepath.Join(p.dir, "Makefile"), []byte(mk), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := []struct {
+		command string
+		routed  bool
+	}{
+		{"make check || true", true}, // the hook writes the mirror, if the MCP server did not
+		{"ls -la", false},
+		{"git status --short", false},
+		{"cd . && make check || true", true},
+	}
+	var steps []agenttest.Step
+	for _, l := range lines {
+		steps = append(steps, agenttest.Step{Calls: []agenttest.ToolUse{{Name: "bash", Input: map[string]any{"command": l.command}}}})
+	}
+	api := agenttest.NewAnthropic(t, append(steps, agenttest.Step{Text: "done"}))
+	p.models(api, 200000)
+	out := p.run(api, "Build it.")
+	r := api.ToolResults()
+	if len(r) != len(lines) {
+		t.Fatalf("%d tool results: %q\npi: %s", len(r), r, out)
+	}
+	for i, l := range lines {
+		if got := strings.Contains(r[i], "freshctx: record"); got != l.routed {
+			t.Errorf("%q: routed %v, want %v: %q", l.command, got, l.routed, r[i])
+		}
+	}
+	if hooks, want := startedHooks(t, log), 2; hooks != want {
+		t.Errorf("the hook was started %d times for %d lines, want %d", hooks, len(lines), want)
+	}
+}
+
 // TestPiNeverLeansOnWhatItDidNotRecord: reads freshctx was too slow to
 // record reached the model; once freshctx answers again it forgets what
 // they showed. Here the model read the file, then (freshctx too slow) a

@@ -22,10 +22,11 @@ import (
 // mirrorPath is the file beside the store that mirrors hooks.run_commands.
 func mirrorPath(storePath string) string { return storePath + "-run-commands" }
 
-// mirrorHeader opens every mirror freshctx writes: a file of that name
+// MirrorHeader opens every mirror freshctx writes: a file of that name
 // without it is someone else's (a store given by --store may sit beside
-// anything) and is neither read, replaced nor removed.
-const mirrorHeader = "# freshctx: hooks.run_commands of the store beside this file; rewritten as the setting changes\n"
+// anything) and is neither read, replaced nor removed. The pi extension
+// reads mirrors too (integrate's TestPiReadsTheMirrorAsWritten).
+const MirrorHeader = "# freshctx: hooks.run_commands of the store beside this file; rewritten as the setting changes\n"
 
 // CachedRunCommands is hooks.run_commands as last mirrored beside the store
 // at storePath; false when there is no mirror to go by.
@@ -34,7 +35,7 @@ func CachedRunCommands(storePath string) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	value, ours := strings.CutPrefix(string(b), mirrorHeader)
+	value, ours := strings.CutPrefix(string(b), MirrorHeader)
 	if !ours {
 		return nil, false
 	}
@@ -67,7 +68,7 @@ func keepMirror(storePath, value string) {
 	if err != nil {
 		return
 	}
-	_, werr := f.WriteString(mirrorHeader + value)
+	_, werr := f.WriteString(MirrorHeader + value)
 	cerr := f.Close()
 	if werr != nil || cerr != nil || os.Rename(f.Name(), mirrorPath(storePath)) != nil {
 		os.Remove(f.Name())
@@ -97,7 +98,7 @@ func mirrorOrNone(storePath string) bool {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, len(mirrorHeader))
+	head := make([]byte, len(MirrorHeader))
 	n, _ := io.ReadFull(f, head)
-	return string(head[:n]) == mirrorHeader
+	return string(head[:n]) == MirrorHeader
 }

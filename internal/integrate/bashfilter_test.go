@@ -2,13 +2,18 @@ package integrate
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/config"
 )
 
 // testRunCommands are the run commands the init tests install with.
@@ -230,5 +235,71 @@ func TestInitFallsBackToOneHandler(t *testing.T) {
 	initClaude(t, root, []string{"go test", "weird(1)"})
 	if got := freshctxRules(bashHandlers(t, settings)); !slices.Equal(got, []string{""}) {
 		t.Fatalf("rules %q, want one handler without a rule", got)
+	}
+}
+
+// TestPiReadsTheMirrorAsWritten: the pi extension goes by the mirror of
+// hooks.run_commands beside the store, which it knows by its header.
+func TestPiReadsTheMirrorAsWritten(t *testing.T) {
+	header, _ := json.Marshal(config.MirrorHeader)
+	if !strings.Contains(piExtension, "const MIRROR_HEADER = "+string(header)+";") {
+		t.Fatalf("the pi extension's MIRROR_HEADER is not the mirror's header %s", header)
+	}
+}
+
+// TestPiPrefilterCoversEveryRoutedLine: the pi extension starts no hook for
+// a line where none of the run commands' first words starts a word
+// (startsAWord, run by Node where it is installed): every line routedLine
+// would route passes it, over 3,000 random lines and prefixes.
+func TestPiPrefilterCoversEveryRoutedLine(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	start := strings.Index(piExtension, "function startsAWord(")
+	if start < 0 {
+		t.Fatal("the pi extension has no startsAWord")
+	}
+	end := start + strings.Index(piExtension[start:], "\n}\n") + 3
+	fn := regexp.MustCompile(`:\s*(string|boolean)\b`).ReplaceAllString(piExtension[start:end], "")
+	words := []string{"go", "gofmt", "make", "python", "python3", "npm", "ls", "FOO=1", "-m", "pytest", "test", "./x", "_go", "xgo"}
+	seps := []string{" && ", " || ", "; ", " | ", "\n", " 2>&1 && ", " & ", "\t", " ! "}
+	r := rand.New(rand.NewPCG(46, 1))
+	type probe struct {
+		Line  string   `json:"line"`
+		Words []string `json:"words"`
+	}
+	var routed []probe
+	for len(routed) < 3000 {
+		var prefixes, first []string
+		for range 1 + r.IntN(3) {
+			p := []string{words[r.IntN(len(words))]}
+			for range r.IntN(2) {
+				p = append(p, words[r.IntN(len(words))])
+			}
+			prefixes, first = append(prefixes, strings.Join(p, " ")), append(first, p[0])
+		}
+		var line strings.Builder
+		for i := range 1 + r.IntN(4) {
+			if i > 0 {
+				line.WriteString(seps[r.IntN(len(seps))])
+			}
+			for j := range 1 + r.IntN(4) {
+				if j > 0 {
+					line.WriteString(" ")
+				}
+				line.WriteString(words[r.IntN(len(words))])
+			}
+		}
+		if _, ok := routedLine(line.String(), prefixes, "freshctx"); ok {
+			routed = append(routed, probe{line.String(), first})
+		}
+	}
+	var passed []bool
+	mapInNode(t, node, fn, `p=>p.words.some(w=>startsAWord(p.line,w))`, routed, &passed)
+	for i, p := range routed {
+		if !passed[i] {
+			t.Fatalf("%q is routed, yet the extension would start no hook for it (words %q)", p.Line, p.Words)
+		}
 	}
 }

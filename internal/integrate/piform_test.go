@@ -1,11 +1,11 @@
 package integrate
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
-	"strings"
 	"testing"
 )
 
@@ -40,22 +40,32 @@ func TestPiFormDecodesAsNode(t *testing.T) {
 		}
 		inputs = append(inputs, hex.EncodeToString(b))
 	}
-	in, _ := json.Marshal(inputs)
-	cmd := exec.Command(node, "-e", `let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{
-		console.log(JSON.stringify(JSON.parse(d).map(h=>Buffer.from(h,"hex").toString("utf-8"))))})`)
-	cmd.Stdin = strings.NewReader(string(in))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
 	var want []string
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatal(err)
-	}
+	mapInNode(t, node, "", `h=>Buffer.from(h,"hex").toString("utf-8")`, inputs, &want)
 	for i, h := range inputs {
 		b, _ := hex.DecodeString(h)
 		if got := (piForm{}).Text(b); got != want[i] {
 			t.Fatalf("%x: %q, Node %q", b, got, want[i])
 		}
+	}
+}
+
+// mapInNode has Node map each element of in through the function f (with
+// the definitions before it) and decodes the results into out.
+func mapInNode(t *testing.T, node, before, f string, in, out any) {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "-e", before+`let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{
+		console.log(JSON.stringify(JSON.parse(d).map(`+f+`)))})`)
+	cmd.Stdin = bytes.NewReader(b)
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	if err := json.Unmarshal(got, out); err != nil {
+		t.Fatal(err)
 	}
 }

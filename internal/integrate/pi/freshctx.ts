@@ -13,6 +13,9 @@
  *   compaction, /tree, /fork, /resume, --continue and /new need nothing
  *   else. pi's edit and write mark the file edited.
  * - Tests and builds in bash go through `freshctx run` (hooks.run_commands).
+ *   A line none of whose words is the first word of one of those commands,
+ *   as the store mirrors them beside it, starts no freshctx: most of what
+ *   an agent runs.
  * - `readcache_refresh` (tool), `/readcache-refresh PATH [START-END]` and
  *   `/readcache-status` (commands) do what pi-readcache's do.
  * - If freshctx is missing, fails or is slow, pi's own read answers.
@@ -21,6 +24,8 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { createReadToolDefinition } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 const BIN = process.env.FRESHCTX_BIN || "freshctx";
 // How long a read waits for freshctx before pi's own answer stands.
@@ -309,6 +314,8 @@ export default function (pi: ExtensionAPI) {
 		if (event.toolName !== "bash") return;
 		const command = (event.input as any)?.command;
 		if (typeof command !== "string") return;
+		const words = routedWords(ctx.cwd);
+		if (words && !words.some((w) => startsAWord(command, w))) return;
 		const routed = await route(command, ctx);
 		if (routed) (event.input as any).command = routed;
 	});
@@ -404,4 +411,64 @@ export default function (pi: ExtensionAPI) {
 		client = undefined;
 		last = undefined;
 	});
+}
+
+// The store keeps hooks.run_commands in a file beside it, its first line
+// this header, for a hook to read without opening the store.
+const MIRROR_HEADER = "# freshctx: hooks.run_commands of the store beside this file; rewritten as the setting changes\n";
+let mirrorSeen: { path: string; mtimeMs: number; size: number; words: string[] } | null = null;
+
+/**
+ * The first words of the commands freshctx routes, from the mirror of
+ * hooks.run_commands beside the store freshctx would use in cwd (the git
+ * work tree's root, else cwd; FRESHCTX_ROOT or FRESHCTX_STORE when set),
+ * read again whenever the file changes; null when there is none to go by,
+ * and then every line asks freshctx. A line none of whose words is one of
+ * these holds no command freshctx would route: the words are wider than
+ * the routing, never narrower.
+ */
+function routedWords(cwd: string): string[] | null {
+	let path: string;
+	if (process.env.FRESHCTX_STORE) {
+		path = resolve(cwd, process.env.FRESHCTX_STORE) + "-run-commands";
+	} else {
+		const root = process.env.FRESHCTX_ROOT ? resolve(cwd, process.env.FRESHCTX_ROOT) : workTreeRoot(cwd);
+		path = join(root, ".freshctx", "freshctx.db-run-commands");
+	}
+	try {
+		const st = statSync(path);
+		if (mirrorSeen && mirrorSeen.path === path && mirrorSeen.mtimeMs === st.mtimeMs && mirrorSeen.size === st.size) {
+			return mirrorSeen.words;
+		}
+		const text = readFileSync(path, "utf8");
+		if (!text.startsWith(MIRROR_HEADER)) return null;
+		const words = text
+			.slice(MIRROR_HEADER.length)
+			.split(",")
+			.map((c) => c.trim().split(/\s+/)[0])
+			.filter((w) => w);
+		mirrorSeen = { path, mtimeMs: st.mtimeMs, size: st.size, words };
+		return words;
+	} catch {
+		return null;
+	}
+}
+
+/** The folder holding .git at or above cwd, else cwd: freshctx's root. */
+function workTreeRoot(cwd: string): string {
+	for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+		try {
+			statSync(join(dir, ".git"));
+			return dir;
+		} catch {}
+		if (dirname(dir) === dir) return resolve(cwd);
+	}
+}
+
+/** Whether word is in line where a word starts (not after a letter, digit or _). */
+function startsAWord(line: string, word: string): boolean {
+	for (let i = line.indexOf(word); i >= 0; i = line.indexOf(word, i + 1)) {
+		if (i === 0 || !/[A-Za-z0-9_]/.test(line[i - 1])) return true;
+	}
+	return false;
 }
