@@ -6,7 +6,7 @@ import "fmt"
 // command freshctx has, with flags it takes, without running anything:
 // the docs' examples are held to the binary by it.
 func CheckArgs(args []string) error {
-	root := newRootCmd(&app{})
+	root := newRootCmd(&app{}, nil)
 	cmd, rest, err := root.Find(args)
 	if err != nil {
 		return err
