@@ -197,37 +197,52 @@ func TestShapedPathIsTheRealShape(t *testing.T) {
 	}
 }
 
-// TestPerfShares reads perf's two reports as perf prints them: each
-// stage is the sum of its functions' shares, git by its command's.
+// TestPerfShares reads perf's two reports as perf prints them (taken from
+// a recording of run -- cat, trimmed): each stage is the sum of its
+// functions' shares, git by its command's, and the samples are counted
+// from the processes' rows, not from the header's rounded "3K".
 func TestPerfShares(t *testing.T) {
 	bySymbol := `# Total Lost Samples: 0
 #
-# Samples: 599  of event 'cpu-clock:pppH'
-# Event count (approx.): 29950000
+# Samples: 3K of event 'cpu-clock:ppp'
+# Event count (approx.): 182450000
 #
 # Children      Self  Symbol
 # ........  ........  ......
 #
-    78.50%     0.00%  [.] runtime.main                                   -      -
-    24.20%     0.10%  [.] runtime.doInit1                                -      -
-     9.00%     0.00%  [.] runtime.rt0_go.abi0                            -      -
-    27.30%     1.00%  [k] asm_exc_page_fault                             -      -
-    21.20%     0.00%  [.] github.com/freshctx/freshctx/internal/store.Open  -      -
+    53.17%     0.00%  [.] runtime.goexit.abi0
+    43.00%     0.00%  [.] runtime.main
+    32.80%     0.00%  [k] asm_exc_page_fault
+    24.20%     0.10%  [.] runtime.doInit1
+     9.00%     0.00%  [.] runtime.rt0_go.abi0
+    21.20%     0.00%  [.] github.com/freshctx/freshctx/internal/store.Open
 `
-	byCommand := `# Samples: 599  of event 'cpu-clock:pppH'
+	byCommand := `# Total Lost Samples: 0
 #
-    90.00%  freshctx
-    10.00%  git
+# Samples: 3K of event 'cpu-clock:ppp'
+# Event count (approx.): 182450000
+#
+# Overhead       Samples  Command
+# ........  ............  .......
+#
+    77.64%          2833  fc     
+    18.53%           676  git    
+     3.84%           140  cat    
+
+
+#
+# (Tip: Customize output of perf script with: perf script -F event,ip,sym)
+#
 `
 	n, shares := perfShares(bySymbol, byCommand)
-	if n != 599 {
-		t.Fatalf("%d samples, want 599", n)
+	if n != 2833+676+140 {
+		t.Fatalf("%d samples, want %d", n, 2833+676+140)
 	}
 	want := map[string]float64{
 		"the Go runtime's start and the package inits": 33.2,
-		"page faults":                            27.3,
+		"page faults":                            32.8,
 		"opening the store (SQLite, its schema)": 21.2,
-		"git's own processes":                    10,
+		"git's own processes":                    18.53,
 		"closing the store":                      0,
 	}
 	for i, s := range stages {

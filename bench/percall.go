@@ -254,7 +254,7 @@ func (b *bench) profile(ctx context.Context, perf, dir string, c callCost, runs 
 		if err != nil {
 			return nil, 0, err
 		}
-		byCommand, err := b.must(ctx, dir, perf, "report", "-i", data, "--stdio", "--sort", "comm", "-g", "none")
+		byCommand, err := b.must(ctx, dir, perf, "report", "-i", data, "--stdio", "--no-children", "-n", "--sort", "comm", "-g", "none")
 		if err != nil {
 			return nil, 0, err
 		}
@@ -277,15 +277,14 @@ func (b *bench) profile(ctx context.Context, perf, dir string, c callCost, runs 
 }
 
 // perfShares reads perf's reports of one recording: the samples taken,
-// and each stage's per cent of them.
+// and each stage's per cent of them. bySymbol is the report of every
+// symbol's share with its callees (--children); byCommand the samples of
+// each process name (--no-children -n), which are counted exactly there:
+// the header's "# Samples:" rounds to thousands ("3K") from 1,000 on.
 func perfShares(bySymbol, byCommand string) (samples int, shares []float64) {
 	shares = make([]float64, len(stages))
 	children := map[string]float64{}
 	for _, line := range strings.Split(bySymbol, "\n") {
-		if n, ok := strings.CutPrefix(line, "# Samples: "); ok {
-			fmt.Sscan(n, &samples)
-			continue
-		}
 		f := strings.Fields(line)
 		if len(f) < 4 || !strings.HasSuffix(f[0], "%") || f[2] != "[.]" && f[2] != "[k]" {
 			continue
@@ -300,11 +299,20 @@ func perfShares(bySymbol, byCommand string) (samples int, shares []float64) {
 			shares[j] += children[fn]
 		}
 	}
+	git := slices.IndexFunc(stages, func(s stage) bool { return s.funcs == nil })
 	for _, line := range strings.Split(byCommand, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 2 && f[1] == "git" && strings.HasSuffix(f[0], "%") {
-			v, _ := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
-			shares[slices.IndexFunc(stages, func(s stage) bool { return s.funcs == nil })] += v
+		if len(f) != 3 || !strings.HasSuffix(f[0], "%") {
+			continue
+		}
+		share, err1 := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
+		n, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		samples += n
+		if f[2] == "git" {
+			shares[git] += share
 		}
 	}
 	return samples, shares
