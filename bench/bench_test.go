@@ -198,9 +198,10 @@ func TestShapedPathIsTheRealShape(t *testing.T) {
 }
 
 // TestPerfShares reads perf's two reports as perf prints them (taken from
-// a recording of run -- cat, trimmed): each stage is the sum of its
-// functions' shares, git by its command's, and the samples are counted
-// from the processes' rows, not from the header's rounded "3K".
+// a recording of run -- cat, trimmed, with one row added for a process
+// whose name holds spaces): each stage is the sum of its functions'
+// shares, git by its command's, and the samples are counted from every
+// process's row, not from the header's rounded "3K".
 func TestPerfShares(t *testing.T) {
 	bySymbol := `# Total Lost Samples: 0
 #
@@ -228,6 +229,7 @@ func TestPerfShares(t *testing.T) {
     77.64%          2833  fc     
     18.53%           676  git    
      3.84%           140  cat    
+     0.01%             1  go test run
 
 
 #
@@ -235,8 +237,8 @@ func TestPerfShares(t *testing.T) {
 #
 `
 	n, shares := perfShares(bySymbol, byCommand)
-	if n != 2833+676+140 {
-		t.Fatalf("%d samples, want %d", n, 2833+676+140)
+	if n != 2833+676+140+1 {
+		t.Fatalf("%d samples, want %d", n, 2833+676+140+1)
 	}
 	want := map[string]float64{
 		"the Go runtime's start and the package inits": 33.2,

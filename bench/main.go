@@ -2,7 +2,7 @@
 // workspaces it builds itself in a temporary folder, and writes the report
 // to docs/BENCHMARKS.md with its charts in docs/bench/.
 //
-//	go run ./bench            # the full report, 20 to 35 minutes on 2 cores
+//	go run ./bench            # the full report, 17 to 35 minutes on 2 cores
 //	go run ./bench -short     # every comparison on small inputs, under a minute
 //
 // Every figure in the report comes from this run: each measurement is

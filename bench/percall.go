@@ -260,6 +260,9 @@ func (b *bench) profile(ctx context.Context, perf, dir string, c callCost, runs 
 		}
 		os.Remove(data)
 		n, shares := perfShares(string(bySymbol), string(byCommand))
+		if n == 0 {
+			return nil, 0, fmt.Errorf("perf report --sort comm: no process's samples read from its %d bytes", len(byCommand))
+		}
 		for j := range stages {
 			sum[j] += shares[j] * float64(n)
 		}
@@ -302,7 +305,7 @@ func perfShares(bySymbol, byCommand string) (samples int, shares []float64) {
 	git := slices.IndexFunc(stages, func(s stage) bool { return s.funcs == nil })
 	for _, line := range strings.Split(byCommand, "\n") {
 		f := strings.Fields(line)
-		if len(f) != 3 || !strings.HasSuffix(f[0], "%") {
+		if len(f) < 3 || !strings.HasSuffix(f[0], "%") {
 			continue
 		}
 		share, err1 := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
@@ -311,7 +314,7 @@ func perfShares(bySymbol, byCommand string) (samples int, shares []float64) {
 			continue
 		}
 		samples += n
-		if f[2] == "git" {
+		if comm := strings.Join(f[2:], " "); comm == "git" {
 			shares[git] += share
 		}
 	}
