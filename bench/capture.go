@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/testout"
@@ -167,15 +165,7 @@ func (b *bench) captureInputs() ([]captureInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	var src bytes.Buffer
-	err = filepath.WalkDir(filepath.Join(b.root, "internal"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		src.Write(data)
-		return err
-	})
+	src, err := testout.GoSource(filepath.Join(b.root, "internal"))
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +173,7 @@ func (b *bench) captureInputs() ([]captureInput, error) {
 		{name: "go test -v log", slug: "go-test-log", data: log, goal: true},
 		{name: "go test -v of many distinct tests", slug: "go-test-many", make: testout.GoTestMany, goal: true, shortLines: true},
 		{name: "go test -v with interleaved test logs", slug: "go-test-interleaved", make: testout.GoTestInterleaved, goal: true, shortLines: true},
-		{name: "Go source", slug: "go-source", data: src.Bytes(), goal: true},
+		{name: "Go source", slug: "go-source", data: src, goal: true},
 		{name: "minified JavaScript", slug: "minified-js", data: testout.Minified(1 << 20)},
 	}, nil
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,28 +108,12 @@ func readFile(path string) func() ([]byte, error) {
 	return func() ([]byte, error) { return os.ReadFile(path) }
 }
 
-// goSource loads the Go source under dir outside tests, file after file in
-// the order of their paths. One file repeated (pipeline.go, which this
-// benchmark once used) repeats its few identifiers and keywords: it was
-// captured 1.7 times as fast as the whole module (77.7 against 46.4 MB/s,
-// in turn), and the whole module is what the report's goal for Go source
-// measures.
+// goSource is testout.GoSource of dir, loaded when the benchmark runs.
+// It replaced one file repeated (pipeline.go), which was captured 1.7
+// times as fast as the whole module (77.7 against 46.4 MB/s, in turn):
+// the whole module is what the report's goal for Go source measures.
 func goSource(dir string) func() ([]byte, error) {
-	return func() ([]byte, error) {
-		var src bytes.Buffer
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			src.Write(data)
-			return err
-		})
-		if err == nil && src.Len() == 0 {
-			err = fmt.Errorf("no Go source under %s", dir)
-		}
-		return src.Bytes(), err
-	}
+	return func() ([]byte, error) { return testout.GoSource(dir) }
 }
 
 // asShipped runs the pipeline for the rest of a benchmark as the binary

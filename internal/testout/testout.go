@@ -1,5 +1,6 @@
 // Package testout makes tool output for tests and benchmarks that no tool
-// in the repository's corpus prints, deterministically.
+// in the repository's corpus prints, deterministically, and loads a tree's
+// Go source as the input the capture benchmarks call Go source.
 package testout
 
 import (
