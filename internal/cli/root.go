@@ -106,9 +106,7 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 			return nil
 		},
 	}
-	// --version prints what `freshctx version` prints, as people try first.
-	cmd.Version = Version
-	cmd.SetVersionTemplate(versionLine() + "\n")
+	addVersionFlag(cmd)
 	cmd.PersistentFlags().StringVar(&a.rootFlag, "root", "", "workspace root (default: the git top level of the current directory, else the current directory)")
 	cmd.PersistentFlags().StringVar(&a.storeArg, "store", "", "store database path (default <root>/.freshctx/freshctx.db)")
 	cmd.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON object on stdout")

@@ -74,3 +74,36 @@ func (v versionInfo) line() string {
 
 // versionLine is this binary's version line.
 func versionLine() string { return runVersion().line() }
+
+// addVersionFlag gives root the --version (-v) people try first, printing
+// what `freshctx version` prints. cobra's own (Command.Version) prints any
+// other line only through SetVersionTemplate, a text/template, and
+// executing a template reaches reflect's MethodByName: the linker then
+// keeps every exported method of every linked type, and every process
+// starts slower for it, the hooks and reads too
+// (TestDeadCodeEliminationStaysOn). root runs nothing itself, so cobra
+// answers its flags with its help: that is where --version is answered,
+// when --help is not asked too.
+func addVersionFlag(root *cobra.Command) {
+	root.Flags().BoolP("version", "v", false, "version for "+root.Name())
+	// Marked as cobra marks its own, which completion then leaves alone.
+	if err := root.Flags().SetAnnotation("version", cobra.FlagSetByCobraAnnotation, []string{"true"}); err != nil {
+		panic(err) // the flag was defined on the line above
+	}
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c != root || !flagOn(c, "version") || flagOn(c, "help") {
+			help(c, args)
+			return
+		}
+		if _, err := fmt.Fprintln(c.OutOrStdout(), versionLine()); err != nil {
+			c.PrintErrln(err)
+		}
+	})
+}
+
+// flagOn reports whether c's boolean flag name was given true.
+func flagOn(c *cobra.Command, name string) bool {
+	on, err := c.Flags().GetBool(name)
+	return err == nil && on
+}
