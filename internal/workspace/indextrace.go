@@ -69,12 +69,16 @@ func traced(cmd *exec.Cmd, sink *bytes.Buffer) ([]byte, error) {
 	return out, err
 }
 
-var sumScanRe = regexp.MustCompile(`"key":"refresh/sum_scan","value":"(\d+)"`)
+// sumScanRe is compiled on first use: every command links this package,
+// few read a trace.
+var sumScanRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"key":"refresh/sum_scan","value":"(\d+)"`)
+})
 
 // scanned is how many index entries git read again because their stat
 // data did not match, summed over the trace; false when git did not say.
 func scanned(trace []byte) (int, bool) {
-	ms := sumScanRe.FindAllSubmatch(trace, -1)
+	ms := sumScanRe().FindAllSubmatch(trace, -1)
 	if len(ms) == 0 {
 		return 0, false
 	}
