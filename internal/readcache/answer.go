@@ -66,7 +66,7 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	case whole:
 		err = s.answerWhole(ctx, tx, res, pic, f, content, text)
 	default:
-		s.answerRange(ctx, tx, res, pic, f, lines, span, text)
+		s.answerRange(ctx, tx, res, pic, f, lines, span, text, s.noteCount(ctx, tx, session, res))
 	}
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (s *Service) plainTokens(ctx context.Context, tx *store.Tx, pic Picture, ve
 // (TestNumberedLinesBoundTheirTokens). Only when that does not decide is
 // the text counted, and n is then the count; without later it is always
 // counted.
-func noteCheaper(note string, n, lines int, later bool, text func() (string, bool)) (cheap bool, count int) {
+func noteCheaper(note string, n, lines int, later bool, text func() (string, bool), countNote func(string) int) (cheap bool, count int) {
 	if n == NotCounted {
 		if later && len(note) < lines && utf8.ValidString(note) {
 			return true, NotCounted
@@ -176,7 +176,7 @@ func noteCheaper(note string, n, lines int, later bool, text func() (string, boo
 		}
 		n = countTokens(t)
 	}
-	return cheaper(note, n), n
+	return cheaper(note, n, countNote), n
 }
 
 // fit bounds the lines shown from start by the output limits; cut reports
@@ -217,7 +217,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 			return "", false // the file is read and answered as if for the first time
 		}
 		return f.render(splitLines(content), 1, f.lines), true
-	})
+	}, s.noteCount(ctx, tx, e.session, res))
 	if kept == NotCounted && plain != NotCounted && f.form == nil {
 		// Counted now: kept, so that the next read of the version, in
 		// another process, need not count it again.
@@ -286,7 +286,8 @@ func (s *Service) diff(ctx context.Context, tx *store.Tx, w Span, f *file, conte
 
 // answerRange answers a read of some lines (or the first window of a file
 // larger than the limits).
-func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult, pic Picture, f *file, lines []string, span Span, text string) {
+func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult, pic Picture, f *file, lines []string, span Span, text string,
+	countNote func(string) int) {
 	res.Text = text
 	if span.End < span.Start {
 		res.Mode, res.Reason = ModeFull, "empty range"
@@ -304,7 +305,7 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 		note := rangeNote(f.rel, span.Start, span.End, elsewhere != "")
 		var cheap bool
 		cheap, res.PlainTokens = noteCheaper(f.sent(note, span.Start), res.PlainTokens, span.End-span.Start+1, s.TokensLater,
-			func() (string, bool) { return res.Text, true })
+			func() (string, bool) { return res.Text, true }, countNote)
 		if !cheap {
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
 			return
@@ -424,6 +425,11 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadR
 	switch {
 	case s.TokensLater && (res.Mode == ModeUnchanged || res.Mode == ModeUnchangedRange):
 		res.Tokens, e.servedText = NotCounted, res.Text
+		if res.counted != "" && res.counted == res.Text {
+			// Counted for the choice: kept with the text, so that the next
+			// choice of the same note need not count it (noteCount).
+			res.Tokens = res.countedTokens
+		}
 	case res.PlainTokens == NotCounted && res.Text == plain:
 		// It served what a plain read would: Status makes the one count
 		// (an entry not counted with no note served the plain text).
@@ -479,4 +485,31 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 		}
 		return savePicture(ctx, tx, e.session, e.path, pic)
 	})
+}
+
+// noteCount counts a note a read in session may be answered with, for the
+// choice between the note and the text (cheaper). A note the session was
+// served before whose count was kept (record) has that count: the same
+// text has the same count, and finding it is a lookup where counting
+// loads the tokenizer's vocabulary, most of the time of a process that
+// answers one read of a small file again. The note and its count are left
+// on res for record to keep.
+func (s *Service) noteCount(ctx context.Context, tx *store.Tx, session string, res *ReadResult) func(string) int {
+	return func(note string) int {
+		n, ok := keptCount(ctx, tx, session, note)
+		if !ok {
+			n = countTokens(note)
+		}
+		res.counted, res.countedTokens = note, n
+		return n
+	}
+}
+
+// keptCount is the count kept with the latest entry of session that served
+// text; false when there is none (or the lookup failed: the caller counts).
+func keptCount(ctx context.Context, tx *store.Tx, session, text string) (int, bool) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT tokens_served FROM rc_entries
+		WHERE session = ? AND served_text = ? AND tokens_served >= 0 ORDER BY id DESC LIMIT 1`, session, text).Scan(&n)
+	return n, err == nil
 }

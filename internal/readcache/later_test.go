@@ -24,7 +24,7 @@ func TestCheaperIsTheExactComparison(t *testing.T) {
 			rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
 		).Draw(t, "note")
 		n := rapid.IntRange(0, 200).Draw(t, "n")
-		if got, want := cheaper(note, n), countTokens(note) < n; got != want {
+		if got, want := cheaper(note, n, countTokens), countTokens(note) < n; got != want {
 			t.Fatalf("cheaper(%q, %d) = %v, but the note has %d tokens", note, n, got, countTokens(note))
 		}
 	})
@@ -178,6 +178,41 @@ func TestCountMadeForAChoiceIsKept(t *testing.T) {
 	want := tokens.Count(numbered(splitLines([]byte(content)), 1, 3))
 	if n := version(); n != want {
 		t.Fatalf("after the read that had to count it (%s, then %s), the version keeps %d tokens, want %d", first.Mode, second.Mode, n, want)
+	}
+}
+
+// A note counted for a choice the bounds could not make is kept with its
+// entry, and the session's next choice of the same note takes the count
+// kept instead of loading the tokenizer again; another session counts its
+// own. The answers stay the ones an exact count makes
+// (TestCountsMadeLaterAreTheSame).
+func TestNoteCountMadeForAChoiceIsKept(t *testing.T) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	content := "package small\n\nimport \"fmt\"\n\nfunc F() { fmt.Println(1) }\n"
+	f.r.Write("pkg/small.go", content)
+	note := wholeNote("pkg/small.go", 5)
+	plain := tokens.Count(numbered(splitLines([]byte(content)), 1, 5))
+	if len(note) < plain || tokens.AtLeast(note) >= plain {
+		t.Fatalf("the bounds decide the note (%d bytes, at least %d tokens) against %d tokens: the test proves nothing",
+			len(note), tokens.AtLeast(note), plain)
+	}
+	f.expect("s", "pkg/small.go", ModeFull)
+	again := f.expect("s", "pkg/small.go", ModeUnchanged)
+	if want := tokens.Count(note); again.Tokens != want {
+		t.Fatalf("the note counted for the choice was not kept: %d tokens, want %d", again.Tokens, want)
+	}
+	// The next choice takes the count kept: one as dear as the text turns
+	// the answer to the text.
+	if _, err := f.svc.Store.DB().Exec(`UPDATE rc_entries SET tokens_served = ? WHERE id = ?`, plain, again.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if third := f.read("s", "pkg/small.go"); third.Mode == ModeUnchanged {
+		t.Fatalf("with the count kept made %d, as many tokens as the text, the note was chosen again", plain)
+	}
+	f.expect("other", "pkg/small.go", ModeFull)
+	if other := f.expect("other", "pkg/small.go", ModeUnchanged); other.Tokens != tokens.Count(note) {
+		t.Fatalf("another session took %d tokens for the note, want its own count %d", other.Tokens, tokens.Count(note))
 	}
 }
 

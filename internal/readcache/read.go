@@ -80,6 +80,10 @@ type ReadResult struct {
 	PlainTokens int `json:"plain_tokens"`
 
 	session string
+	// counted is the note counted for the choice between it and the text,
+	// and countedTokens its count (Service.noteCount), which record keeps.
+	counted       string
+	countedTokens int
 }
 
 // Session is the read session the read was answered in.
@@ -406,13 +410,14 @@ func (m *countMemo) put(s string, n int) {
 // bytes than n is cheaper, and one with at least n tokens by
 // tokens.AtLeast is not, without loading the tokenizer to count it: that
 // took about 25 ms of every read of a file of a line or two, answered in
-// full all the same.
-func cheaper(note string, n int) bool {
+// full all the same. Between the two bounds count counts the note
+// (countTokens, or Service.noteCount, which finds a count kept).
+func cheaper(note string, n int, count func(string) int) bool {
 	if len(note) < n && utf8.ValidString(note) {
 		return true
 	}
 	if tokens.AtLeast(note) >= n {
 		return false
 	}
-	return countTokens(note) < n
+	return count(note) < n
 }
