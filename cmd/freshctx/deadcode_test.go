@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,14 +31,8 @@ func TestDeadCodeEliminationStaysOn(t *testing.T) {
 
 	// The check finds the call when it is there: a program executing a
 	// template, as cobra's version template did.
-	dir := t.TempDir()
-	src := "package main\n\nimport (\n\t\"os\"\n\t\"text/template\"\n)\n\n" +
-		"func main() { template.Must(template.New(\"v\").Parse(\"{{.}}\\n\")).Execute(os.Stdout, 1) }\n"
-	for name, body := range map[string]string{"go.mod": "module tmpl\n\ngo 1.26\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testbin.Program(t, "tmpl", "package main\n\nimport (\n\t\"os\"\n\t\"text/template\"\n)\n\n"+
+		"func main() { template.Must(template.New(\"v\").Parse(\"{{.}}\\n\")).Execute(os.Stdout, 1) }\n")
 	if marked, _ := reflectMethodCallers(t, dir, "."); len(marked) == 0 {
 		t.Error("a program executing a template: no dependency marked <ReflectMethod>; the linker's dump changed and the check above proves nothing")
 	}
@@ -52,13 +44,12 @@ func TestDeadCodeEliminationStaysOn(t *testing.T) {
 // run time), and returns the marked symbols and how many edges it printed.
 func reflectMethodCallers(t *testing.T, dir, pkg string) (marked []string, edges int) {
 	t.Helper()
-	c := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", os.DevNull, pkg)
+	c := testbin.Command(os.DevNull, pkg, "-ldflags=-dumpdep")
 	c.Dir = dir
-	c.Env = append(os.Environ(), "CGO_ENABLED=0") // as testbin builds it
 	var dump, out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &dump
 	if err := c.Run(); err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep %s: %v\n%s%s", pkg, err, out.Bytes(), tail(dump.String(), 2000))
+		t.Fatalf("go build -ldflags=-dumpdep %s: %v\n%s%s", pkg, err, out.Bytes(), dump.Bytes()[max(0, dump.Len()-2000):])
 	}
 	seen := map[string]bool{}
 	for line := range strings.Lines(dump.String()) {
@@ -75,9 +66,4 @@ func reflectMethodCallers(t *testing.T, dir, pkg string) (marked []string, edges
 		}
 	}
 	return marked, edges
-}
-
-// tail is the last n bytes of s.
-func tail(s string, n int) string {
-	return s[max(0, len(s)-n):]
 }

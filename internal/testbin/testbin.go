@@ -27,25 +27,34 @@ func Build(tb testing.TB) string {
 	return bin
 }
 
-// Command is the `go build` of pkg into bin, as Build runs it; set its Dir
-// to build another checkout of the module (an earlier release).
-func Command(bin, pkg string) *exec.Cmd {
-	c := exec.Command("go", "build", "-o", bin, pkg)
+// Command is the `go build` of pkg into bin, as Build runs it, with the
+// build flags given; set its Dir to build another checkout of the module
+// (an earlier release) or a Program.
+func Command(bin, pkg string, flags ...string) *exec.Cmd {
+	args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
+	c := exec.Command("go", args...)
 	c.Env = append(os.Environ(), "CGO_ENABLED=0")
 	return c
+}
+
+// Program writes a module of one main package, src, into a temporary
+// directory and returns the directory, for Command to build.
+func Program(tb testing.TB, module, src string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for name, body := range map[string]string{"go.mod": "module " + module + "\n\ngo 1.26\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // Hello builds a static Go hello-world, the floor any Go command's start
 // is measured against, and returns its path.
 func Hello(tb testing.TB) string {
 	tb.Helper()
-	dir := tb.TempDir()
-	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"
-	for name, body := range map[string]string{"go.mod": "module hello\n\ngo 1.26\n", "main.go": src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	dir := Program(tb, "hello", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
 	bin := filepath.Join(dir, "hello")
 	c := Command(bin, ".")
 	c.Dir = dir
