@@ -176,32 +176,46 @@ func TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute(t *testing.T) {
 	c := newClaudeRig(t)
 	writeCalcModule(t, c.dir)
 	log := countHooks(t, c.env, "Bash")
-	lines := []struct {
-		command string
-		routed  bool
-	}{
-		{"ls -la", false},
-		{"git status --short", false},
-		{"go test ./...", true},
-		{"cd . && go test ./...", true},
-		{"GOFLAGS=-count=1 go test ./...", true},
-	}
 	var steps []agenttest.Step
-	for _, l := range lines {
+	for _, l := range prefilterLines {
 		steps = append(steps, agenttest.Step{Calls: []agenttest.ToolUse{{Name: "Bash",
 			Input: map[string]any{"command": l.command, "description": "run it"}}}})
 	}
 	results := c.run(append(steps, agenttest.Step{Text: "done"}), "--allowedTools", "Bash")
-	if len(results) != len(lines) {
-		t.Fatalf("the model was sent %d tool results, want %d", len(results), len(lines))
+	checkPrefiltered(t, results, log)
+}
+
+// prefilterLines are shell lines an agent's Bash hook sees, and whether
+// freshctx routes them.
+var prefilterLines = []struct {
+	command string
+	routed  bool
+}{
+	{"ls -la", false},
+	{"git status --short", false},
+	{"go test ./...", true},
+	{"cd . && go test ./...", true},
+	{"GOFLAGS=-count=1 go test ./...", true},
+}
+
+// checkPrefiltered holds what the model was sent for prefilterLines to
+// their routing, and the hooks countHooks counted to the routed lines'.
+func checkPrefiltered(t *testing.T, results []string, log string) {
+	t.Helper()
+	if len(results) != len(prefilterLines) {
+		t.Fatalf("the model was sent %d tool results, want %d", len(results), len(prefilterLines))
 	}
-	for i, l := range lines {
+	want := 0
+	for i, l := range prefilterLines {
 		if got := strings.Contains(results[i], "freshctx: record"); got != l.routed {
 			t.Errorf("%q: routed %v, want %v: %q", l.command, got, l.routed, results[i])
 		}
+		if l.routed {
+			want++
+		}
 	}
-	if hooks, want := startedHooks(t, log), 3; hooks != want { // the routed lines' alone
-		t.Errorf("the hook was started for Bash %d times for %d lines, want %d", hooks, len(lines), want)
+	if hooks := startedHooks(t, log); hooks != want { // the routed lines' alone
+		t.Errorf("freshctx was started for Bash %d times for %d lines, want %d", hooks, len(prefilterLines), want)
 	}
 }
 
@@ -223,7 +237,7 @@ func countHooks(t *testing.T, env []string, tool string) string {
 	log := filepath.Join(t.TempDir(), "started")
 	wrapper := "#!/bin/sh\nif [ \"$1\" = hook ]; then\n  in=$(cat)\n" +
 		"  printf '%s\\n' \"$in\" | grep -o '\"tool_name\": *\"" + tool + "\"' >> '" + log + "'\n" +
-		"  printf '%s' \"$in\" | exec '" + real + "' \"$@\"\nfi\nexec '" + real + "' \"$@\"\n"
+		"  printf '%s' \"$in\" | '" + real + "' \"$@\"\n  exit $?\nfi\nexec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(counter, "freshctx"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -252,3 +252,18 @@ func TestCodexBashTestRunsThroughFreshctx(t *testing.T) {
 	}
 	t.Logf("the model got %d bytes: %q", len(got[0]), got[0])
 }
+
+// TestCodexStartsFreshctxOnlyWhereItMayRoute drives the real Codex: the
+// prefilter init puts in its Bash group (codexBashCommand) answers `ls`
+// and `git status` itself, without starting freshctx, and every test line
+// reaches freshctx and is routed.
+func TestCodexStartsFreshctxOnlyWhereItMayRoute(t *testing.T) {
+	c := newCodexRig(t)
+	writeCalcModule(t, c.dir)
+	log := countHooks(t, c.env, "Bash")
+	var steps []agenttest.Step
+	for _, l := range prefilterLines {
+		steps = append(steps, agenttest.Step{Calls: []agenttest.ToolUse{shell(l.command)}})
+	}
+	checkPrefiltered(t, c.run(append(steps, agenttest.Step{Text: "done"})).ToolResults(), log)
+}

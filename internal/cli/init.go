@@ -60,7 +60,9 @@ event list left empty goes too, and a file left holding nothing is removed.
                tools approved in advance, so codex exec can call them;
                hooks.json gets SessionStart, PreCompact, PostCompact and
                PreToolUse (Bash, and freshctx's read and session tools)
-               hooks running "freshctx hook codex". Codex runs a new hook
+               hooks running "freshctx hook codex" (Bash's through a few
+               lines of bash that answer a line no run command starts
+               themselves, without starting freshctx). Codex runs a new hook
                only once you trust it: review and trust them with /hooks
                in Codex. Until then freshctx sees none of Codex's context
                resets, and its read tool answers every read with content,

@@ -95,49 +95,53 @@ func handlers(command string, rules []string) []any {
 }
 
 // ownHandler reports whether a decoded hook entry is one init writes for
-// command (handlers), and its rule ("" for none): only those may init
-// replace when the rules it would write are others.
-func ownHandler(h map[string]any, command string) (rule string, ok bool) {
-	if h["type"] != "command" || h["command"] != command {
-		return "", false
+// one of commands (handlers), and its command and rule ("" for none): only
+// those may init replace when the handlers it would write are others.
+func ownHandler(h map[string]any, commands []string) (command, rule string, ok bool) {
+	command, _ = h["command"].(string)
+	if h["type"] != "command" || !slices.Contains(commands, command) {
+		return "", "", false
 	}
 	switch len(h) {
 	case 2:
-		return "", true
+		return command, "", true
 	case 3:
 		rule, ok = h["if"].(string)
-		return rule, ok && rule != ""
+		return command, rule, ok && rule != ""
 	}
-	return "", false
+	return "", "", false
 }
 
 // refilter takes freshctx's own handlers (ownHandler) out of the group of
-// each event whose rules are not, or no longer, the rules filter gives
-// (an install from before the rules, hooks.run_commands changed since), so
-// that the merge adds them as they are now. Groups of that matcher only
-// are looked at; one that runs the hook in another form (the user's own,
-// or a group of every tool) leaves the event as it is, as the merge then
-// does.
-func refilter(doc []byte, path, command string, events []hookEvent, filter hookFilter) ([]byte, error) {
+// each event whose handlers are not, or no longer, those init writes now:
+// other rules than filter gives (an install from before the rules,
+// hooks.run_commands changed since), or another of the agent's own
+// commands (Codex's Bash group from before its prefilter), so that the
+// merge adds them as they are now. Groups of that matcher only are looked
+// at; one that runs the hook in another form (the user's own, or a group
+// of every tool) leaves the event as it is, as the merge then does.
+func refilter(doc []byte, path string, agent Agent, events []hookEvent, filter hookFilter) ([]byte, error) {
 	for _, e := range events {
 		rules, skip := filter(e)
-		if rules == nil && !skip {
-			continue // one handler without a rule: the merge's own check
-		}
-		have, foreign, err := ownRules(doc, path, command, e)
+		have, commands, foreign, err := ownRules(doc, path, agent, e)
 		if err != nil {
 			return nil, err
+		}
+		command := agent.eventCommand(e)
+		others := slices.ContainsFunc(commands, func(c string) bool { return c != command })
+		if foreign || (rules == nil && !skip && !others) {
+			continue // one handler without a rule, as written now: the merge's own check
 		}
 		want := slices.Sorted(slices.Values(rules))
 		if skip {
 			want = nil
 		}
-		if foreign || slices.Equal(have, want) {
+		if !others && slices.Equal(have, want) {
 			continue
 		}
 		for {
 			next, cut, err := cutOneHook(doc, path, func(event, matcher string, h map[string]any) bool {
-				_, own := ownHandler(h, command)
+				_, _, own := ownHandler(h, agent.ownCommands())
 				return own && event == e.event && matcher == e.matcher
 			})
 			if err != nil {
@@ -153,10 +157,10 @@ func refilter(doc []byte, path, command string, events []hookEvent, filter hookF
 }
 
 // ownRules are the rules of freshctx's own handlers in the groups of e's
-// event and matcher, sorted ("" for a handler without one); foreign says
-// the hook runs there in a form init does not write, or from a group of
-// every tool.
-func ownRules(doc []byte, path, command string, e hookEvent) (rules []string, foreign bool, err error) {
+// event and matcher, sorted ("" for a handler without one), and the
+// commands they run; foreign says the hook runs there in a form init does
+// not write, or from a group of every tool.
+func ownRules(doc []byte, path string, agent Agent, e hookEvent) (rules, commands []string, foreign bool, err error) {
 	var file struct {
 		Hooks map[string][]struct {
 			Matcher *string          `json:"matcher"`
@@ -165,7 +169,7 @@ func ownRules(doc []byte, path, command string, e hookEvent) (rules []string, fo
 	}
 	if err := json.Unmarshal(doc, &file); err != nil {
 		// The merge says what is wrong with it, where.
-		return nil, true, nil
+		return nil, nil, true, nil
 	}
 	for _, g := range file.Hooks[e.event] {
 		matcher := ""
@@ -174,23 +178,24 @@ func ownRules(doc []byte, path, command string, e hookEvent) (rules []string, fo
 		}
 		for _, h := range g.Hooks {
 			cmd, _ := h["command"].(string)
-			if !strings.Contains(cmd, command) {
+			if !strings.Contains(cmd, agent.HookCommand()) {
 				continue
 			}
-			rule, own := ownHandler(h, command)
+			command, rule, own := ownHandler(h, agent.ownCommands())
 			switch {
 			case matcher != e.matcher && (matcher == "" || matcher == "*"):
-				return nil, true, nil // a group of every tool runs it
+				return nil, nil, true, nil // a group of every tool runs it
 			case matcher != e.matcher:
 				continue
 			case !own:
-				return nil, true, nil
+				return nil, nil, true, nil
 			}
 			rules = append(rules, rule)
+			commands = append(commands, command)
 		}
 	}
 	slices.Sort(rules)
-	return rules, false, nil
+	return rules, commands, false, nil
 }
 
 // ClaudeSettingsFiles are the Claude Code settings files init writes
@@ -209,7 +214,7 @@ func UncoveredBashWords(path string, prefixes []string) []string {
 	if err != nil {
 		return nil
 	}
-	have, foreign, _ := ownRules(doc, path, ClaudeCodeAgent.HookCommand(), hookEvent{"PreToolUse", "Bash"})
+	have, _, foreign, _ := ownRules(doc, path, ClaudeCodeAgent, hookEvent{"PreToolUse", "Bash"})
 	if foreign || len(have) == 0 || slices.Contains(have, "") {
 		return nil
 	}

@@ -271,28 +271,13 @@ func TestPiPrefilterCoversEveryRoutedLine(t *testing.T) {
 	}
 	var routed []probe
 	for len(routed) < 3000 {
-		var prefixes, first []string
-		for range 1 + r.IntN(3) {
-			p := []string{words[r.IntN(len(words))]}
-			for range r.IntN(2) {
-				p = append(p, words[r.IntN(len(words))])
+		prefixes, line := randomRouting(r, words, seps)
+		if _, ok := routedLine(line, prefixes, "freshctx"); ok {
+			var first []string
+			for _, p := range prefixes {
+				first = append(first, strings.Fields(p)[0])
 			}
-			prefixes, first = append(prefixes, strings.Join(p, " ")), append(first, p[0])
-		}
-		var line strings.Builder
-		for i := range 1 + r.IntN(4) {
-			if i > 0 {
-				line.WriteString(seps[r.IntN(len(seps))])
-			}
-			for j := range 1 + r.IntN(4) {
-				if j > 0 {
-					line.WriteString(" ")
-				}
-				line.WriteString(words[r.IntN(len(words))])
-			}
-		}
-		if _, ok := routedLine(line.String(), prefixes, "freshctx"); ok {
-			routed = append(routed, probe{line.String(), first})
+			routed = append(routed, probe{line, first})
 		}
 	}
 	var passed []bool
@@ -302,4 +287,30 @@ func TestPiPrefilterCoversEveryRoutedLine(t *testing.T) {
 			t.Fatalf("%q is routed, yet the extension would start no hook for it (words %q)", p.Line, p.Words)
 		}
 	}
+}
+
+// randomRouting is one to three run commands of one to three words and a
+// line of one to four commands of one to four words, joined by seps: the
+// lines the prefilters are held to the routing on.
+func randomRouting(r *rand.Rand, words, seps []string) (prefixes []string, line string) {
+	for range 1 + r.IntN(3) {
+		p := []string{words[r.IntN(len(words))]}
+		for range r.IntN(2) {
+			p = append(p, words[r.IntN(len(words))])
+		}
+		prefixes = append(prefixes, strings.Join(p, " "))
+	}
+	var b strings.Builder
+	for i := range 1 + r.IntN(4) {
+		if i > 0 {
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		for j := range 1 + r.IntN(4) {
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+	}
+	return prefixes, b.String()
 }

@@ -131,7 +131,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent, filter hookFilter)
 		return Change{}, err
 	}
 	command := agent.HookCommand()
-	if doc, err = refilter(doc, path, command, events, filter); err != nil {
+	if doc, err = refilter(doc, path, agent, events, filter); err != nil {
 		return Change{}, err
 	}
 	root := docRoot(doc)
@@ -145,7 +145,7 @@ func mergeHooks(path string, agent Agent, events []hookEvent, filter hookFilter)
 	}
 	group := func(e hookEvent) map[string]any {
 		rules, _ := filter(e)
-		g := map[string]any{"hooks": handlers(command, rules)}
+		g := map[string]any{"hooks": handlers(agent.eventCommand(e), rules)}
 		if e.matcher != "" || agent == ClaudeCodeAgent {
 			g["matcher"] = e.matcher
 		}

@@ -102,6 +102,25 @@ func knownSource(s string) string {
 // HookCommand is what the agent's hooks run.
 func (a Agent) HookCommand() string { return "freshctx hook " + string(a) }
 
+// eventCommand is the command of the handlers init writes for e: the hook
+// command, which Codex's Bash group runs through its prefilter
+// (codexBashCommand).
+func (a Agent) eventCommand(e hookEvent) string {
+	if a == CodexAgent && e == (hookEvent{"PreToolUse", "Bash"}) {
+		return codexBashCommand
+	}
+	return a.HookCommand()
+}
+
+// ownCommands are the commands of every handler init writes for the agent
+// (eventCommand), the ones init may replace and --remove takes out.
+func (a Agent) ownCommands() []string {
+	if a == CodexAgent {
+		return []string{a.HookCommand(), codexBashCommand}
+	}
+	return []string{a.HookCommand()}
+}
+
 // HookInput is the part of an agent's hook JSON freshctx uses (Claude Code
 // and Codex send the same fields).
 type HookInput struct {

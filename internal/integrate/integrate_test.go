@@ -404,6 +404,13 @@ func TestCodexGetsHooks(t *testing.T) {
 		!strings.Contains(mustJSON(pre[2]), MCPSessionMatcher) {
 		t.Errorf("PreToolUse = %s", mustJSON(pre))
 	}
+	codexAgainChangesNothing(t, dir)
+}
+
+// codexAgainChangesNothing runs init's plan for Codex in dir again and
+// fails unless it leaves every file as it is.
+func codexAgainChangesNothing(t *testing.T, dir string) {
+	t.Helper()
 	again, err := Codex(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -148,7 +149,9 @@ func removeHooks(path string, agent Agent) (Change, error) {
 	for {
 		next, cut, err := cutOneHook(doc, path, func(_, _ string, h map[string]any) bool {
 			cmd, _ := h["command"].(string)
-			return strings.TrimSpace(cmd) == agent.HookCommand()
+			return slices.ContainsFunc(agent.ownCommands(), func(own string) bool {
+				return strings.TrimSpace(cmd) == strings.TrimSpace(own)
+			})
 		})
 		if err != nil {
 			return Change{}, err
