@@ -19,8 +19,9 @@ import (
 const perCallIntro = "What an agent pays on every tool call, in a repository of 66 files: each command and its\n" +
 	"baselines run in turn, round after round, so a drift of the machine's speed falls on all alike\n" +
 	"(medians; the spread is min–max). The floor is `true` and a static Go hello-world; `run -- cat`\n" +
-	"prints the first KiB of a real `go test -v` log. The hooks are given what Claude Code sends: a\n" +
-	"PostToolUse of a Read, and a PreToolUse of `ls -la`, a command the Bash hook does not route."
+	"prints the first KiB of a real `go test -v` log. The hooks are given what Claude Code sends (Codex's,\n" +
+	"what Codex sends): a PostToolUse of a Read, and a PreToolUse of `ls -la`, a command the Bash hook does\n" +
+	"not route."
 
 // perCallRounds is how many rounds the per-call costs are measured over.
 func (b *bench) perCallRounds() int {
@@ -34,7 +35,8 @@ func (b *bench) perCallRounds() int {
 type callCost struct {
 	name string
 	argv []string
-	in   []byte // stdin, when the command reads one
+	in   []byte   // stdin, when the command reads one
+	env  []string // variables set for it beside the bench's
 }
 
 func (b *bench) perCall(ctx context.Context, sec *section) error {
@@ -66,6 +68,11 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		{name: "`freshctx read FILE`", argv: []string{b.bin, "read", file}},
 		{name: "`freshctx hook claude-code`, PreToolUse Bash `ls -la`", argv: []string{b.bin, "hook", "claude-code"}, in: bashHookInput(dir, "ls -la")},
 	}
+	codex, err := b.codexBashHook(ctx, dir)
+	if err != nil {
+		return err
+	}
+	calls = append(calls, codex)
 	b.progress(fmt.Sprintf("  %d commands in turn, %d rounds", len(calls), b.perCallRounds()))
 	got, err := b.callsInTurn(ctx, dir, calls, b.perCallRounds())
 	if err != nil {
@@ -73,18 +80,24 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 	}
 	at := func(i int) sample { return got[i] }
 	tTrue, tHello, tStatus, tVersion, tRun, tCat, tHookRead, tRead, tHookBash := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)
+	tCodexBash := at(9)
 	rows := make([][]string, len(calls))
 	against := []string{"", "", "", ratio(tVersion, tHello) + " hello-world", ratio(tRun, tTrue) + " `true`",
 		ratio(tCat, tRun) + " `run -- true`", ratio(tHookRead, tHello) + " hello-world", ratio(tRead, tHello) + " hello-world",
-		ratio(tHookBash, tHello) + " hello-world"}
+		ratio(tHookBash, tHello) + " hello-world", ratio(tCodexBash, tHello) + " hello-world"}
 	for i, c := range calls {
 		rows[i] = []string{c.name, spread(got[i]), against[i]}
 	}
 	sec.table([]string{"command", "median (min–max)", "against its baseline"}, rows)
-	sec.note("The Bash hook's row is what Codex pays for each line it runs, and a Claude Code older than 2.1.85. " +
+	sec.note("The row of `freshctx hook claude-code` for `ls -la` is what a Claude Code older than 2.1.85 pays for each " +
+		"line it runs, and a Codex whose hooks an init from before the prefilter wrote. " +
 		"With the `if` rules `freshctx init claude-code` writes (one per first word of `hooks.run_commands`), " +
 		"Claude Code starts no freshctx for a line like `ls -la` at all: nothing to measure, and " +
-		"`TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute` counts the hooks the real Claude Code starts.")
+		"`TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute` counts the hooks the real Claude Code starts. " +
+		"Codex starts its Bash hook for every line; the last row is that hook as `freshctx init codex` writes it, " +
+		"run as Codex runs it (`bash -c`), given what Codex sends: its few lines of bash answer `ls -la` without " +
+		"starting freshctx (checked before the rounds), and `TestCodexStartsFreshctxOnlyWhereItMayRoute` counts " +
+		"the freshctx processes the real Codex starts.")
 
 	over := tRun.median() - tTrue.median()
 	allowed := max(time.Duration(1.2*float64(tStatus.median())), 5*time.Millisecond)
@@ -98,6 +111,8 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		"%s against %s: %s", ms(tRead.median()), ms(tHello.median()), ratio(tRead, tHello))
 	b.report.goal("the Bash hook decides a command it does not route in at most 1.5x a static hello-world", ratioOf(tHookBash, tHello) <= 1.5,
 		"%s against %s: %s", ms(tHookBash.median()), ms(tHello.median()), ratio(tHookBash, tHello))
+	b.report.goal("the Bash hook as `freshctx init codex` writes it decides a command it does not route in at most 1.5x a static hello-world",
+		ratioOf(tCodexBash, tHello) <= 1.5, "%s against %s: %s", ms(tCodexBash.median()), ms(tHello.median()), ratio(tCodexBash, tHello))
 	b.report.goal("`freshctx version` at most 2x a static hello-world", ratioOf(tVersion, tHello) <= 2,
 		"%s against %s: %s", ms(tVersion.median()), ms(tHello.median()), ratio(tVersion, tHello))
 	b.report.headline("Every call's cost, in turn with its floor: `run -- true` %s (`true` %s, `git status` %s), `run -- cat` of 1 KiB %s, a Read hook %s and `read FILE` %s against a hello-world's %s.",
@@ -115,6 +130,7 @@ func (b *bench) callsInTurn(ctx context.Context, dir string, calls []callCost, r
 	for i, c := range calls {
 		fs[i] = func(int) (time.Duration, error) {
 			cmd := b.cmd(ctx, dir, c.argv[0], c.argv[1:]...)
+			cmd.Env = append(cmd.Env, c.env...)
 			if c.in != nil {
 				cmd.Stdin = bytes.NewReader(c.in)
 			}
@@ -169,6 +185,53 @@ func readHookInput(dir, file string) []byte {
 	return fmt.Appendf(nil, `{"hook_event_name":"PostToolUse","session_id":"bench","cwd":%q,"tool_name":"Read",`+
 		`"tool_input":{"file_path":%q},"tool_response":{"type":"text","file":{"filePath":%q,"content":%q,`+
 		`"numLines":%d,"startLine":1,"totalLines":%d}}}`, dir, file, file, string(data), lines, lines)
+}
+
+// codexBashHook is Codex's PreToolUse hook for Bash as `freshctx init
+// codex --project` writes it (in a repository of its own, so the measured
+// one stays as it was), run as Codex runs it on `ls -la` in dir; it fails
+// unless the hook answers that line without starting freshctx.
+func (b *bench) codexBashHook(ctx context.Context, dir string) (callCost, error) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return callCost{}, fmt.Errorf("Codex's hook runs in bash: %w", err)
+	}
+	initDir := filepath.Join(b.tmp, "codex-init")
+	if err := os.MkdirAll(initDir, 0o755); err != nil {
+		return callCost{}, err
+	}
+	if _, err := b.must(ctx, initDir, "git", "init", "-q"); err != nil {
+		return callCost{}, err
+	}
+	env := append(os.Environ(), "CODEX_HOME=", "HOME="+filepath.Join(b.tmp, "codex-home"))
+	command, err := testbin.CodexBashHook(b.bin, initDir, env)
+	if err != nil {
+		return callCost{}, err
+	}
+	c := callCost{name: "Codex's Bash hook as `freshctx init codex` writes it (`bash -c`), PreToolUse Bash `ls -la`",
+		argv: []string{bash, "-c", command}, in: codexHookInput(dir, "ls -la"),
+		env: []string{"PATH=" + filepath.Dir(b.bin) + string(os.PathListSeparator) + os.Getenv("PATH")}}
+	// A hook that opens the store leaves the run commands beside it, which
+	// the prefilter reads. With no PATH it cannot start freshctx: answering
+	// nothing and exiting 0 shows it decided the line itself.
+	first := b.cmd(ctx, dir, b.bin, "hook", "claude-code")
+	first.Stdin = bytes.NewReader(bashHookInput(dir, "go test ./..."))
+	if out, err := first.CombinedOutput(); err != nil {
+		return callCost{}, fmt.Errorf("hook: %w\n%s", err, out)
+	}
+	check := exec.CommandContext(ctx, bash, "-c", c.argv[2])
+	check.Dir, check.Env, check.Stdin = dir, []string{"PATH=/nonexistent"}, bytes.NewReader(c.in)
+	if out, err := check.CombinedOutput(); err != nil || len(out) > 0 {
+		return callCost{}, fmt.Errorf("Codex's Bash hook did not answer `ls -la` itself: %v %q", err, out)
+	}
+	return c, nil
+}
+
+// codexHookInput is a PreToolUse of Bash as Codex sends it.
+func codexHookInput(dir, command string) []byte {
+	return fmt.Appendf(nil, `{"session_id":"bench","turn_id":"t","transcript_path":"/tmp/rollout.jsonl","cwd":%q,`+
+		`"hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"bypassPermissions","tool_name":"Bash",`+
+		`"tool_input":{"command":%q},"tool_use_id":"call_1"}`, dir, command)
 }
 
 // bashHookInput is what Claude Code sends the hook before it runs command.

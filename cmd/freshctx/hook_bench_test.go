@@ -158,7 +158,9 @@ func BenchmarkHookRead(b *testing.B) {
 // process, in turn with a static Go hello-world: a command it does not
 // route (ls -la: most of what an agent runs, answered without opening the
 // store) and one it routes through freshctx run (go test ./...). The goal
-// for the first is at most 1.5x the hello-world.
+// for the first is at most 1.5x the hello-world. In the same turn it times
+// Codex's Bash hook as init installs it, bash running the prefilter that
+// answers ls -la itself and hands go test to freshctx (codex_*).
 func BenchmarkHookBash(b *testing.B) {
 	bin, hello := testbin.Build(b), testbin.Hello(b)
 	r := testgit.New(b)
@@ -181,7 +183,8 @@ func BenchmarkHookBash(b *testing.B) {
 		return took
 	}
 	hook("go test ./...") // the store, and the run commands beside it
-	var base, unrouted, routed []time.Duration
+	codex := codexBashHook(b, bin, r.Dir)
+	var base, unrouted, routed, codexUnrouted, codexRouted []time.Duration
 	for b.Loop() {
 		start := time.Now()
 		if out, err := exec.Command(hello).CombinedOutput(); err != nil {
@@ -190,12 +193,52 @@ func BenchmarkHookBash(b *testing.B) {
 		base = append(base, time.Since(start))
 		unrouted = append(unrouted, hook("ls -la"))
 		routed = append(routed, hook("go test ./..."))
+		codexUnrouted = append(codexUnrouted, codex("ls -la"))
+		codexRouted = append(codexRouted, codex("go test ./..."))
 	}
 	testbench.MedianMS(b, base, "hello_ms")
 	testbench.MedianMS(b, unrouted, "unrouted_ms")
 	testbench.MedianMS(b, routed, "routed_ms")
 	testbench.Ratio(b, unrouted, base, "unrouted_x_hello")
 	testbench.Ratio(b, routed, base, "routed_x_hello")
+	testbench.MedianMS(b, codexUnrouted, "codex_unrouted_ms")
+	testbench.MedianMS(b, codexRouted, "codex_routed_ms")
+	testbench.Ratio(b, codexUnrouted, base, "codex_unrouted_x_hello")
+	testbench.Ratio(b, codexRouted, routed, "codex_routed_x_hook")
+}
+
+// codexBashHook is Codex's PreToolUse hook for Bash as `freshctx init
+// codex --project` installs it in dir, run as Codex runs it (bash -c, bin
+// first on PATH) on a line given as Codex gives it: the time it took, its
+// answer checked (routed for go test, nothing for the rest).
+func codexBashHook(b *testing.B, bin, dir string) func(line string) time.Duration {
+	b.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("bash is not installed")
+	}
+	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "CODEX_HOME=")
+	command, err := testbin.CodexBashHook(bin, dir, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func(line string) time.Duration {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "turn_id": "t", "cwd": dir, "hook_event_name": "PreToolUse",
+			"model": "gpt-5.1-codex", "permission_mode": "bypassPermissions", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": line}, "tool_use_id": "call_1"})
+		cmd := exec.Command(bash, "-c", command)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(string(in))
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil {
+			b.Fatalf("codex hook: %v %s", err, out)
+		}
+		if routed := strings.Contains(string(out), "updatedInput"); routed != strings.HasPrefix(line, "go test") || !routed && len(out) > 0 {
+			b.Fatalf("codex hook, %q: routed %v\n%s", line, routed, out)
+		}
+		return took
+	}
 }
 
 // BenchmarkReadTinyAgain times `freshctx read` of a file of one line read
