@@ -1,5 +1,11 @@
 package integrate
 
+import (
+	"strings"
+
+	"github.com/freshctx/freshctx/internal/config"
+)
+
 // Codex starts its PreToolUse hook for every shell line the model runs
 // (its hooks filter by tool name alone, with no "if" as Claude Code's
 // have), and most lines (ls, cat, grep, git) are ones freshctx does not
@@ -33,9 +39,9 @@ package integrate
 // bash reads a pipe a byte at a time, so the input is read only up to
 // 4096 characters: a longer one goes to freshctx with the rest, a few
 // milliseconds later than without the prefilter.
-const codexBashCommand = `# freshctx: a shell line no run command starts is answered here; freshctx hook codex answers the rest
+var codexBashCommand = `# freshctx: a shell line no run command starts is answered here; freshctx hook codex answers the rest
 if IFS= read -r -d '' -n 4096 j; then { printf %s "$j"; exec cat; } | exec freshctx hook codex; fi
-c=${j#*'"cwd":"'} t=${j#*'"tool_input":{"command":"'} H=$'` + mirrorHeader + `'
+c=${j#*'"cwd":"'} t=${j#*'"tool_input":{"command":"'} H=$'` + strings.ReplaceAll(config.MirrorHeader, "\n", `\n`) + `'
 c=${c%%'"'*}
 case $c in /*\\*|[!/]*|'') exec freshctx hook codex <<<"$j";; esac
 case $j in *'"hook_event_name":"PreToolUse"'*'"tool_name":"Bash"'*) ;; *) exec freshctx hook codex <<<"$j";; esac
@@ -55,7 +61,3 @@ while [ -n "$v" ]; do
   case $t in *[!A-Za-z0-9_]"$w"*) [ -n "$w" ] && exec freshctx hook codex <<<"$j";; esac
 done
 `
-
-// mirrorHeader is config.MirrorHeader as bash's $'…' writes it: the line,
-// then \n (TestCodexPrefilterKnowsTheMirrorHeader holds them equal).
-const mirrorHeader = `# freshctx: hooks.run_commands of the store beside this file; rewritten as the setting changes\n`

@@ -114,17 +114,6 @@ func writeMirror(t *testing.T, root, text string) {
 	}
 }
 
-// TestCodexPrefilterKnowsTheMirrorHeader: the header the prefilter looks
-// for is the one the store writes.
-func TestCodexPrefilterKnowsTheMirrorHeader(t *testing.T) {
-	if want := strings.ReplaceAll(config.MirrorHeader, "\n", `\n`); mirrorHeader != want {
-		t.Fatalf("the prefilter looks for %q, the store writes %q", mirrorHeader, want)
-	}
-	if !strings.Contains(codexBashCommand, "H=$'"+mirrorHeader+"'") {
-		t.Fatal("the prefilter does not hold the header")
-	}
-}
-
 // TestCodexPrefilterCoversEveryRoutedLine runs the prefilter on random
 // lines and run commands (pi's prefilter's words, separators that JSON
 // escapes among them): every line routedLine would route starts freshctx,
