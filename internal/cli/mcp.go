@@ -85,7 +85,7 @@ func (a *app) mcpOptions(tools string, structured bool) mcpserver.Options {
 	}
 	fallback = append(fallback, a.io.Cwd)
 	return mcpserver.Options{Root: root, Fallback: fallback, Session: a.mcpSession, Tools: selected,
-		Env: a.io.Env, Version: Version, Structured: structured}
+		Env: a.io.Env, Version: version(), Structured: structured}
 }
 
 // openProject opens the workspace of dir for the MCP server and registers

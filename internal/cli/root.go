@@ -127,12 +127,13 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 }
 
 // perCall are the commands an agent runs on its tool calls, by name as
-// the first argument: the root then holds that command alone. Building
+// the first argument, and version, which scripts and installers run to
+// see that freshctx is there: the root then holds that command alone. Building
 // every command, its flags and its help took about forty of the eight
 // hundred pages a hook's process touches, a twentieth of its cost where a
 // page fault is dear; the command built alone is the same
 // (TestPerCallCommandsAreTheWholeTrees).
-var perCall = map[string]func(*app) *cobra.Command{"hook": newHookCmd, "read": newReadCmd, "run": newRunCmd}
+var perCall = map[string]func(*app) *cobra.Command{"hook": newHookCmd, "read": newReadCmd, "run": newRunCmd, "version": newVersionCmd}
 
 // workspace finds the root once.
 func (a *app) workspace() (*workspace.Workspace, error) {

@@ -4,15 +4,16 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
 
-// Version is freshctx's version, reported by `freshctx version` and to MCP
+// version is freshctx's version, reported by `freshctx version` and to MCP
 // clients: the module version it was built as (go install …@vX), else the
 // commit it was built from ("dev-<commit>", "-dirty" with local changes),
-// else "dev".
-var Version = buildVersion(debug.ReadBuildInfo())
+// else "dev". It is read when asked: a hook or a read never needs it.
+var version = sync.OnceValue(func() string { return buildVersion(debug.ReadBuildInfo()) })
 
 func buildVersion(bi *debug.BuildInfo, ok bool) string {
 	if !ok {
@@ -64,7 +65,7 @@ type versionInfo struct {
 }
 
 func runVersion() versionInfo {
-	return versionInfo{Version: Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	return versionInfo{Version: version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 }
 
 // line is the version as `freshctx version` and --version print it.
