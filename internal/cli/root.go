@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -91,8 +93,9 @@ Environment:
   FRESHCTX_ROOT   workspace root (like --root)
   FRESHCTX_STORE  store path (like --store); default <root>/.freshctx/freshctx.db`
 
-// newRootCmd is the command tree, for args: every command, or the one of
-// perCall that args start with.
+// newRootCmd is the command tree, for args: the one command args start
+// with, when they start with the name of one, else every command (for
+// help, completion and the suggestions for a mistyped name).
 func newRootCmd(a *app, args []string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:           "freshctx",
@@ -114,26 +117,28 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	if len(args) > 0 {
-		if only, ok := perCall[args[0]]; ok {
+		if only, ok := commands[args[0]]; ok {
 			cmd.AddCommand(only(a))
 			return cmd
 		}
 	}
-	cmd.AddCommand(newRunCmd(a), newCaptureCmd(a), newShowCmd(a), newListCmd(a), newForgetCmd(a),
-		newRecallCmd(a), newStatsCmd(a), newConfigCmd(a), newRegistryCmd(a),
-		newArtifactCmd(a), newReadCmd(a), newSessionCmd(a), newMCPCmd(a), newInitCmd(a), newHookCmd(a), newDoctorCmd(a),
-		newTeamCmd(a), newVersionCmd(a))
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		cmd.AddCommand(commands[name](a))
+	}
 	return cmd
 }
 
-// perCall are the commands an agent runs on its tool calls, by name as
-// the first argument, and version, which scripts and installers run to
-// see that freshctx is there: the root then holds that command alone. Building
-// every command, its flags and its help took about forty of the eight
-// hundred pages a hook's process touches, a twentieth of its cost where a
-// page fault is dear; the command built alone is the same
-// (TestPerCallCommandsAreTheWholeTrees).
-var perCall = map[string]func(*app) *cobra.Command{"hook": newHookCmd, "read": newReadCmd, "run": newRunCmd, "version": newVersionCmd}
+// commands are freshctx's commands by name. A process builds only the one
+// it runs: building every command, its flags and its help took about forty
+// of the eight hundred pages a hook's process touches, a twentieth of its
+// cost where a page fault is dear. The command built alone is the same
+// (TestCommandsBuiltAloneAreTheWholeTrees).
+var commands = map[string]func(*app) *cobra.Command{
+	"run": newRunCmd, "capture": newCaptureCmd, "show": newShowCmd, "list": newListCmd, "forget": newForgetCmd,
+	"recall": newRecallCmd, "stats": newStatsCmd, "config": newConfigCmd, "registry": newRegistryCmd,
+	"artifact": newArtifactCmd, "read": newReadCmd, "session": newSessionCmd, "mcp": newMCPCmd, "init": newInitCmd,
+	"hook": newHookCmd, "doctor": newDoctorCmd, "team": newTeamCmd, "version": newVersionCmd,
+}
 
 // workspace finds the root once.
 func (a *app) workspace() (*workspace.Workspace, error) {
