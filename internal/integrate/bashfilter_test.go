@@ -93,6 +93,13 @@ func TestBashRulesCoverEveryRoutedCommand(t *testing.T) {
 // bashHandlers are the hook entries of the PreToolUse groups of matcher
 // Bash in a settings file.
 func bashHandlers(t *testing.T, path string) []map[string]any {
+	return hookHandlers(t, path)["PreToolUse Bash"]
+}
+
+// hookHandlers are the hook entries of a settings or hooks.json file by
+// event and matcher ("PreToolUse Bash"; the event alone for a group
+// without a matcher), in the file's order.
+func hookHandlers(t *testing.T, path string) map[string][]map[string]any {
 	t.Helper()
 	var file struct {
 		Hooks map[string][]struct {
@@ -107,10 +114,11 @@ func bashHandlers(t *testing.T, path string) []map[string]any {
 	if err := json.Unmarshal(b, &file); err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
-	for _, g := range file.Hooks["PreToolUse"] {
-		if g.Matcher == "Bash" {
-			out = append(out, g.Hooks...)
+	out := map[string][]map[string]any{}
+	for event, groups := range file.Hooks {
+		for _, g := range groups {
+			key := strings.TrimSpace(event + " " + g.Matcher)
+			out[key] = append(out[key], g.Hooks...)
 		}
 	}
 	return out

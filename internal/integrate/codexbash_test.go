@@ -226,23 +226,11 @@ func TestCodexBashGroupRunsThePrefilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	commands := func() map[string][]string {
-		var file struct {
-			Hooks map[string][]struct {
-				Matcher string           `json:"matcher"`
-				Hooks   []map[string]any `json:"hooks"`
-			} `json:"hooks"`
-		}
-		b, _ := os.ReadFile(path)
-		if err := json.Unmarshal(b, &file); err != nil {
-			t.Fatal(err)
-		}
 		out := map[string][]string{}
-		for event, groups := range file.Hooks {
-			for _, g := range groups {
-				for _, h := range g.Hooks {
-					key := strings.TrimSpace(event + " " + g.Matcher)
-					out[key] = append(out[key], h["command"].(string))
-				}
+		for key, hs := range hookHandlers(t, path) {
+			for _, h := range hs {
+				cmd, _ := h["command"].(string)
+				out[key] = append(out[key], cmd)
 			}
 		}
 		return out
