@@ -15,13 +15,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/freshctx/freshctx/internal/agenttest"
+	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testrace"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"freshctx": main})
+	// One build of freshctx serves every test that runs it as a process.
+	testscript.Main(testbinRun{m}, map[string]func(){"freshctx": main})
 }
 
 // raceScripts are the scripts the race run keeps: those whose commands
@@ -156,3 +158,8 @@ func cmdChatModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(stop)
 	ts.Setenv("CHAT_URL", chat.URL)
 }
+
+// testbinRun runs the tests under testbin.Run.
+type testbinRun struct{ m *testing.M }
+
+func (r testbinRun) Run() int { return testbin.Run(r.m) }

@@ -4,22 +4,60 @@
 // It builds as the README installs it: with CGO_ENABLED=0, a static binary.
 // freshctx uses no C code; without cgo the binary links no C library and
 // each command starts sooner (BenchmarkStartup in cmd/freshctx).
+//
+// A package whose TestMain runs its tests through Main builds freshctx once
+// for all of them; elsewhere each Build builds it again, into the test's
+// own temporary directory.
 package testbin
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
 // Main is the import path of the freshctx command.
 const Main = "github.com/freshctx/freshctx/cmd/freshctx"
 
-// Build builds freshctx from this module into a temporary directory and
-// returns its path.
+// sharedBuild makes, once, the build every Build of a Run returns; nil
+// outside a Run.
+var sharedBuild func() (string, error)
+
+// Run runs m's tests with one build of freshctx for them all, made by the
+// first Build, and removes it when they are done; it returns m.Run's code.
+// The tests must leave the binary and its directory as they found them.
+func Run(m interface{ Run() int }) int {
+	dir, err := os.MkdirTemp("", "freshctx-testbin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testbin:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	sharedBuild = sync.OnceValues(func() (string, error) {
+		bin := filepath.Join(dir, "freshctx")
+		if out, err := Command(bin, Main).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%w\n%s", err, out)
+		}
+		return bin, nil
+	})
+	defer func() { sharedBuild = nil }()
+	return m.Run()
+}
+
+// Build builds freshctx from this module and returns its path: the one
+// build of the run under Run, or a new one in a temporary directory.
 func Build(tb testing.TB) string {
 	tb.Helper()
+	if sharedBuild != nil {
+		bin, err := sharedBuild()
+		if err != nil {
+			tb.Fatalf("build freshctx: %v", err)
+		}
+		return bin
+	}
 	bin := filepath.Join(tb.TempDir(), "freshctx")
 	if out, err := Command(bin, Main).CombinedOutput(); err != nil {
 		tb.Fatalf("build freshctx: %v\n%s", err, out)
