@@ -35,16 +35,27 @@ func Init(tb TB, dir string) *Repo {
 	tb.Helper()
 	r := Plain(tb, dir)
 	r.Git("init", "-q", "-b", "main")
-	r.noBackgroundWork()
+	r.noBackgroundWork(".git")
 	return r
 }
 
 // noBackgroundWork turns off git's automatic gc and maintenance: after a
 // large commit they run detached and write into .git while the test's
-// temporary directory is being removed.
-func (r *Repo) noBackgroundWork() {
-	r.Git("config", "gc.auto", "0")
-	r.Git("config", "maintenance.auto", "false")
+// temporary directory is being removed. It writes the settings into the
+// repository's config file, gitDir/config, as `git config` would, without
+// two more git processes for every repository a test makes.
+func (r *Repo) noBackgroundWork(gitDir string) {
+	r.tb.Helper()
+	f, err := os.OpenFile(filepath.Join(r.Dir, gitDir, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString("[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.tb.Fatalf("turn off git's background work: %v", err)
+	}
 }
 
 // Bare makes an empty bare repository, to serve as an "upstream".
@@ -52,7 +63,7 @@ func Bare(tb testing.TB) *Repo {
 	tb.Helper()
 	r := Plain(tb, tb.TempDir())
 	r.Git("init", "-q", "--bare", "-b", "main")
-	r.noBackgroundWork()
+	r.noBackgroundWork(".")
 	return r
 }
 
@@ -62,7 +73,7 @@ func Clone(tb testing.TB, url string) *Repo {
 	parent := Plain(tb, tb.TempDir())
 	parent.Git("clone", "-q", url, "work")
 	r := Plain(tb, parent.Path("work"))
-	r.noBackgroundWork()
+	r.noBackgroundWork(".git")
 	return r
 }
 
