@@ -3,7 +3,7 @@
 // to docs/BENCHMARKS.md with its charts in docs/bench/.
 //
 //	go run ./bench            # the full report, 17 to 35 minutes on 2 cores
-//	go run ./bench -short     # every comparison on small inputs, under a minute
+//	go run ./bench -short     # every comparison on small inputs, in a few minutes
 //
 // Every figure in the report comes from this run: each measurement is
 // repeated and given as its median and min–max, beside a baseline measured
@@ -35,7 +35,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.BoolVar(&o.short, "short", false, "small inputs, every comparison: under a minute")
+	flag.BoolVar(&o.short, "short", false, "small inputs, every comparison: a few minutes")
 	flag.StringVar(&o.out, "out", defaultOut, "where the report goes; its charts go to bench/ beside it")
 	flag.IntVar(&o.repeats, "repeats", 5, "how many times each measurement is repeated")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder of workspaces")
