@@ -5,7 +5,7 @@
 // freshctx uses no C code; without cgo the binary links no C library and
 // each command starts sooner (BenchmarkStartup in cmd/freshctx).
 //
-// A package whose TestMain runs its tests through Main builds freshctx once
+// A package whose TestMain runs its tests through Run builds freshctx once
 // for all of them; elsewhere each Build builds it again, into the test's
 // own temporary directory.
 package testbin

@@ -32,4 +32,11 @@ func TestRunBuildsOnceAndRemovesTheBuild(t *testing.T) {
 	if sharedBuild != nil {
 		t.Fatal("Build still shares after Run")
 	}
+	own := Build(t)
+	if filepath.Dir(first) == filepath.Dir(own) {
+		t.Fatalf("Build after Run returned %s, in the removed shared directory", own)
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Fatalf("Build after Run: %v", err)
+	}
 }
