@@ -73,6 +73,11 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		return err
 	}
 	calls = append(calls, codex)
+	alone, err := b.hookAlone(ctx, dir, calls[6])
+	if err != nil {
+		return err
+	}
+	calls = append(calls, alone.calls...)
 	b.progress(fmt.Sprintf("  %d commands in turn, %d rounds", len(calls), b.perCallRounds()))
 	got, err := b.callsInTurn(ctx, dir, calls, b.perCallRounds())
 	if err != nil {
@@ -80,11 +85,12 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 	}
 	at := func(i int) sample { return got[i] }
 	tTrue, tHello, tStatus, tVersion, tRun, tCat, tHookRead, tRead, tHookBash := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)
-	tCodexBash := at(9)
+	tCodexBash, tAloneVersion, tAloneRead := at(9), at(10), at(11)
 	rows := make([][]string, len(calls))
 	against := []string{"", "", "", ratio(tVersion, tHello) + " hello-world", ratio(tRun, tTrue) + " `true`",
 		ratio(tCat, tRun) + " `run -- true`", ratio(tHookRead, tHello) + " hello-world", ratio(tRead, tHello) + " hello-world",
-		ratio(tHookBash, tHello) + " hello-world", ratio(tCodexBash, tHello) + " hello-world"}
+		ratio(tHookBash, tHello) + " hello-world", ratio(tCodexBash, tHello) + " hello-world",
+		ratio(tAloneVersion, tHello) + " hello-world", ratio(tAloneRead, tHello) + " hello-world"}
 	for i, c := range calls {
 		rows[i] = []string{c.name, spread(got[i]), against[i]}
 	}
@@ -94,10 +100,17 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		"With the `if` rules `freshctx init claude-code` writes (one per first word of `hooks.run_commands`), " +
 		"Claude Code starts no freshctx for a line like `ls -la` at all: nothing to measure, and " +
 		"`TestClaudeCodeStartsTheBashHookOnlyWhereItMayRoute` counts the hooks the real Claude Code starts. " +
-		"Codex starts its Bash hook for every line; the last row is that hook as `freshctx init codex` writes it, " +
+		"Codex starts its Bash hook for every line; the row of Codex's Bash hook is that hook as `freshctx init codex` writes it, " +
 		"run as Codex runs it (`bash -c`), given what Codex sends: its few lines of bash answer `ls -la` without " +
 		"starting freshctx (checked before the rounds), and `TestCodexStartsFreshctxOnlyWhereItMayRoute` counts " +
 		"the freshctx processes the real Codex starts.")
+	sec.note("The last two rows are not freshctx: they are `hookalone` (bench/hookalone, never installed), "+
+		"freshctx's hook and version built with only the packages they use (%d packages against freshctx's %d), "+
+		"whose answer to the Read hook was checked equal to freshctx's before the rounds. "+
+		"Go runs the init of every package a binary links and pages it in at every start; "+
+		"the difference between those rows and freshctx's (%s and %s the hello-world, against %s and %s) "+
+		"is what DESIGN.md's one binary, which links the MCP SDK, pgx and gitleaks into every call, costs a hook.",
+		alone.deps, alone.freshctxDeps, ratio(tAloneVersion, tHello), ratio(tAloneRead, tHello), ratio(tVersion, tHello), ratio(tHookRead, tHello))
 
 	over := tRun.median() - tTrue.median()
 	allowed := max(time.Duration(1.2*float64(tStatus.median())), 5*time.Millisecond)
@@ -118,6 +131,60 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 	b.report.headline("Every call's cost, in turn with its floor: `run -- true` %s (`true` %s, `git status` %s), `run -- cat` of 1 KiB %s, a Read hook %s and `read FILE` %s against a hello-world's %s.",
 		ms(tRun.median()), ms(tTrue.median()), ms(tStatus.median()), ms(tCat.median()), ms(tHookRead.median()), ms(tRead.median()), ms(tHello.median()))
 	return b.whereTimeGoes(ctx, sec, dir, []callCost{calls[6], calls[5]})
+}
+
+// aloneCalls are hookalone's rows: its version and its answer to the
+// Read hook, and how many packages it and freshctx link.
+type aloneCalls struct {
+	calls              []callCost
+	deps, freshctxDeps int
+}
+
+// hookAlone builds bench/hookalone, freshctx's hook without the packages
+// it never calls, and checks that it answers read (freshctx's Read hook
+// row) as freshctx does, in the state freshctx left: the read cache's
+// answer depends on what the session was shown before.
+func (b *bench) hookAlone(ctx context.Context, dir string, read callCost) (aloneCalls, error) {
+	bin := filepath.Join(b.tmp, "hookalone")
+	build := b.cmd(ctx, b.root, "go", "build", "-o", bin, "./bench/hookalone")
+	build.Env = append(build.Env, "CGO_ENABLED=0") // as freshctx is built
+	if out, err := build.CombinedOutput(); err != nil {
+		return aloneCalls{}, fmt.Errorf("build hookalone: %v\n%s", err, out)
+	}
+	var a aloneCalls
+	for _, p := range []struct {
+		pkg string
+		n   *int
+	}{{"./bench/hookalone", &a.deps}, {"./cmd/freshctx", &a.freshctxDeps}} {
+		out, err := b.must(ctx, b.root, "go", "list", "-deps", p.pkg)
+		if err != nil {
+			return aloneCalls{}, err
+		}
+		*p.n = bytes.Count(out, []byte("\n"))
+	}
+	hookRead := callCost{name: "`hookalone hook claude-code`, PostToolUse Read", argv: []string{bin, "hook", "claude-code"}, in: read.in}
+	answer := func(c callCost) ([]byte, error) {
+		cmd := b.cmd(ctx, dir, c.argv[0], c.argv[1:]...)
+		cmd.Stdin = bytes.NewReader(c.in)
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		return out, nil
+	}
+	var got [3][]byte
+	for i, c := range []callCost{read, read, hookRead} {
+		out, err := answer(c)
+		if err != nil {
+			return aloneCalls{}, err
+		}
+		got[i] = out
+	}
+	if !bytes.Equal(got[1], got[2]) {
+		return aloneCalls{}, fmt.Errorf("hookalone answered the Read hook %q where freshctx answered %q", got[2], got[1])
+	}
+	a.calls = []callCost{{name: "`hookalone version`", argv: []string{bin, "version"}}, hookRead}
+	return a, nil
 }
 
 // ratioOf is the median of s over the median of base.
