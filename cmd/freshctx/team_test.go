@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/freshctx/freshctx/internal/team"
 	"github.com/freshctx/freshctx/internal/testbin"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/testpg"
@@ -168,6 +171,51 @@ func TestTeamStoreDownCostsNothing(t *testing.T) {
 	}
 	if out := a.must("team", "status"); !strings.Contains(out, "4 records shared") || !strings.Contains(out, "0 records waiting") {
 		t.Fatalf("after a restart and publishing everything again: %s", out)
+	}
+}
+
+// TestTeamRecallWithoutACommitWaitsForNoServer: recall --team connects to
+// the team store while it reads the repository's id; in a repository with
+// no commit yet, which the team store cannot share by, it says so and
+// stops the connection instead of waiting it out. The server here accepts
+// and never answers: without the stop, recall would wait the whole
+// connect timeout (team.Asked.Connect) and fail the test's bound, half of
+// it, which a start and one git process never come near.
+func TestTeamRecallWithoutACommitWaitsForNoServer(t *testing.T) {
+	testrace.Skip(t, "drives separate processes")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // never answered, closed when the test ends
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	r := testgit.New(t)
+	c := &teamClone{t: t, bin: testbin.Build(t), dir: r.Dir, env: append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())}
+	c.must("config", "team.url", "postgres://reader@"+ln.Addr().String()+"/team?sslmode=disable")
+	ctx, cancel := context.WithTimeout(context.Background(), team.Asked.Connect/2)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, "recall", "--team", "FAIL")
+	cmd.Dir, cmd.Env = c.dir, c.env
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("recall --team in a repository with no commit waited for a server that never answers\n%s", out)
+	}
+	if err == nil || !strings.Contains(string(out), "no commit yet") {
+		t.Fatalf("recall --team in a repository with no commit: %v\n%s", err, out)
 	}
 }
 

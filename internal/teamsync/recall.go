@@ -49,11 +49,7 @@ func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Set
 	if limit <= 0 {
 		limit = 10
 	}
-	repo, err := repoID(ctx, ws)
-	if err != nil {
-		return nil, fmt.Errorf("recall --team: %w", err)
-	}
-	ts, err := team.OpenWith(ctx, s.URL, team.Asked)
+	ts, repo, err := openFor(ctx, ws, s.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +89,34 @@ func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Set
 		res.Hits = res.Hits[:limit]
 	}
 	return res, nil
+}
+
+// openFor connects to the team store at url while it reads the id of the
+// repository ws belongs to: one waits on the server, the other on a git
+// process. A work tree the team store cannot share by stops the connection
+// at once, and its error is the one returned.
+func openFor(ctx context.Context, ws *workspace.Workspace, url string) (*team.Store, string, error) {
+	type opened struct {
+		ts  *team.Store
+		err error
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel() // the connection, once made, no longer heeds it
+	done := make(chan opened, 1)
+	go func() {
+		ts, err := team.OpenWith(cctx, url, team.Asked)
+		done <- opened{ts, err}
+	}()
+	repo, err := repoID(ctx, ws)
+	if err != nil {
+		cancel()
+		if o := <-done; o.err == nil {
+			o.ts.Close()
+		}
+		return nil, "", fmt.Errorf("recall --team: %w", err)
+	}
+	o := <-done
+	return o.ts, repo, o.err
 }
 
 // candidates are the records to rank, the query's words weighed over the
