@@ -37,6 +37,9 @@ type Record struct {
 	// rawSum is the SHA-256 of Raw as the store computed it, when Raw was
 	// not fetched.
 	rawSum []byte
+	// rawUnread says neither Raw nor its SHA-256 was read (Candidates
+	// without sums): the record cannot be verified.
+	rawUnread bool
 }
 
 // File is a file a record named, as its publisher's work tree held it.
@@ -58,7 +61,7 @@ func (r *Record) Sign(key ed25519.PrivateKey) {
 // Signed reports whether r carries a valid signature by the holder of
 // the private half of key.
 func (r *Record) Signed(key ed25519.PublicKey) bool {
-	return verify(key, r.signed(), r.Signature)
+	return !r.rawUnread && verify(key, r.signed(), r.Signature)
 }
 
 // signed is the message a signature covers.
@@ -106,10 +109,14 @@ type Query struct {
 	Limit  int
 }
 
-// recordColumns are what a search reads of a record: all but its raw
-// output, whose SHA-256 stands for it.
-const recordColumns = `key, repo_id, command, label, exit_code, intent, summary, files, commit, branch, author, machine, ci,
-	created_at, signature, sha256(raw)`
+// recordFields are what a search reads of a record but its raw output;
+// recordColumns add the output's SHA-256, which stands for it in a
+// signature (scanRecords reads both).
+const (
+	recordFields = `key, repo_id, command, label, exit_code, intent, summary, files, commit, branch, author, machine, ci,
+	created_at, signature`
+	recordColumns = recordFields + `, sha256(raw)`
+)
 
 // Search lists the newest records of a repository, raw output left out.
 func (s *Store) Search(ctx context.Context, q Query) ([]Record, error) {
@@ -140,14 +147,18 @@ type Found struct {
 // each term. Each term is a statement of its own, so the server plans it
 // knowing how common the term is: a common one walks the newest records,
 // a rare one the search index.
-func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, perTerm, sample int) (Found, error) {
+//
+// sums says whether each record's raw output is hashed for its signature
+// (Record.Signed): the server reads and hashes the whole output of every
+// record it returns, which costs more than the search when outputs are
+// long. Without sums a record is never verified.
+func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, perTerm, sample int, sums bool) (Found, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeouts.Query)
 	defer cancel()
 	f := Found{Docs: map[string]float64{}}
 	batch := &pgx.Batch{}
 	for _, t := range terms {
-		batch.Queue(`SELECT `+recordColumns+` FROM team_records
-			WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', $2) ORDER BY created_at DESC LIMIT $3`, repoID, t, perTerm)
+		batch.Queue(newestHolding(sums), repoID, t, perTerm)
 	}
 	// Each term's query made once, not once a record.
 	batch.Queue(`WITH s AS MATERIALIZED (SELECT search FROM team_records WHERE repo_id = $1 ORDER BY created_at DESC LIMIT $3),
@@ -169,6 +180,7 @@ func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, p
 		for _, r := range recs {
 			if !seen[r.Key] {
 				seen[r.Key] = true
+				r.rawUnread = !sums
 				f.Records = append(f.Records, r)
 			}
 		}
@@ -187,6 +199,21 @@ func (s *Store) Candidates(ctx context.Context, repoID string, terms []string, p
 		f.Docs[term], f.Sample = docs, n
 	}
 	return f, rows.Err()
+}
+
+// newestHolding is the statement of the newest records ($3 of them) of
+// repository $1 holding the term $2, with their outputs' sums or NULL in
+// their place (scanRecords). The sums are taken of the records kept: in
+// the select list of the search itself they were taken of every record
+// holding the term, before the newest were kept.
+func newestHolding(sums bool) string {
+	const holding = `FROM team_records WHERE repo_id = $1 AND search @@ plainto_tsquery('simple', $2)
+		ORDER BY created_at DESC LIMIT $3`
+	if !sums {
+		return `SELECT ` + recordFields + `, NULL::bytea ` + holding
+	}
+	return `SELECT ` + recordColumns + ` FROM (SELECT ` + recordFields + `, raw ` + holding + `) AS kept
+		ORDER BY created_at DESC`
 }
 
 func scanRecords(rows pgx.Rows) ([]Record, error) {

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func open(t *testing.T) *Store {
+func open(t testing.TB) *Store {
 	t.Helper()
 	url := testpg.Shared(t).Database(t)
 	s, err := Open(context.Background(), url)
@@ -68,7 +68,7 @@ func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 	if _, err := s.Publish(ctx, []Record{a}); err != nil {
 		t.Fatal(err)
 	}
-	found, err := s.Candidates(ctx, "repo-1", []string{"testadd", "fail"}, 10, 100)
+	found, err := s.Candidates(ctx, "repo-1", []string{"testadd", "fail"}, 10, 100, true)
 	if err != nil || len(found.Records) != 1 || found.Records[0].Key != "k1" {
 		t.Fatalf("candidates: %+v, %v", found.Records, err)
 	}
@@ -78,7 +78,7 @@ func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 	if f := found.Records[0].Files; len(f) != 1 || f[0].SHA256 != "aa" || f[0].Path != "calc.go" {
 		t.Fatalf("files: %+v", f)
 	}
-	if found, err := s.Candidates(ctx, "repo-1", []string{"it's", "(a)", "&", "|", "!", "query:*"}, 10, 100); err != nil {
+	if found, err := s.Candidates(ctx, "repo-1", []string{"it's", "(a)", "&", "|", "!", "query:*"}, 10, 100, false); err != nil {
 		t.Fatalf("words with tsquery's operators: %v (%d found)", err, len(found.Records))
 	}
 	if got, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 1}); err != nil || len(got) != 1 || got[0].Key != "k2" {
@@ -91,8 +91,10 @@ func TestPublishIsIdempotentAndSearchFinds(t *testing.T) {
 }
 
 // TestSignatures: a signed record verifies, as fetched without its raw
-// output too; one changed after signing, or signed by another key, does
-// not.
+// output too (the newest, and the candidates of a search with the
+// outputs' sums); one changed after signing (its files or its output), or
+// signed by another key, does not; and a candidate fetched without the
+// sums never does.
 func TestSignatures(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
@@ -105,17 +107,39 @@ func TestSignatures(t *testing.T) {
 	tampered := record("s3", "go test ./...", "FAIL three")
 	tampered.Sign(key)
 	tampered.Files = []File{{Path: "x.go", SHA256: "00", Existed: true}}
-	if _, err := s.Publish(ctx, []Record{good, forged, tampered}); err != nil {
+	rewritten := record("s4", "go test ./...", "FAIL four")
+	rewritten.Sign(key)
+	rewritten.Raw = append(rewritten.Raw, "and a line the signer never saw\n"...)
+	if _, err := s.Publish(ctx, []Record{good, forged, tampered, rewritten}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 10})
-	if err != nil || len(got) != 3 {
-		t.Fatalf("search: %d, %v", len(got), err)
-	}
-	for _, r := range got {
-		if want := r.Key == "s1"; r.Signed(pub) != want {
-			t.Errorf("%s: signed %v, want %v", r.Key, r.Signed(pub), want)
+	check := func(how string, got []Record, want func(key string) bool) {
+		t.Helper()
+		if len(got) != 4 {
+			t.Fatalf("%s: %d records, want 4", how, len(got))
 		}
+		for _, r := range got {
+			if r.Signed(pub) != want(r.Key) {
+				t.Errorf("%s: %s signed %v, want %v", how, r.Key, r.Signed(pub), want(r.Key))
+			}
+		}
+	}
+	onlyGood := func(key string) bool { return key == "s1" }
+	got, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the newest", got, onlyGood)
+	for _, sums := range []bool{true, false} {
+		found, err := s.Candidates(ctx, "repo-1", []string{"fail"}, 10, 100, sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := onlyGood
+		if !sums {
+			want = func(string) bool { return false }
+		}
+		check(fmt.Sprintf("candidates, sums %v", sums), found.Records, want)
 	}
 }
 

@@ -55,7 +55,7 @@ func Recall(ctx context.Context, st *store.Store, ws *workspace.Workspace, s Set
 	}
 	defer ts.Close()
 	q := rank.Parse(query)
-	words, rare, found, err := candidates(ctx, ts, repo, q, limit)
+	words, rare, found, err := candidates(ctx, ts, repo, q, limit, s.VerifyKey != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -121,8 +121,9 @@ func openFor(ctx context.Context, ws *workspace.Workspace, url string) (*team.St
 
 // candidates are the records to rank, the query's words weighed over the
 // team's newest records and the rare ones among them; with no words, the
-// newest records.
-func candidates(ctx context.Context, ts *team.Store, repo string, q rank.Query, limit int) (
+// newest records. sums asks for the sums of their outputs, which only a
+// signature check needs (a verify key is set).
+func candidates(ctx context.Context, ts *team.Store, repo string, q rank.Query, limit int, sums bool) (
 	words []rank.Word, rare []string, recs []team.Record, err error) {
 	if q.Empty {
 		recs, err := ts.Search(ctx, team.Query{RepoID: repo, Limit: limit})
@@ -130,7 +131,7 @@ func candidates(ctx context.Context, ts *team.Store, repo string, q rank.Query, 
 	}
 	words = rank.Words(q)
 	terms := rank.Terms(words)
-	found, err := ts.Candidates(ctx, repo, terms, perTerm, sampleSize)
+	found, err := ts.Candidates(ctx, repo, terms, perTerm, sampleSize, sums)
 	if err != nil {
 		return nil, nil, nil, err
 	}
