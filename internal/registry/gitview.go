@@ -123,12 +123,9 @@ func (s *Service) status(ctx context.Context, g *workspace.Git, v gitView, cands
 			tracked = append(tracked, p)
 		}
 	}
-	index := map[string]workspace.IndexEntry{}
-	if len(tracked) > 0 {
-		var err error
-		if index, err = g.Index(ctx, tracked); err != nil {
-			return nil, err
-		}
+	index, err := indexOf(ctx, g, v.head, tracked, staged)
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range tracked {
 		x, y := byte('.'), byte('.')
@@ -143,6 +140,51 @@ func (s *Service) status(ctx context.Context, g *workspace.Git, v gitView, cands
 		}
 	}
 	return workspace.NewStatus(v.head, "", v.behind, entries), nil
+}
+
+// indexOf returns the index entries of the tracked paths. A path the view
+// lists as neither staged nor unmerged (git diff-index --cached against
+// head, which lists a path added with intent to add as added) has in the
+// index what head's tree has, so its entry is read from the tree (git
+// ls-tree reads only the trees on its way); the index (git ls-files, which
+// reads all of it: 50 ms at 100,000 files) is asked only for the rest, the
+// staged paths and those head's tree does not hold as a file.
+func indexOf(ctx context.Context, g *workspace.Git, head string, tracked []string, staged map[string]byte) (map[string]workspace.IndexEntry, error) {
+	entries := map[string]workspace.IndexEntry{}
+	var unstaged, rest []string
+	for _, p := range tracked {
+		if _, ok := staged[p]; ok {
+			rest = append(rest, p)
+		} else {
+			unstaged = append(unstaged, p)
+		}
+	}
+	if head != "" && len(unstaged) > 0 {
+		got, ok, err := g.TreeEntries(ctx, head, unstaged)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for _, p := range unstaged {
+				if e, found := got[p]; found {
+					entries[p] = e
+				} else {
+					rest = append(rest, p)
+				}
+			}
+			unstaged = nil
+		}
+	}
+	rest = append(rest, unstaged...)
+	if len(rest) == 0 {
+		return entries, nil
+	}
+	index, err := g.Index(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(entries, index)
+	return entries, nil
 }
 
 // worktreeLetter compares a tracked file with its index entry: '.' the

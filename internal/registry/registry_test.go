@@ -515,6 +515,18 @@ func TestNotAGitRepository(t *testing.T) {
 // them), not of a deletion staged in the index. Every conflicted file left
 // in the work tree has a row with its bytes, in both git views, whether the
 // registry starts during the conflict or was kept before it.
+// mergeInConflict merges branch into r's checked-out branch, which must
+// stop on conflicts.
+func mergeInConflict(t *testing.T, r *testgit.Repo, branch string) {
+	t.Helper()
+	merge := exec.Command("git", "merge", "-q", branch)
+	merge.Dir, merge.Env = r.Dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Dir,
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := merge.CombinedOutput(); err == nil || !strings.Contains(string(out), "CONFLICT") {
+		t.Fatalf("the merge was meant to stop on conflicts: %v\n%s", err, out)
+	}
+}
+
 func TestConflictedFilesHaveRows(t *testing.T) {
 	for _, under := range []int{-1, 0} {
 		for _, before := range []bool{false, true} {
@@ -540,12 +552,7 @@ func TestConflictedFilesHaveRows(t *testing.T) {
 			if before {
 				f.sync()
 			}
-			merge := exec.Command("git", "merge", "-q", "side")
-			merge.Dir, merge.Env = r.Dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Dir,
-				"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-			if out, err := merge.CombinedOutput(); err == nil || !strings.Contains(string(out), "CONFLICT") {
-				t.Fatalf("the merge was meant to stop on conflicts: %v\n%s", err, out)
-			}
+			mergeInConflict(t, r, "side")
 			f.sync()
 			for _, p := range []string{"gone-here.txt", "gone-there.txt", "both.txt", "added.txt"} {
 				data, err := os.ReadFile(r.Path(p))

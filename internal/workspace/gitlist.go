@@ -206,6 +206,42 @@ type IndexEntry struct {
 	Mode string // "100644", "100755", "120000" (a symlink), "160000" (a gitlink)
 }
 
+// TreeEntries returns the entries of paths in the tree of the commit rev,
+// in one `git ls-tree`, as Index gives the index's: a file's, a symlink's
+// or a gitlink's object id and mode. A path rev does not hold (or holds as
+// a folder) has none. It reads only the trees on the paths' way, where
+// Index reads the whole index (50 ms at 100,000 files); ok is false, and
+// nothing is asked, for more paths than a command line of pathspecs serves
+// (maxPathspecs): Index lists them better.
+func (g *Git) TreeEntries(ctx context.Context, rev string, paths []string) (entries map[string]IndexEntry, ok bool, err error) {
+	if len(paths) == 0 || len(paths) > maxPathspecs {
+		return nil, len(paths) == 0, nil
+	}
+	args := []string{"--literal-pathspecs", "ls-tree", "-z", rev, "--"}
+	for _, p := range paths {
+		args = append(args, g.toGit(p))
+	}
+	out, err := g.Run(ctx, g.Top, args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("git ls-tree: %w", err)
+	}
+	entries = make(map[string]IndexEntry, len(paths))
+	for len(out) > 0 {
+		var line []byte
+		line, out, _ = bytes.Cut(out, []byte{0})
+		// "<mode> <type> <oid>\t<path>"
+		meta, p, ok := bytes.Cut(line, []byte{'\t'})
+		f := bytes.Fields(meta)
+		if !ok || len(f) != 3 || string(f[1]) != "blob" && string(f[1]) != "commit" {
+			continue // a folder, or what ls-tree never prints
+		}
+		if rel, ok := g.fromGit(string(p)); ok {
+			entries[rel] = IndexEntry{OID: string(f[2]), Mode: string(f[0])}
+		}
+	}
+	return entries, true, nil
+}
+
 // Index returns the index entries of paths (of every path when none are
 // given), in one `git ls-files --stage`: with the paths as pathspecs when
 // they are a few, else of the whole index, of which only the entries of

@@ -186,3 +186,53 @@ func TestIndexEntriesOfPaths(t *testing.T) {
 		t.Fatalf("the symlink's entry: %+v", e)
 	}
 }
+
+// TestTreeEntriesAgreeWithTheIndex: at a commit the index matches, the
+// entries TreeEntries reads from the commit's tree are the ones Index
+// reads from the index — a file, an executable, a symlink and a gitlink,
+// in a workspace below the repository's top, with spaces and non-ASCII in
+// their names — and a folder or an absent path has none. More paths than
+// pathspecs serve are left to Index.
+func TestTreeEntriesAgreeWithTheIndex(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("sub/plain file.go", "package sub\n")
+	r.Write("sub/café/run.sh", "#!/bin/sh\n")
+	if err := os.Chmod(r.Path("sub/café/run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("plain file.go", r.Path("sub/link")); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("top.go", "package top\n")
+	head := r.Commit("init")
+	r.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub/module")
+	r.Git("commit", "-q", "-m", "a gitlink") // not Commit: its add -A would drop the gitlink
+	head = r.Git("rev-parse", "HEAD")
+	ws, err := Open(r.Path("sub"))
+	if err != nil || ws.Git == nil {
+		t.Fatalf("workspace of sub: %v", err)
+	}
+	ctx := context.Background()
+	paths := []string{"plain file.go", "café/run.sh", "link", "module", "café", "not-there.go"}
+	want, err := ws.Git.Index(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 4 || want["module"].Mode != "160000" || want["café/run.sh"].Mode != "100755" {
+		t.Fatalf("the index's entries: %v", want)
+	}
+	got, ok, err := ws.Git.TreeEntries(ctx, head, paths)
+	if err != nil || !ok {
+		t.Fatalf("TreeEntries: %v, %v", ok, err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("TreeEntries = %v, want the index's %v", got, want)
+	}
+	many := make([]string, maxPathspecs+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("f%d.go", i)
+	}
+	if got, ok, err := ws.Git.TreeEntries(ctx, head, many); ok || err != nil || got != nil {
+		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want them left to Index", len(many), got, ok, err)
+	}
+}
