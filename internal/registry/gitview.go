@@ -160,11 +160,9 @@ func indexOf(ctx context.Context, g *workspace.Git, head string, tracked []strin
 		}
 	}
 	if head != "" && len(unstaged) > 0 {
-		got, ok, err := g.TreeEntries(ctx, head, unstaged)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		// A tree git cannot read here (a clone without its trees) leaves
+		// every path to the index.
+		if got, ok, err := g.TreeEntries(ctx, head, unstaged); err == nil && ok {
 			for _, p := range unstaged {
 				if e, found := got[p]; found {
 					entries[p] = e

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/freshctx/freshctx/internal/testgit"
@@ -15,7 +16,8 @@ import (
 // the index's own, in every state a tracked file can be in: unchanged,
 // changed in the work tree, staged and changed again, deleted from the
 // work tree or from the index, added, added with intent to add, its mode
-// or its link target changed, and in a merge conflict.
+// or its link target changed, and in a merge conflict; and from the index
+// alone when HEAD's tree cannot be read.
 func TestIndexOfIsTheIndex(t *testing.T) {
 	r := testgit.New(t)
 	for _, p := range []string{"same.go", "changed.go", "staged.go", "deleted.go", "removed.go", "mode.sh", "conflict.go"} {
@@ -78,7 +80,9 @@ func TestIndexOfIsTheIndex(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("indexOf = %v\nthe index = %v", got, want)
 	}
-	if got, err := indexOf(ctx, ws.Git, "", tracked, staged); err != nil || !maps.Equal(got, want) {
-		t.Errorf("indexOf with no HEAD = %v, %v; want the index's", got, err)
+	for _, h := range []string{"", strings.Repeat("0", len(head))} { // no HEAD; a tree git cannot read
+		if got, err := indexOf(ctx, ws.Git, h, tracked, staged); err != nil || !maps.Equal(got, want) {
+			t.Errorf("indexOf at HEAD %q = %v, %v; want the index's", h, got, err)
+		}
 	}
 }
