@@ -106,7 +106,7 @@ func (b *bench) perCall(ctx context.Context, sec *section) error {
 		"the freshctx processes the real Codex starts.")
 	sec.note("The last two rows are not freshctx: they are `hookalone` (bench/hookalone, never installed), "+
 		"freshctx's hook and version built with only the packages they use (%d packages against freshctx's %d), "+
-		"whose answer to the Read hook was checked equal to freshctx's before the rounds. "+
+		"whose answer to the Read hook (unchanged, as freshctx's in every round) was checked equal to freshctx's before the rounds. "+
 		"Go runs the init of every package a binary links and pages it in at every start; "+
 		"the difference between those rows and freshctx's (%s and %s the hello-world, against %s and %s) "+
 		"is what DESIGN.md's one binary, which links the MCP SDK, pgx and gitleaks into every call, costs a hook.",
@@ -142,12 +142,13 @@ type aloneCalls struct {
 
 // hookAlone builds bench/hookalone, freshctx's hook without the packages
 // it never calls, and checks that it answers read (freshctx's Read hook
-// row) as freshctx does, in the state freshctx left: the read cache's
-// answer depends on what the session was shown before.
+// row) as freshctx does, in the state freshctx left: after freshctx has
+// seen the read once, both answer that the model holds the file
+// unchanged, as they do in every round.
 func (b *bench) hookAlone(ctx context.Context, dir string, read callCost) (aloneCalls, error) {
 	bin := filepath.Join(b.tmp, "hookalone")
-	build := b.cmd(ctx, b.root, "go", "build", "-o", bin, "./bench/hookalone")
-	build.Env = append(build.Env, "CGO_ENABLED=0") // as freshctx is built
+	build := testbin.Command(bin, "./bench/hookalone") // static, as freshctx is built
+	build.Dir = b.root
 	if out, err := build.CombinedOutput(); err != nil {
 		return aloneCalls{}, fmt.Errorf("build hookalone: %v\n%s", err, out)
 	}
@@ -179,6 +180,9 @@ func (b *bench) hookAlone(ctx context.Context, dir string, read callCost) (alone
 			return aloneCalls{}, err
 		}
 		got[i] = out
+	}
+	if !bytes.Contains(got[1], []byte("[unchanged: ")) {
+		return aloneCalls{}, fmt.Errorf("freshctx answered a Read of a file it had answered before with %q, not unchanged", got[1])
 	}
 	if !bytes.Equal(got[1], got[2]) {
 		return aloneCalls{}, fmt.Errorf("hookalone answered the Read hook %q where freshctx answered %q", got[2], got[1])
@@ -245,10 +249,14 @@ func (b *bench) firstKiBOfLog() ([]byte, error) {
 	return head, nil
 }
 
-// readHookInput is what Claude Code sends the hook after its Read of file.
+// readHookInput is what Claude Code sends the hook after its Read of file:
+// all of it, its lines counted as the text split at "\n" (the empty one
+// after the last newline too). Counted one fewer, as this did before, the
+// hook never answers a read again "unchanged": the row measured a hook
+// that did next to nothing.
 func readHookInput(dir, file string) []byte {
 	data, _ := os.ReadFile(file)
-	lines := strings.Count(string(data), "\n")
+	lines := strings.Count(string(data), "\n") + 1
 	return fmt.Appendf(nil, `{"hook_event_name":"PostToolUse","session_id":"bench","cwd":%q,"tool_name":"Read",`+
 		`"tool_input":{"file_path":%q},"tool_response":{"type":"text","file":{"filePath":%q,"content":%q,`+
 		`"numLines":%d,"startLine":1,"totalLines":%d}}}`, dir, file, file, string(data), lines, lines)

@@ -7,8 +7,9 @@
 //
 // A hook is answered as freshctx answers it (integrate.Hook with the read
 // cache), minus what no Read hook reaches: the background registry sync,
-// --root and --store, and the Bash prefilter. The report checks that its
-// answer equals freshctx's before it is timed.
+// --root and --store, and the Bash prefilter. It answers only where
+// freshctx has made its store (the report's repository), and makes none.
+// The report checks that its answer equals freshctx's before it is timed.
 package main
 
 import (
@@ -70,8 +71,8 @@ func hook(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	path := store.DefaultPath(ws.Root)
-	if _, err := os.Stat(path); ws.Git == nil && errors.Is(err, os.ErrNotExist) {
-		return "", nil // not a project
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return "", nil // it makes no store: run it where freshctx has made one
 	}
 	st, err := store.Open(ctx, path, store.Options{})
 	if err != nil {
