@@ -153,8 +153,7 @@ func (f *file) delivered(req ReadRequest, rng lineRange) error {
 	if req.SeenTotal != 0 && req.SeenTotal != total {
 		return fmt.Errorf("%s has %d lines, the tool said %d: %w", f.rel, total, req.SeenTotal, ErrSeenDiffers)
 	}
-	exact := req.Form != nil && rng.start == 0 && string(f.content) == *req.Seen
-	if !exact && !seenMatches(f.content, rng, *req.Seen) {
+	if !seenMatches(f.content, rng, *req.Seen, req.Form != nil) {
 		return fmt.Errorf("%s: %w", f.rel, ErrSeenDiffers)
 	}
 	return nil
@@ -324,9 +323,17 @@ func countLines(b []byte) int {
 	return n
 }
 
-// seenMatches compares the lines of rng with text another tool delivered,
-// ignoring only the final newline.
-func seenMatches(content []byte, rng lineRange, seen string) bool {
+// seenMatches compares the lines of rng with text another tool delivered.
+// Text in a client's form (form) matches when it is exactly those lines
+// as the client joins them: at "\n", the last line without its newline,
+// the whole file as it is. Any text also matches, as it did before the
+// forms, when the two differ by no more than a final newline; a range
+// whose last line is empty matches only exactly, since its text ends in
+// the newline that joins that line.
+func seenMatches(content []byte, rng lineRange, seen string, form bool) bool {
+	if form && rng.start == 0 && string(content) == seen {
+		return true
+	}
 	lines := splitLines(content)
 	start, end := 1, len(lines)
 	if rng.start != 0 {
@@ -342,7 +349,8 @@ func seenMatches(content []byte, rng lineRange, seen string) bool {
 	if start <= end {
 		got = strings.Join(lines[start-1:end], "")
 	}
-	return strings.TrimSuffix(got, "\n") == strings.TrimSuffix(seen, "\n")
+	got = strings.TrimSuffix(got, "\n")
+	return form && got == seen || got == strings.TrimSuffix(seen, "\n")
 }
 
 // splitLines returns the lines of b, each with its newline.
