@@ -289,6 +289,63 @@ func BenchmarkReadTinyAgain(b *testing.B) {
 	testbench.Ratio(b, small, large, "small_x_large")
 }
 
+// BenchmarkHookReadSmallAgain times Claude Code's PostToolUse hook on a
+// Read of a 9-line source file the conversation read before, as a
+// process, in turn with the same of the 550-line file: both are answered
+// with a note. A small file's note is longer in bytes than the file has
+// lines, so its choice once counted the file's numbered text in every
+// hook process (loading the tokenizer's vocabulary, about 25 ms); the
+// text is now bounded from below by its runs of letters and digits, and
+// the note by the count kept of it as Claude Code sends it, so only the
+// conversation's first read of it again counts (made before the timing).
+// The goal is a small file's read no dearer than a large one's
+// (small_x_large about 1).
+func BenchmarkHookReadSmallAgain(b *testing.B) {
+	bin := testbin.Build(b)
+	r := testgit.New(b)
+	small := "package pkg000\n\n// F3 returns what version 0 of this file computes.\nfunc F3(x int) int {\n\tif x < 0 {\n\t\treturn -x * 1\n\t}\n\treturn x + 3\n}\n"
+	r.Write("small.go", small)
+	r.Write("big.go", bigSource())
+	r.Commit("init")
+	hook := func(name, content, want string) time.Duration {
+		cmd := exec.Command(bin, "hook", "claude-code")
+		cmd.Dir = r.Dir
+		cmd.Stdin = strings.NewReader(claudeReadInput(b, "again", r.Path(name), content))
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		if err != nil || !strings.Contains(string(out), want) {
+			b.Fatalf("hook on a read of %s: %v %q, want %q", name, err, out, want)
+		}
+		return took
+	}
+	hook("small.go", small, "")
+	hook("small.go", small, "[unchanged: small.go") // counts the note as sent, once
+	hook("big.go", bigSource(), "")
+	var smallAgain, bigAgain []time.Duration
+	for b.Loop() {
+		smallAgain = append(smallAgain, hook("small.go", small, "[unchanged: small.go"))
+		bigAgain = append(bigAgain, hook("big.go", bigSource(), "[unchanged: big.go"))
+	}
+	testbench.MedianMS(b, smallAgain, "small_ms")
+	testbench.MedianMS(b, bigAgain, "large_ms")
+	testbench.Ratio(b, smallAgain, bigAgain, "small_x_large")
+}
+
+// claudeReadInput is what Claude Code sends the PostToolUse hook after a
+// Read of all of path in session: its lines counted as the text split at
+// "\n" (the empty one after the last newline too).
+func claudeReadInput(b *testing.B, session, path, content string) string {
+	lines := strings.Count(content, "\n") + 1
+	in, err := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": session, "cwd": filepath.Dir(path),
+		"tool_name": "Read", "tool_input": map[string]any{"file_path": path}, "tool_response": map[string]any{"type": "text",
+			"file": map[string]any{"filePath": path, "content": content, "numLines": lines, "startLine": 1, "totalLines": lines}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(in)
+}
+
 // bigSource is a source file of 550 lines, 48 KB.
 func bigSource() string {
 	var content strings.Builder

@@ -22,6 +22,10 @@ func (piForm) TotalLines(text string) int { return strings.Count(text, "\n") + 1
 
 func (piForm) Sent(text string, _ int) string { return text }
 
+// Numbered is false: pi sends the lines bare, and a run of empty lines is
+// far fewer tokens than lines.
+func (piForm) Numbered() bool { return false }
+
 // FormNamed is the client form a name stands for ("pi"), nil for any
 // other: the MCP server's read takes it from the client's extension.
 func FormNamed(name string) readcache.Form {

@@ -154,3 +154,5 @@ func (claudeForm) Sent(text string, start int) string {
 	}
 	return b.String()
 }
+
+func (claudeForm) Numbered() bool { return true }

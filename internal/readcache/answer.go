@@ -1,6 +1,7 @@
 package readcache
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/sha"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/tokens"
 )
 
 // answer decides the mode, records the entry and updates the trust.
@@ -119,6 +121,16 @@ func (f *file) sent(text string, start int) string {
 	return f.form.Sent(text, start)
 }
 
+// numbered is how many lines a rendering of lines start..end starts with
+// its line number (all, or none when f's client sends lines bare): a
+// bound on its tokens (noteCheaper).
+func (f *file) numbered(start, end int) int {
+	if f.form != nil && !f.form.Numbered() {
+		return 0
+	}
+	return end - start + 1
+}
+
 // answerLongLine shows the first part of a line longer than the output
 // limit. Nothing of it is trusted afterwards: the model never saw it whole.
 func (s *Service) answerLongLine(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, line string, n int) (*ReadResult, error) {
@@ -157,26 +169,36 @@ func (s *Service) plainTokens(ctx context.Context, tx *store.Tx, pic Picture, ve
 	return countTokens(text)
 }
 
-// noteCheaper reports whether note costs fewer tokens than the plain text
-// of lines numbered lines (text), whose count is n, or NotCounted. A count
-// not made is bounded first: every numbered line starts with its number,
-// which the tokenizer takes as a piece of its own, so the text has at least
-// as many tokens as lines, and a note at most as many as bytes
-// (TestNumberedLinesBoundTheirTokens). Only when that does not decide is
-// the text counted, and n is then the count; without later it is always
-// counted.
-func noteCheaper(note string, n, lines int, later bool, text func() (string, bool), countNote func(string) int) (cheap bool, count int) {
+// noteCheaper reports whether note costs fewer tokens than text, the
+// lines a plain read sends, whose count is n or NotCounted, and returns
+// the count of text when it was made. With later a count not made is
+// bounded first: a rendering whose every line starts with its number
+// (numbered of them) has at least as many tokens as lines, since the
+// tokenizer takes the number as a piece of its own
+// (TestNumberedLinesBoundTheirTokens), and any text has at least
+// tokens.AtLeast of it; a note has at most as many tokens as bytes, or
+// the count kept of it (noteCounts.under). Only when the bounds do not
+// decide is the text counted, and the note with it; without later the
+// text always is.
+func noteCheaper(note string, n, numbered int, later bool, text func() (string, bool), notes noteCounts) (cheap bool, count int) {
 	if n == NotCounted {
-		if later && len(note) < lines && utf8.ValidString(note) {
+		if later && numbered > 0 && notes.under(note, numbered) {
 			return true, NotCounted
 		}
 		t, ok := text()
 		if !ok {
 			return false, NotCounted
 		}
+		if later && notes.under(note, max(numbered, tokens.AtLeast(t))) {
+			return true, NotCounted
+		}
+		// With the tokenizer loaded the note's count costs next to
+		// nothing more, and kept, it decides the next choice of the
+		// same note against the text's bound (under) without counting.
 		n = countTokens(t)
+		return notes.count(note) < n, n
 	}
-	return cheaper(note, n, countNote), n
+	return cheaper(note, n, notes.count), n
 }
 
 // fit bounds the lines shown from start by the output limits; cut reports
@@ -195,7 +217,8 @@ func (s *Service) fit(lines []string, start, end int) (shown int, cut bool) {
 }
 
 // unchangedWhole answers a whole-file read of the version the model holds,
-// without reading the file, when the version fits the output limits.
+// when the version fits the output limits, without rendering a diff or
+// reading the version kept: the bytes just read are that version.
 func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, w Span, pic Picture) (bool, error) {
 	var plain, size int
 	err := tx.QueryRowContext(ctx, `SELECT tokens, (SELECT size FROM blobs WHERE digest = blob) FROM rc_versions WHERE digest = ?`,
@@ -211,12 +234,9 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		plain = NotCounted // the count kept is of freshctx's numbering, not the client's
 	}
 	kept := plain
-	cheap, plain := noteCheaper(f.sent(note, 1), plain, f.lines, s.TokensLater, func() (string, bool) {
-		content, ok, err := s.versionContent(ctx, tx, f.version)
-		if err != nil || !ok {
-			return "", false // the file is read and answered as if for the first time
-		}
-		return f.render(splitLines(content), 1, f.lines), true
+	// The bytes just read are the version (its digest names them).
+	cheap, plain := noteCheaper(f.sent(note, 1), plain, f.numbered(1, f.lines), s.TokensLater, func() (string, bool) {
+		return f.render(splitLines(f.content), 1, f.lines), true
 	}, s.noteCount(ctx, tx, e.session, res))
 	if kept == NotCounted && plain != NotCounted && f.form == nil {
 		// Counted now: kept, so that the next read of the version, in
@@ -229,7 +249,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		return false, nil // a tiny file is its own cheapest answer
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you last read it (entry %d)", w.Entry)
-	res.Text = note
+	res.Text, res.sent = note, f.sent(note, 1)
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	e.shown = showWhole
 	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines}, "")
@@ -258,7 +278,7 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 			return nil
 		}
 		res.Mode, res.Reason = ModeDiff, fmt.Sprintf("changed since you last read it (entry %d)", w.Entry)
-		res.Text = diff
+		res.Text, res.sent = diff, f.sent(diff, 1)
 	}
 	return nil
 }
@@ -287,7 +307,7 @@ func (s *Service) diff(ctx context.Context, tx *store.Tx, w Span, f *file, conte
 // answerRange answers a read of some lines (or the first window of a file
 // larger than the limits).
 func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult, pic Picture, f *file, lines []string, span Span, text string,
-	countNote func(string) int) {
+	notes noteCounts) {
 	res.Text = text
 	if span.End < span.Start {
 		res.Mode, res.Reason = ModeFull, "empty range"
@@ -304,14 +324,14 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 		}
 		note := rangeNote(f.rel, span.Start, span.End, elsewhere != "")
 		var cheap bool
-		cheap, res.PlainTokens = noteCheaper(f.sent(note, span.Start), res.PlainTokens, span.End-span.Start+1, s.TokensLater,
-			func() (string, bool) { return res.Text, true }, countNote)
+		cheap, res.PlainTokens = noteCheaper(f.sent(note, span.Start), res.PlainTokens, f.numbered(span.Start, span.End), s.TokensLater,
+			func() (string, bool) { return res.Text, true }, notes)
 		if !cheap {
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
 			return
 		}
 		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you last read them (entry %d)%s", base.Entry, elsewhere)
-		res.Text = note
+		res.Text, res.sent = note, f.sent(note, span.Start)
 	case ok:
 		res.Mode, res.Reason = ModeBaselineFallback, "these lines changed or shifted since you read them"
 	case overlaps(pic, span.Start, span.End):
@@ -422,10 +442,11 @@ func (s *Service) keepVersion(ctx context.Context, tx *store.Tx, f *file, conten
 // when Delivered says the answer reached the model. plain is the text a
 // plain read tool would have sent, when res.PlainTokens counts it.
 func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, _ Picture, span Span, plain string) (*ReadResult, error) {
+	sent := cmp.Or(res.sent, res.Text)
 	switch {
 	case s.TokensLater && (res.Mode == ModeUnchanged || res.Mode == ModeUnchangedRange):
-		res.Tokens, e.servedText = NotCounted, res.Text
-		if res.counted != "" && res.counted == res.Text {
+		res.Tokens, e.servedText = NotCounted, sent
+		if res.counted != "" && res.counted == sent {
 			// Counted for the choice: kept with the text, so that the next
 			// choice of the same note need not count it (noteCount).
 			res.Tokens = res.countedTokens
@@ -438,7 +459,7 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadR
 		if res.PlainTokens == NotCounted {
 			res.PlainTokens = countTokens(plain)
 		}
-		res.Tokens = countTokens(res.Text)
+		res.Tokens = countTokens(sent)
 	}
 	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens
 	switch {
@@ -487,22 +508,51 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 	})
 }
 
-// noteCount counts a note a read in session may be answered with, for the
-// choice between the note and the text (cheaper). A note the session was
-// served before whose count was kept (record) has that count: the same
-// text has the same count, and finding it is a lookup where counting
-// loads the tokenizer's vocabulary, most of the time of a process that
-// answers one read of a small file again. The note and its count are left
-// on res for record to keep.
-func (s *Service) noteCount(ctx context.Context, tx *store.Tx, session string, res *ReadResult) func(string) int {
-	return func(note string) int {
+// noteCounts counts the notes a read may be answered with, as sent, for
+// the choice between a note and the text (cheaper, noteCheaper).
+type noteCounts struct {
+	// count counts a note, or finds the count kept of it.
+	count func(note string) int
+	// kept finds the count kept of a note, never counting (false: none).
+	kept func(note string) (int, bool)
+}
+
+// under reports, without counting, that note has fewer tokens than least:
+// fewer bytes (every token of valid UTF-8 text is a byte at least), or a
+// count kept of fewer.
+func (c noteCounts) under(note string, least int) bool {
+	if len(note) < least && utf8.ValidString(note) {
+		return true
+	}
+	if c.kept == nil {
+		return false
+	}
+	n, ok := c.kept(note)
+	return ok && n < least
+}
+
+// noteCount counts the notes a read in session may be answered with. A
+// note the session was served before whose count was kept (record) has
+// that count: the same text has the same count, and finding it is a
+// lookup where counting loads the tokenizer's vocabulary, most of the time
+// of a process that answers one read of a small file again. The note and
+// its count, made or found, are left on res for record to keep.
+func (s *Service) noteCount(ctx context.Context, tx *store.Tx, session string, res *ReadResult) noteCounts {
+	kept := func(note string) (int, bool) {
 		n, ok := keptCount(ctx, tx, session, note)
+		if ok {
+			res.counted, res.countedTokens = note, n
+		}
+		return n, ok
+	}
+	return noteCounts{kept: kept, count: func(note string) int {
+		n, ok := kept(note)
 		if !ok {
 			n = countTokens(note)
+			res.counted, res.countedTokens = note, n
 		}
-		res.counted, res.countedTokens = note, n
 		return n
-	}
+	}}
 }
 
 // keptCount is the count kept with the latest entry of session that served

@@ -17,4 +17,8 @@ type Form interface {
 	// it as lines numbered from start (its own line numbers added): what
 	// a replacement is priced at.
 	Sent(text string, start int) string
+	// Numbered reports whether Sent starts every line with its number:
+	// then text sent has at least as many tokens as lines, a bound that
+	// can decide between a note and the text without counting them.
+	Numbered() bool
 }

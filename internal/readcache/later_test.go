@@ -246,3 +246,82 @@ func TestCountLeftForAVersionGoneCountsNothing(t *testing.T) {
 		t.Fatalf("with the version gone: %d plain, %d served, modes %v; want 0, 0 and the read", after.TokensPlain, after.TokensServed, after.Modes)
 	}
 }
+
+// testForm is a client that numbers lines as "N\t" (as Claude Code does)
+// and delivers the bytes as they are.
+type testForm struct{}
+
+func (testForm) Text(b []byte) string       { return string(b) }
+func (testForm) TotalLines(text string) int { return strings.Count(text, "\n") + 1 }
+func (testForm) Numbered() bool             { return true }
+func (testForm) Sent(text string, start int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%d\t%s", start+i, line)
+	}
+	return b.String()
+}
+
+// A small file read again through a client's form, in a process that
+// leaves counts for later (the Claude Code hook), is answered without
+// counting anything after the session's first read of it again: the text
+// is bounded from below without the tokenizer (its numbered lines, its
+// runs of letters and digits), and the note by its count kept with its
+// entry, as the client sends it, made with the text's in that first read
+// again even where the note's bytes decided it (a short path). Counting
+// there loaded the tokenizer's vocabulary in every hook process: 57% of
+// the Read hook's time. The answer is the one an exact count makes.
+func TestFormReadAgainCountsNothing(t *testing.T) {
+	for _, name := range []string{"small.go", "pkg000/sub00/file000003.go"} {
+		t.Run(name, func(t *testing.T) { formReadAgainCountsNothing(t, name) })
+	}
+}
+
+func formReadAgainCountsNothing(t *testing.T, name string) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	content := "package pkg000\n\n// F3 returns what version 0 of this file computes.\nfunc F3(x int) int {\n\tif x < 0 {\n\t\treturn -x * 1\n\t}\n\treturn x + 3\n}\n"
+	f.r.Write(name, content)
+	read := func() *ReadResult {
+		t.Helper()
+		seen := content
+		res, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: name,
+			Seen: &seen, SeenTotal: testForm{}.TotalLines(seen), Form: testForm{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.svc.Delivered(context.Background(), res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	sentNote := testForm{}.Sent(wholeNote(name, 9), 1)
+	plain := tokens.Count(testForm{}.Sent(content, 1))
+	if tokens.AtLeast(sentNote) >= plain || tokens.Count(sentNote) >= plain {
+		t.Fatalf("the note (%d tokens, %d by its runs) is no cheaper than the text (%d): the test proves nothing",
+			tokens.Count(sentNote), tokens.AtLeast(sentNote), plain)
+	}
+	if least := max(10, tokens.AtLeast(testForm{}.Sent(content, 1))); len(sentNote) < least {
+		t.Fatalf("the note's bytes (%d) decide it against the text's bound (%d): the test proves nothing", len(sentNote), least)
+	}
+	if first := read(); first.Mode != ModeFull {
+		t.Fatalf("first read: %s", first.Mode)
+	}
+	if second := read(); second.Mode != ModeUnchanged || second.Tokens != tokens.Count(sentNote) {
+		t.Fatalf("second read: %s, %d tokens; want unchanged, the note's %d as sent", second.Mode, second.Tokens, tokens.Count(sentNote))
+	}
+	for i := range 2 {
+		before := countsMade.Load()
+		again := read()
+		if n := countsMade.Load() - before; n != 0 {
+			t.Fatalf("read %d counted %d texts", i+3, n)
+		}
+		if again.Mode != ModeUnchanged || again.Tokens != tokens.Count(sentNote) || again.PlainTokens != NotCounted {
+			t.Fatalf("read %d: %s, %d tokens, %d plain; want unchanged, the note's count kept (%d), the text's left for later",
+				i+3, again.Mode, again.Tokens, again.PlainTokens, tokens.Count(sentNote))
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/freshctx/freshctx/internal/sha"
@@ -81,9 +82,13 @@ type ReadResult struct {
 
 	session string
 	// counted is the note counted for the choice between it and the text,
-	// and countedTokens its count (Service.noteCount), which record keeps.
+	// as sent, and countedTokens its count (Service.noteCount), which
+	// record keeps.
 	counted       string
 	countedTokens int
+	// sent is Text as the client sends it, when its client numbers a
+	// note's or a diff's lines ("": Text): what the answer costs.
+	sent string
 }
 
 // Session is the read session the read was answered in.
@@ -370,6 +375,7 @@ func splitLines(b []byte) []string {
 // file's count: the last texts counted are remembered, so the same text is
 // tokenized once (7 ms for 50 KB).
 func countTokens(s string) int {
+	countsMade.Add(1)
 	if len(s) < memoMin {
 		return tokens.Count(s)
 	}
@@ -380,6 +386,10 @@ func countTokens(s string) int {
 	counted.put(s, n)
 	return n
 }
+
+// countsMade counts the calls of countTokens: a test's proof that an
+// answer made no count.
+var countsMade atomic.Int64
 
 // memoMin is the shortest text remembered: shorter ones count faster than
 // they compare.
