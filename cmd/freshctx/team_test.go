@@ -265,6 +265,14 @@ func TestTeamSignedOnly(t *testing.T) {
 		!strings.Contains(out, "2 artifacts shared, 1 of them signed; 1 ignored") {
 		t.Fatalf("team status with require_signed:\n%s", out)
 	}
+	// Without the team's verify key no record can be shown signed: every
+	// one is ignored.
+	keyless := clone("keyless", "cy@example.com")
+	keyless.must("config", "team.url", url)
+	keyless.must("config", "team.require_signed", "true")
+	if out := keyless.must("team", "status"); !strings.Contains(out, "2 records shared, 1 of them signed; 2 ignored") {
+		t.Fatalf("team status with require_signed and no verify key:\n%s", out)
+	}
 }
 
 // TestTeamSummariesFillOnlyMatchingBytes: a summary written in clone A
