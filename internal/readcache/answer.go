@@ -538,12 +538,21 @@ func (c noteCounts) under(note string, least int) bool {
 // of a process that answers one read of a small file again. The note and
 // its count, made or found, are left on res for record to keep.
 func (s *Service) noteCount(ctx context.Context, tx *store.Tx, session string, res *ReadResult) noteCounts {
+	missed := "" // a note looked up and not found: a lookup walks the session
 	kept := func(note string) (int, bool) {
-		n, ok := keptCount(ctx, tx, session, note)
-		if ok {
-			res.counted, res.countedTokens = note, n
+		switch {
+		case note == res.counted:
+			return res.countedTokens, true
+		case note == missed:
+			return 0, false
 		}
-		return n, ok
+		n, ok := keptCount(ctx, tx, session, note)
+		if !ok {
+			missed = note
+			return 0, false
+		}
+		res.counted, res.countedTokens = note, n
+		return n, true
 	}
 	return noteCounts{kept: kept, count: func(note string) int {
 		n, ok := kept(note)
