@@ -86,8 +86,8 @@ type ReadResult struct {
 	// record keeps.
 	counted       string
 	countedTokens int
-	// sent is Text as the client sends it, when its client numbers a
-	// note's or a diff's lines ("": Text): what the answer costs.
+	// sent is a note's or a diff's Text as its client sends it (Claude
+	// Code numbers its lines; "" means Text itself): what it costs.
 	sent string
 }
 
