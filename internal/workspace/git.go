@@ -27,6 +27,9 @@ type Git struct {
 	// Now is the clock that times status (refresh.go); nil is time.Now.
 	Now func() time.Time
 
+	// splitFrom, when not 0, stands for the package's splitFrom.
+	splitFrom int
+
 	mu      sync.Mutex // held while the git folders are asked for
 	gitDirs *gitDirs   // once read: they do not move while freshctx runs
 

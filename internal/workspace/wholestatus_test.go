@@ -146,7 +146,8 @@ func TestSplitStatusProperty(t *testing.T) {
 
 // TestUntrackedCacheKeepsTheStatusWhole: where the index holds git's
 // untracked cache, the one status answers from it and runs whole; where it
-// holds none, the status splits (on more than one core).
+// holds none, the status splits (on more than one core, from splitFrom
+// entries: here from 1).
 func TestUntrackedCacheKeepsTheStatusWhole(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("one core: the status never splits")
@@ -155,7 +156,11 @@ func TestUntrackedCacheKeepsTheStatusWhole(t *testing.T) {
 	r.Write("a.go", "package a\n")
 	r.Commit("init")
 	r.Write("new/b.go", "untracked")
-	splits := func() bool { return newGit(r.Dir, "").planWhole().others != nil }
+	splits := func() bool {
+		g := newGit(r.Dir, "")
+		g.splitFrom = 1
+		return g.planWhole().others != nil
+	}
 	if !splits() {
 		t.Fatal("no untracked cache, and the status does not split")
 	}
@@ -171,6 +176,57 @@ func TestUntrackedCacheKeepsTheStatusWhole(t *testing.T) {
 		t.Fatal("the index holds an untracked cache, and the status splits")
 	}
 	sameStatus(t, r.Dir, "")
+}
+
+// TestSmallIndexKeepsTheStatusWhole: below splitFrom entries a second git's
+// start costs more than the walk it spares, so the status runs as one; from
+// there it splits. The count is the index's own, as git lists it.
+func TestSmallIndexKeepsTheStatusWhole(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one core: the status never splits")
+	}
+	r := testgit.New(t)
+	for i := range 5 {
+		r.Write(fmt.Sprintf("d%d/f.go", i), "package d\n")
+	}
+	r.Commit("init")
+	r.Write("new/b.go", "untracked")
+	n, err := indexEntries(r.Path(".git/index"))
+	if err != nil || n != 5 {
+		t.Fatalf("the index holds %d entries (%v), want 5", n, err)
+	}
+	for _, c := range []struct {
+		from  int
+		split bool
+	}{{0, false}, {6, false}, {5, true}, {1, true}} {
+		g := newGit(r.Dir, "")
+		g.splitFrom = c.from
+		if got := g.planWhole().others != nil; got != c.split {
+			t.Errorf("from %d entries: split %v, want %v", c.from, got, c.split)
+		}
+	}
+	if splitFrom <= 5 {
+		t.Fatalf("splitFrom is %d", splitFrom)
+	}
+	sameStatus(t, r.Dir, "")
+}
+
+// TestIndexEntriesRefusesWhatIsNoIndex: a file too short for the header, or
+// without its signature, is no count, and the status stays whole.
+func TestIndexEntriesRefusesWhatIsNoIndex(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"short": "DIRC\x00\x00", "other": "NOPE\x00\x00\x00\x02\x00\x01\x00\x00"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := indexEntries(p); err == nil {
+			t.Errorf("%s: %d entries and no error", name, n)
+		}
+	}
+	if _, err := indexEntries(filepath.Join(dir, "none")); !os.IsNotExist(err) {
+		t.Errorf("a missing index: %v", err)
+	}
 }
 
 // TestHoldsFindsAWordAcrossPieces places the word on each side of the

@@ -1,0 +1,79 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/testbench"
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+// BenchmarkWholeStatusSplit times the whole-tree status asked as one git
+// and as two at once (split), in turn, in repositories of 66, 3,000 and
+// 13,000 files (the last not with -short) laid out as a real repository's
+// are, five files a folder. It reports each median and split_x_one, the
+// ratio; below splitFrom entries planWhole asks one git. This is git alone:
+// in a run the two gits also share the cores with freshctx and the command.
+func BenchmarkWholeStatusSplit(b *testing.B) {
+	sizes := []int{66, 3000, 13000}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	ctx := context.Background()
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			g := newGit(statusBenchRepo(b, n), "")
+			ask := func(w wholeRun) time.Duration {
+				start := time.Now()
+				if _, err := w.run(ctx, g); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(start)
+			}
+			ask(g.oneStatus())
+			ask(g.splitStatus())
+			var one, split []time.Duration
+			for b.Loop() {
+				one = append(one, ask(g.oneStatus()))
+				split = append(split, ask(g.splitStatus()))
+			}
+			testbench.MedianMS(b, one, "one_ms")
+			testbench.MedianMS(b, split, "split_ms")
+			testbench.Ratio(b, split, one, "split_x_one")
+			planned := 0.0
+			if g.planWhole().others != nil {
+				planned = 1
+			}
+			b.ReportMetric(planned, "splits")
+		})
+	}
+}
+
+// statusBenchRepo makes a committed repository of n files, five a folder
+// in folders three deep, with times an hour old so that no status finds an
+// entry racily clean and reads its bytes.
+func statusBenchRepo(b *testing.B, n int) string {
+	r := testgit.New(b)
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		f := i / 5
+		p := filepath.Join(r.Dir, fmt.Sprintf("p%d/q%d/r%d/f%d.go", f/200, f/14%14, f%14, i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, fmt.Appendf(nil, "package r\n// %d\n", i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r.Git("add", "-A")
+	r.Commit("files")
+	r.Write("untracked/new.go", "package u\n")
+	return r.Dir
+}
