@@ -36,6 +36,8 @@ var goBenches = []goBench{
 	{"./internal/store", "BenchmarkOpenWriteClose$", "200x", "what every hook and read pays for the store: open it, write one row, close; against the same write to a SQLite file of one table (the schema SQLite parses on every open, and freshctx's opening checks)"},
 	{"./internal/workspace", "BenchmarkWholeStatusSplit$", "21x", "the whole-tree status as one git and as two at once (split), in turn, in repositories of 66, 3,000 and 13,000 files (3,000 with -short), five a folder; splits says whether freshctx asks two there"},
 	{"./internal/scope", "BenchmarkWalkLeaving2000$", "30x", "the walk of a record's input scope, 10,000 files, leaving the 2,000 the record names to its check (which stats them anyway), against the walk of all of them"},
+	{"./internal/scope", "BenchmarkWalkSmallFolders$", "15x", "the walk of a tree of 13,000 files in 2,744 folders (2,000 with -short), five files a folder; every folder read as the walk reads it, against through os.Open"},
+	{"./internal/freshness", "BenchmarkOpenRead2000$", "20x", "2,000 small files opened and read whole as a hash reads them, against through os.Open"},
 	{"./internal/records", "BenchmarkLoadStamps2000$", "20x", "reading the stamps of a record naming 2,000 files from the one packed value it keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 )
 
 // FileInfo is one stat of a path, as the fingerprint compares it.
@@ -51,10 +53,26 @@ func (OSFS) Lstat(name string) (FileInfo, error) { return lstat(name) }
 func (OSFS) Readlink(name string) (string, error) { return os.Readlink(name) }
 
 // Open implements FS.
-func (OSFS) Open(name string) (io.ReadCloser, error) { return os.Open(name) }
+func (OSFS) Open(name string) (io.ReadCloser, error) {
+	f, err := openFile(name)
+	if err != nil {
+		return nil, err // no typed nil in the interface
+	}
+	return f, nil
+}
 
-// ReadDir implements FS.
-func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+// ReadDir implements FS: os.ReadDir's answer, sorted by name, with the
+// folder opened as OpenFolder opens it.
+func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := OpenFolder(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	list, err := f.ReadDir(-1)
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, err
+}
 
 // ErrNotRegular is the error of a path that is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")

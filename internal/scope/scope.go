@@ -664,7 +664,7 @@ func (w *scopeWalk) dir(abs, rel string) {
 // and keeps it open for its entries' stats (freshness.LstatIn). What it
 // could list before an error is returned with it.
 func readFolder(abs string) ([]fs.DirEntry, *os.File, error) {
-	f, err := os.Open(abs)
+	f, err := freshness.OpenFolder(abs)
 	if err != nil {
 		return nil, nil, err
 	}
