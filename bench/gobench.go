@@ -43,7 +43,7 @@ var goBenches = []goBench{
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},
 	{"./cmd/freshctx", "BenchmarkHookBash$", "30x", "the Bash hook as a process for a line it does not route (ls -la) and one it does (go test), and Codex's Bash hook as init writes it, its bash prefilter, for the same lines, in turn with a hello-world"},
-	{"./cmd/freshctx", "BenchmarkHookReadSmallAgain$", "15x", "Claude Code's Read hook as a process: a 9-line file the conversation read before, against the 550-line one, both answered with a note"},
+	{"./cmd/freshctx", "BenchmarkHookReadSmallAgain$", "15x", "Claude Code's Read hook as a process: a 9-line file the conversation read before, against the 550-line one, both answered with a note, and a 2-line file answered with itself"},
 	{"./cmd/freshctx", "BenchmarkReadTinyAgain$", "30x", "read of a one-line file read before (answered with itself), and of a five-line one (with a note whose count is kept), against a 550-line one (answered with a note), as processes"},
 	{"./internal/rx", "BenchmarkShortUse$", "200x", "the expressions of a short output, tried by the matcher alone until their prefilters are made, against with the prefilters made at once"},
 	{"./internal/redact", "BenchmarkRulesBuild$", "30x", "building the ruleset from the rules' heads compiled in, against reading them from gitleaks' TOML first and against decoding its whole configuration"},

@@ -299,12 +299,17 @@ func BenchmarkReadTinyAgain(b *testing.B) {
 // the note by the count kept of it as Claude Code sends it, so only the
 // conversation's first read of it again counts (made before the timing).
 // The goal is a small file's read no dearer than a large one's
-// (small_x_large about 1).
+// (small_x_large about 1). A tiny file, two lines whose text costs less
+// than the note, is answered with itself (the hook leaves Claude Code's
+// output as it is): its count is kept with the read that served it, once
+// counted, and decides against the note's fewest tokens (tiny_x_large).
 func BenchmarkHookReadSmallAgain(b *testing.B) {
 	bin := testbin.Build(b)
 	r := testgit.New(b)
 	small := "package pkg000\n\n// F3 returns what version 0 of this file computes.\nfunc F3(x int) int {\n\tif x < 0 {\n\t\treturn -x * 1\n\t}\n\treturn x + 3\n}\n"
+	tiny := "[core]\n\tbare = false\n"
 	r.Write("small.go", small)
+	r.Write("tiny.cfg", tiny)
 	r.Write("big.go", bigSource())
 	r.Commit("init")
 	hook := func(name, content, want string) time.Duration {
@@ -322,14 +327,19 @@ func BenchmarkHookReadSmallAgain(b *testing.B) {
 	hook("small.go", small, "")
 	hook("small.go", small, "[unchanged: small.go") // counts the note as sent, once
 	hook("big.go", bigSource(), "")
-	var smallAgain, bigAgain []time.Duration
+	hook("tiny.cfg", tiny, "")
+	hook("tiny.cfg", tiny, "") // counts the text, once, and keeps the count
+	var smallAgain, tinyAgain, bigAgain []time.Duration
 	for b.Loop() {
 		smallAgain = append(smallAgain, hook("small.go", small, "[unchanged: small.go"))
+		tinyAgain = append(tinyAgain, hook("tiny.cfg", tiny, ""))
 		bigAgain = append(bigAgain, hook("big.go", bigSource(), "[unchanged: big.go"))
 	}
 	testbench.MedianMS(b, smallAgain, "small_ms")
+	testbench.MedianMS(b, tinyAgain, "tiny_ms")
 	testbench.MedianMS(b, bigAgain, "large_ms")
 	testbench.Ratio(b, smallAgain, bigAgain, "small_x_large")
+	testbench.Ratio(b, tinyAgain, bigAgain, "tiny_x_large")
 }
 
 // claudeReadInput is what Claude Code sends the PostToolUse hook after a

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -35,11 +36,14 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	if err != nil {
 		return nil, err
 	}
+	known := NotCounted // the whole text's count, when unchangedWhole made or found it
 	if rng.start == 0 {
 		if w, ok := pic.Whole(); ok && w.Version == f.version && !w.Edited {
-			if done, err := s.unchangedWhole(ctx, tx, e, res, f, w, pic); done || err != nil {
+			done, n, err := s.unchangedWhole(ctx, tx, e, res, f, w, pic)
+			if done || err != nil {
 				return res, err
 			}
+			known = n
 		}
 	}
 	content := f.content
@@ -62,7 +66,10 @@ func (s *Service) answer(ctx context.Context, tx *store.Tx, session string, f *f
 	// tokenizer's vocabulary was most of a first read's time in a process
 	// that answers one read.
 	later := s.TokensLater && len(content) <= maxStored
-	res.PlainTokens = s.plainTokens(ctx, tx, pic, f.version, start, shown, text, later)
+	res.PlainTokens = known
+	if known == NotCounted || start != 1 || shown != f.lines {
+		res.PlainTokens = s.plainTokens(ctx, tx, pic, f.version, start, shown, text, later)
+	}
 	whole := rng.start == 0 && !cut
 	switch {
 	case whole:
@@ -192,10 +199,21 @@ func noteCheaper(note string, n, numbered int, later bool, text func() (string, 
 		if later && notes.under(note, max(numbered, tokens.AtLeast(t))) {
 			return true, NotCounted
 		}
+		most, exact := notes.atMost(t)
+		if later && notes.atLeast(note) >= most {
+			// A text of few tokens (its count kept, or its bytes) costs no
+			// more than the fewest the note can have.
+			if !exact {
+				most = NotCounted
+			}
+			return false, most
+		}
 		// With the tokenizer loaded the note's count costs next to
 		// nothing more, and kept, it decides the next choice of the
 		// same note against the text's bound (under) without counting.
-		n = countTokens(t)
+		if n = most; !exact {
+			n = countTokens(t)
+		}
 		return notes.count(note) < n, n
 	}
 	return cheaper(note, n, notes.count), n
@@ -219,15 +237,18 @@ func (s *Service) fit(lines []string, start, end int) (shown int, cut bool) {
 // unchangedWhole answers a whole-file read of the version the model holds,
 // when the version fits the output limits, without rendering a diff or
 // reading the version kept: the bytes just read are that version.
-func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, w Span, pic Picture) (bool, error) {
+//
+// When it does not, it returns the count of the file's text it made or
+// found for the choice, or NotCounted.
+func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, res *ReadResult, f *file, w Span, pic Picture) (bool, int, error) {
 	var plain, size int
 	err := tx.QueryRowContext(ctx, `SELECT tokens, (SELECT size FROM blobs WHERE digest = blob) FROM rc_versions WHERE digest = ?`,
 		f.version).Scan(&plain, &size)
 	if errors.Is(err, sql.ErrNoRows) || f.lines > s.maxLines() || size > s.maxBytes() {
-		return false, nil
+		return false, NotCounted, nil
 	}
 	if err != nil {
-		return false, err
+		return false, NotCounted, err
 	}
 	note := wholeNote(f.rel, f.lines)
 	if f.form != nil {
@@ -242,18 +263,18 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		// Counted now: kept, so that the next read of the version, in
 		// another process, need not count it again.
 		if _, err := tx.ExecContext(ctx, `UPDATE rc_versions SET tokens = ? WHERE digest = ?`, plain, f.version); err != nil {
-			return false, err
+			return false, NotCounted, err
 		}
 	}
 	if !cheap {
-		return false, nil // a tiny file is its own cheapest answer
+		return false, plain, nil // a tiny file is its own cheapest answer
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you last read it (entry %d)", w.Entry)
 	res.Text, res.sent = note, f.sent(note, 1)
 	res.Range, res.PlainTokens = &[2]int{1, f.lines}, plain
 	e.shown = showWhole
 	_, err = s.record(ctx, tx, e, res, pic, Span{Start: 1, End: f.lines, Version: f.version, Lines: f.lines}, "")
-	return true, err
+	return true, NotCounted, err
 }
 
 // answerWhole answers a read of the whole file, which fits the limits.
@@ -268,6 +289,7 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 		res.Mode, res.Reason, res.Text = ModeFull, "you changed it since your last read: this is the file now", text
 	case w.Version == f.version:
 		res.Mode, res.Reason, res.Text = ModeFull, "unchanged, but the file costs no more than a note saying so", text
+		res.overNote = true
 	default:
 		diff, why, err := s.diff(ctx, tx, w, f, content, text)
 		if err != nil {
@@ -328,6 +350,7 @@ func (s *Service) answerRange(ctx context.Context, tx *store.Tx, res *ReadResult
 			func() (string, bool) { return res.Text, true }, notes)
 		if !cheap {
 			res.Mode, res.Reason = ModeFull, "unchanged, but these lines cost no more than a note saying so"
+			res.overNote = true
 			return
 		}
 		res.Mode, res.Reason = ModeUnchangedRange, fmt.Sprintf("as you last read them (entry %d)%s", base.Entry, elsewhere)
@@ -459,7 +482,15 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadR
 		if res.PlainTokens == NotCounted {
 			res.PlainTokens = countTokens(plain)
 		}
-		res.Tokens = countTokens(sent)
+		res.Tokens = res.PlainTokens
+		if plain == "" || sent != plain {
+			res.Tokens = countTokens(sent)
+		}
+		if res.overNote {
+			// A text served in place of a note is kept with its count, so
+			// that the next choice between them finds it (noteCounts.atMost).
+			e.servedText = sent
+		}
 	}
 	e.mode, e.tokensFull, e.served = res.Mode, res.PlainTokens, res.Tokens
 	switch {
@@ -529,6 +560,31 @@ func (c noteCounts) under(note string, least int) bool {
 	}
 	n, ok := c.kept(note)
 	return ok && n < least
+}
+
+// atMost bounds text's tokens from above without counting: the count kept
+// of it (exact), else its bytes when it is valid UTF-8.
+func (c noteCounts) atMost(text string) (n int, exact bool) {
+	if c.kept != nil {
+		if n, ok := c.kept(text); ok {
+			return n, true
+		}
+	}
+	if utf8.ValidString(text) {
+		return len(text), false
+	}
+	return math.MaxInt, false
+}
+
+// atLeast bounds note's tokens from below without counting: the count
+// kept of it, else tokens.AtLeast.
+func (c noteCounts) atLeast(note string) int {
+	if c.kept != nil {
+		if n, ok := c.kept(note); ok {
+			return n
+		}
+	}
+	return tokens.AtLeast(note)
 }
 
 // noteCount counts the notes a read in session may be answered with. A

@@ -280,24 +280,28 @@ func TestFormReadAgainCountsNothing(t *testing.T) {
 	}
 }
 
+// formRead reads all of name in session "s" as delivered through testForm
+// with content, and delivers the answer.
+func formRead(t *testing.T, f *fixture, name, content string) *ReadResult {
+	t.Helper()
+	seen := content
+	res, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: name,
+		Seen: &seen, SeenTotal: testForm{}.TotalLines(seen), Form: testForm{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Delivered(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func formReadAgainCountsNothing(t *testing.T, name string) {
 	f := newFixture(t)
 	f.svc.TokensLater = true
 	content := "package pkg000\n\n// F3 returns what version 0 of this file computes.\nfunc F3(x int) int {\n\tif x < 0 {\n\t\treturn -x * 1\n\t}\n\treturn x + 3\n}\n"
 	f.r.Write(name, content)
-	read := func() *ReadResult {
-		t.Helper()
-		seen := content
-		res, err := f.svc.Read(context.Background(), ReadRequest{Session: "s", Target: name,
-			Seen: &seen, SeenTotal: testForm{}.TotalLines(seen), Form: testForm{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.svc.Delivered(context.Background(), res); err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	read := func() *ReadResult { return formRead(t, f, name, content) }
 	sentNote := testForm{}.Sent(wholeNote(name, 9), 1)
 	plain := tokens.Count(testForm{}.Sent(content, 1))
 	if tokens.AtLeast(sentNote) >= plain || tokens.Count(sentNote) >= plain {
@@ -323,5 +327,64 @@ func formReadAgainCountsNothing(t *testing.T, name string) {
 			t.Fatalf("read %d: %s, %d tokens, %d plain; want unchanged, the note's count kept (%d), the text's left for later",
 				i+3, again.Mode, again.Tokens, again.PlainTokens, tokens.Count(sentNote))
 		}
+	}
+}
+
+// A tiny file, whose text costs no more than a note saying it is
+// unchanged, read again through a client's form in a process that leaves
+// counts for later, is answered with its text without counting anything
+// once the session has read it twice: either its bytes are under the
+// note's fewest tokens, or its count is kept with the entry that served it
+// (a text served in place of a note) and is. Status finds the text served
+// where a plain read's was.
+func TestTinyFormReadAgainCountsNothing(t *testing.T) {
+	for _, c := range []struct {
+		name, content string
+		byBytes       bool // its bytes decide, with no count kept
+	}{
+		{"VERSION", "v1.2.3\n", true},
+		{"small.cfg", "[core]\n\tbare = false\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) { tinyFormReadAgain(t, c.name, c.content, c.byBytes) })
+	}
+}
+
+func tinyFormReadAgain(t *testing.T, name, content string, byBytes bool) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	f.r.Write(name, content)
+	read := func() *ReadResult { return formRead(t, f, name, content) }
+	text := testForm{}.Sent(content, 1)
+	note := testForm{}.Sent(wholeNote(name, strings.Count(content, "\n")), 1)
+	if tokens.Count(note) < tokens.Count(text) {
+		t.Fatalf("the note (%d tokens) is cheaper than the text (%d): the test proves nothing", tokens.Count(note), tokens.Count(text))
+	}
+	if decides := tokens.AtLeast(note) >= len(text); decides != byBytes {
+		t.Fatalf("the text's %d bytes against the note's fewest %d tokens decide: %v, want %v", len(text), tokens.AtLeast(note), decides, byBytes)
+	}
+	if !byBytes && tokens.AtLeast(note) < tokens.Count(text) {
+		t.Fatalf("the text's count kept (%d) does not decide against the note's fewest tokens (%d): the test proves nothing",
+			tokens.Count(text), tokens.AtLeast(note))
+	}
+	reads := 4
+	for i := range reads {
+		before := countsMade.Load()
+		res := read()
+		if res.Mode != ModeFull || res.Text != text {
+			t.Fatalf("read %d: %s %q; want its text, %q", i+1, res.Mode, res.Text, text)
+		}
+		if res.Tokens != NotCounted && res.Tokens != tokens.Count(text) {
+			t.Fatalf("read %d: %d tokens, want %d", i+1, res.Tokens, tokens.Count(text))
+		}
+		if n := countsMade.Load() - before; i >= 2 && n != 0 {
+			t.Fatalf("read %d counted %d texts", i+1, n)
+		}
+	}
+	st, err := f.svc.Status(context.Background(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TokensServed != st.TokensPlain || st.TokensServed < reads*tokens.Count(text) {
+		t.Fatalf("status: %d served, %d plain; want the same, %d at least", st.TokensServed, st.TokensPlain, reads*tokens.Count(text))
 	}
 }

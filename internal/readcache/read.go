@@ -89,6 +89,9 @@ type ReadResult struct {
 	// sent is a note's or a diff's Text as its client sends it (Claude
 	// Code numbers its lines; "" means Text itself): what it costs.
 	sent string
+	// overNote says the text was served because a note saying it is
+	// unchanged would cost as much: record keeps it with its count.
+	overNote bool
 }
 
 // Session is the read session the read was answered in.

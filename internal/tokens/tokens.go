@@ -31,32 +31,70 @@ func Count(s string) int {
 
 // AtLeast is a lower bound on Count(s) that needs no vocabulary (loading
 // it costs a process about 25 ms of CPU). o200k splits text into pieces
-// before it encodes each, and a piece never holds digits beside letters,
-// nor letters of two runs of them but for a contraction ('s after a
-// word): every run of ASCII letters not after an apostrophe, and every run
-// of digits, is a token at least. Text holding a byte past ASCII is
-// bounded by 0, since a letter of another script may join two runs.
+// before it encodes each, and every piece is a token at least:
+//   - a run of ASCII letters not after an apostrophe (a piece never holds
+//     letters of two runs but for a contraction, 's after a word);
+//   - a run of digits, a piece for each three of them;
+//   - a run of punctuation (printable ASCII that is neither a letter nor a
+//     digit) unless it is one mark before a letter, which may open the
+//     letters' piece, or starts with a slash after a line break, which
+//     may end the piece of the marks before the break. A space may open a
+//     run's piece and line breaks end it; they are not counted.
+//
+// Text holding a byte past ASCII is bounded by 0, since a letter of
+// another script may join two runs; text holding a control byte other
+// than tab, newline and carriage return counts no punctuation, since it
+// may join two runs of it.
 func AtLeast(s string) int {
-	n := 0
-	var prev byte // the class of the byte before: 'a' a letter, '0' a digit, 0 another
+	n, marks := 0, 0
+	plain := true    // no control byte but tab, newline, carriage return
+	var prev byte    // the class of the byte before: 'a' a letter, '0' a digit, '.' a mark, 0 another
+	run := 0         // the length of the run of digits or marks the byte before ends
+	slashed := false // the run of marks starts with a slash after a line break
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		class := byte(0)
 		switch {
 		case c >= 0x80:
 			return 0
 		case 'a' <= c|0x20 && c|0x20 <= 'z':
-			if prev != 'a' && (i == 0 || s[i-1] != '\'') {
-				n++
-			}
-			prev = 'a'
+			class = 'a'
 		case '0' <= c && c <= '9':
-			if prev != '0' {
-				n++
-			}
-			prev = '0'
+			class = '0'
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c < 0x20 || c == 0x7f:
+			plain = false
+			class = '.' // may join marks: never ends their run
 		default:
-			prev = 0
+			class = '.'
 		}
+		if class != prev && prev == '.' && (run > 1 || class != 'a') && !slashed {
+			marks++
+		}
+		if class == '.' && prev != '.' {
+			slashed = c == '/' && i > 0 && (s[i-1] == '\n' || s[i-1] == '\r')
+		}
+		switch {
+		case class == 'a' && prev != 'a' && (i == 0 || s[i-1] != '\''):
+			n++
+		case class == '0' && (prev != '0' || run == 3):
+			n++
+			if prev == '0' {
+				run = 0
+			}
+		}
+		if class == prev {
+			run++
+		} else {
+			run = 1
+		}
+		prev = class
+	}
+	if prev == '.' && !slashed {
+		marks++
+	}
+	if plain {
+		n += marks
 	}
 	return n
 }

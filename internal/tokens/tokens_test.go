@@ -66,10 +66,16 @@ func TestAtLeastBoundsTheCount(t *testing.T) {
 		want int
 	}{
 		{"", 0},
-		{"[unchanged: d0/f6.go, all 1 lines as you last read them]", 14},
+		{"[unchanged: d0/f6.go, all 1 lines as you last read them]", 17},
 		{"it's a test", 3},  // "s" may join "it"
 		{"abc123def", 3},    // digits stand apart from letters
 		{"café au lait", 0}, // past ASCII: no bound
+		{"1\t[unchanged: small.cfg, all 2 lines as you last read them]", 15},
+		{"a.b ..c !", 5}, // one mark before letters may join them
+		{"1234567", 3},   // three digits a piece
+		{"}\n// x", 2},   // the slashes may end the brace's piece
+		{"a!\x01!", 1},   // a control byte may join marks: none counted
+		{"if (x) {\n\treturn\n}", 6},
 	} {
 		if got := AtLeast(c.s); got != c.want {
 			t.Errorf("AtLeast(%q) = %d, want %d", c.s, got, c.want)
@@ -79,11 +85,21 @@ func TestAtLeastBoundsTheCount(t *testing.T) {
 		}
 	}
 	pieces := []string{"a", "Z", "word", "Words", "x1", "42", "1234567", "'s", "'T", "'re", "'", "don't", " ", "  ", "\n", "\t",
-		"/", ".", ",", ":", "[", "]", "-", "_", "__init__", "go.mod", "CamelCase", "ID", "v1.2.3", "0x1F", "\r\n", "'ll", "''"}
+		"/", ".", ",", ":", "[", "]", "-", "_", "__init__", "go.mod", "CamelCase", "ID", "v1.2.3", "0x1F", "\r\n", "'ll", "''",
+		"!", "(", ")", "{", "}", "\"", "#", "=", "+", "*", "->", "//", "/*", "!!", " !", "\x01", "\v", "\f", "\x7f", "123",
+		"9", "1234", "\n/", "'s!", "1\t", "ALLCAPS", "é"}
 	rapid.Check(t, func(t *rapid.T) {
 		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 30).Draw(t, "pieces"), "")
 		if got, n := AtLeast(s), Count(s); got > n {
 			t.Fatalf("AtLeast(%q) = %d, more than its %d tokens", s, got, n)
+		}
+	})
+	// Any ASCII at all, mostly printable.
+	ascii := rapid.OneOf(rapid.ByteRange(0x20, 0x7e), rapid.ByteRange(0x20, 0x7e), rapid.SampledFrom([]byte("\t\n\r /")), rapid.ByteRange(0, 0x7f))
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(ascii, 0, 40).Draw(t, "bytes")
+		if got, n := AtLeast(string(b)), Count(string(b)); got > n {
+			t.Fatalf("AtLeast(%q) = %d, more than its %d tokens", b, got, n)
 		}
 	})
 }
