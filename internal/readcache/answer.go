@@ -267,6 +267,7 @@ func (s *Service) unchangedWhole(ctx context.Context, tx *store.Tx, e *entry, re
 		}
 	}
 	if !cheap {
+		res.overNote = true
 		return false, plain, nil // a tiny file is its own cheapest answer
 	}
 	res.Mode, res.Reason = ModeUnchanged, fmt.Sprintf("as you last read it (entry %d)", w.Entry)
@@ -288,8 +289,9 @@ func (s *Service) answerWhole(ctx context.Context, tx *store.Tx, res *ReadResult
 	case w.Version == f.version && w.Edited:
 		res.Mode, res.Reason, res.Text = ModeFull, "you changed it since your last read: this is the file now", text
 	case w.Version == f.version:
+		// unchangedWhole chose the text over the note (res.overNote), or
+		// could not weigh them (the version not kept, or over the limits).
 		res.Mode, res.Reason, res.Text = ModeFull, "unchanged, but the file costs no more than a note saying so", text
-		res.overNote = true
 	default:
 		diff, why, err := s.diff(ctx, tx, w, f, content, text)
 		if err != nil {
@@ -486,7 +488,7 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, e *entry, res *ReadR
 		if plain == "" || sent != plain {
 			res.Tokens = countTokens(sent)
 		}
-		if res.overNote {
+		if res.overNote && len(sent) <= maxKeptText {
 			// A text served in place of a note is kept with its count, so
 			// that the next choice between them finds it (noteCounts.atMost).
 			e.servedText = sent
@@ -561,6 +563,12 @@ func (c noteCounts) under(note string, least int) bool {
 	n, ok := c.kept(note)
 	return ok && n < least
 }
+
+// maxKeptText bounds the text record keeps with its count when it served
+// it in place of a note: such a text costs no more tokens than a note of a
+// line, so it is short; the bound only keeps a mistake from filling the
+// store.
+const maxKeptText = 4 << 10
 
 // atMost bounds text's tokens from above without counting: the count kept
 // of it (exact), else its bytes when it is valid UTF-8.

@@ -388,3 +388,30 @@ func tinyFormReadAgain(t *testing.T, name, content string, byBytes bool) {
 		t.Fatalf("status: %d served, %d plain; want the same, %d at least", st.TokensServed, st.TokensPlain, reads*tokens.Count(text))
 	}
 }
+
+// A file read again whose version is no longer kept (or never was: over
+// maxStored) is served whole without weighing a note against it, and its
+// text is not kept with the entry: only a text chosen over a note is.
+func TestTextNotWeighedIsNotKept(t *testing.T) {
+	f := newFixture(t)
+	f.svc.TokensLater = true
+	content := "[core]\n\tbare = false\n"
+	f.r.Write("small.cfg", content)
+	formRead(t, f, "small.cfg", content)
+	formRead(t, f, "small.cfg", content)
+	ctx := context.Background()
+	if _, err := f.svc.Store.DB().ExecContext(ctx, `DELETE FROM rc_versions`); err != nil {
+		t.Fatal(err)
+	}
+	res := formRead(t, f, "small.cfg", content)
+	if res.Mode != ModeFull {
+		t.Fatalf("read again with its version gone: %s", res.Mode)
+	}
+	var kept string
+	if err := f.svc.Store.DB().QueryRowContext(ctx, `SELECT served_text FROM rc_entries WHERE id = ?`, res.Entry).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept != "" {
+		t.Fatalf("a text not weighed against a note was kept: %q", kept)
+	}
+}
