@@ -211,10 +211,10 @@ type IndexEntry struct {
 // or a gitlink's object id and mode. A path rev does not hold (or holds as
 // a folder) has none. It reads only the trees on the paths' way, where
 // Index reads the whole index (50 ms at 100,000 files); ok is false, and
-// nothing is asked, for more paths than a command line of pathspecs serves
-// (maxPathspecs): Index lists them better.
+// nothing is asked, for more than maxTreePaths paths: Index lists them
+// better.
 func (g *Git) TreeEntries(ctx context.Context, rev string, paths []string) (entries map[string]IndexEntry, ok bool, err error) {
-	if len(paths) == 0 || len(paths) > maxPathspecs {
+	if len(paths) == 0 || len(paths) > maxTreePaths {
 		return nil, len(paths) == 0, nil
 	}
 	args := []string{"--literal-pathspecs", "ls-tree", "-z", rev, "--"}

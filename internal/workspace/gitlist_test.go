@@ -228,7 +228,15 @@ func TestTreeEntriesAgreeWithTheIndex(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("TreeEntries = %v, want the index's %v", got, want)
 	}
-	many := make([]string, maxPathspecs+1)
+	some := make([]string, maxTreePaths)
+	for i := range some {
+		some[i] = fmt.Sprintf("f%d.go", i)
+	}
+	some[0] = paths[0]
+	if got, ok, err := ws.Git.TreeEntries(ctx, head, some); !ok || err != nil || !maps.Equal(got, map[string]IndexEntry{paths[0]: want[paths[0]]}) {
+		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want %s's entry alone", len(some), got, ok, err, paths[0])
+	}
+	many := make([]string, maxTreePaths+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("f%d.go", i)
 	}
