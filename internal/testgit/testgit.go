@@ -90,7 +90,14 @@ func Plain(tb TB, dir string) *Repo {
 // Git runs git in the repository and returns its trimmed output.
 func (r *Repo) Git(args ...string) string {
 	r.tb.Helper()
+	return r.GitInput("", args...)
+}
+
+// GitInput is Git with in on git's standard input.
+func (r *Repo) GitInput(in string, args ...string) string {
+	r.tb.Helper()
 	cmd := exec.Command("git", args...)
+	cmd.Stdin = strings.NewReader(in)
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",

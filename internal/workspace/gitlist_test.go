@@ -228,19 +228,48 @@ func TestTreeEntriesAgreeWithTheIndex(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("TreeEntries = %v, want the index's %v", got, want)
 	}
-	some := make([]string, maxTreePaths)
+	// A small index: as many paths as a command line of pathspecs serves.
+	takes(t, ws.Git, head, paths[0], want[paths[0]], maxPathspecs)
+}
+
+// takes fails unless TreeEntries of head answers for n paths (path among
+// them, with its entry e, the others absent) and leaves n+1 to Index.
+func takes(t *testing.T, g *Git, head, path string, e IndexEntry, n int) {
+	t.Helper()
+	some := make([]string, n+1)
 	for i := range some {
-		some[i] = fmt.Sprintf("f%d.go", i)
+		some[i] = fmt.Sprintf("absent/f%d.go", i)
 	}
-	some[0] = paths[0]
-	if got, ok, err := ws.Git.TreeEntries(ctx, head, some); !ok || err != nil || !maps.Equal(got, map[string]IndexEntry{paths[0]: want[paths[0]]}) {
-		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want %s's entry alone", len(some), got, ok, err, paths[0])
+	some[0] = path
+	ctx := context.Background()
+	if got, ok, err := g.TreeEntries(ctx, head, some[:n]); !ok || err != nil || !maps.Equal(got, map[string]IndexEntry{path: e}) {
+		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want %s's entry alone", n, got, ok, err, path)
 	}
-	many := make([]string, maxTreePaths+1)
-	for i := range many {
-		many[i] = fmt.Sprintf("f%d.go", i)
+	if got, ok, err := g.TreeEntries(ctx, head, some); ok || err != nil || got != nil {
+		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want them left to Index", n+1, got, ok, err)
 	}
-	if got, ok, err := ws.Git.TreeEntries(ctx, head, many); ok || err != nil || got != nil {
-		t.Errorf("TreeEntries of %d paths = %v, %v, %v; want them left to Index", len(many), got, ok, err)
+}
+
+// TestTreeEntriesTakeMoreInALargerIndex: ls-tree reads only the folders on
+// the paths' way, so TreeEntries takes a hundredth of the index's entries
+// in paths (5,000 entries: 50), never fewer than maxPathspecs nor more
+// than maxTreePaths (30,000 entries).
+func TestTreeEntriesTakeMoreInALargerIndex(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	head := r.Commit("init")
+	e := IndexEntry{OID: strings.TrimSpace(r.Git("rev-parse", "HEAD:a.go")), Mode: "100644"}
+	g := newGit(r.Dir, "")
+	for _, c := range []struct{ entries, takes int }{{5_000, 50}, {30_000, maxTreePaths}} {
+		var info strings.Builder
+		for i := range c.entries - 1 {
+			fmt.Fprintf(&info, "100644 %s\tmore/f%05d.go\n", e.OID, i)
+		}
+		r.GitInput(info.String(), "update-index", "--index-info")
+		if n, _ := g.indexSize(); n != c.entries {
+			t.Fatalf("the index holds %d entries, want %d", n, c.entries)
+		}
+		takes(t, g, head, "a.go", e, c.takes)
+		r.Git("read-tree", "HEAD")
 	}
 }

@@ -124,20 +124,31 @@ func (o wholeOut) parse(g *Git) (*Status, error) {
 // the four letters keeps it whole too; a cache the index holds is never
 // missed.
 func (g *Git) worthSplitting() bool {
-	if os.Getenv("GIT_INDEX_FILE") != "" {
-		return false
-	}
-	dirs, ok := g.knownDirs()
-	if !ok {
-		return false
-	}
-	index := filepath.Join(dirs.dir, "index")
-	n, err := indexEntries(index)
-	if err != nil || n < cmp.Or(g.splitFrom, splitFrom) {
-		return false // no index yet is no entry
+	n, index := g.indexSize()
+	if n < cmp.Or(g.splitFrom, splitFrom) {
+		return false // no index yet, or none read, is no entry
 	}
 	found, err := holds(index, []byte("UNTR"))
 	return err == nil && !found
+}
+
+// indexSize is how many entries the work tree's index holds, and its path,
+// when it can be read without asking git (not under GIT_INDEX_FILE, the
+// git folder known); 0 and "" otherwise.
+func (g *Git) indexSize() (int, string) {
+	if os.Getenv("GIT_INDEX_FILE") != "" {
+		return 0, ""
+	}
+	dirs, ok := g.knownDirs()
+	if !ok {
+		return 0, ""
+	}
+	index := filepath.Join(dirs.dir, "index")
+	n, err := indexEntries(index)
+	if err != nil {
+		return 0, ""
+	}
+	return n, index
 }
 
 // indexEntries reads how many entries the index at path holds from its

@@ -77,3 +77,58 @@ func statusBenchRepo(b *testing.B, n int) string {
 	r.Write("untracked/new.go", "package u\n")
 	return r.Dir
 }
+
+// BenchmarkTreeEntries reads the entries of 40 and of 200 paths spread over
+// repositories of 10,000 and 100,000 files (the first alone with -short)
+// from HEAD's tree with git ls-tree, as a registry verify reads its
+// unstaged candidates', and in turn from the index as Index does past
+// maxPathspecs paths: the whole index listed, the paths picked out.
+// x_index is the ratio; taken says whether TreeEntries takes that many
+// paths in that index (treePaths).
+func BenchmarkTreeEntries(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	ctx := context.Background()
+	for _, n := range sizes {
+		g := newGit(statusBenchRepo(b, n), "")
+		head, err := g.ResolveCommit(ctx, "HEAD")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range []int{40, 200} {
+			b.Run(fmt.Sprintf("files=%d/paths=%d", n, k), func(b *testing.B) {
+				paths := make([]string, k)
+				for i := range paths {
+					j := i * (n / k)
+					f := j / 5
+					paths[i] = fmt.Sprintf("p%d/q%d/r%d/f%d.go", f/200, f/14%14, f%14, j)
+				}
+				var tree, index []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					got, err := g.treeEntries(ctx, head, paths)
+					tree = append(tree, time.Since(start))
+					if err != nil || len(got) != k {
+						b.Fatalf("ls-tree: %d of %d, %v", len(got), k, err)
+					}
+					start = time.Now()
+					all, err := g.Index(ctx, paths)
+					index = append(index, time.Since(start))
+					if err != nil || len(all) != k {
+						b.Fatalf("Index: %d of %d, %v", len(all), k, err)
+					}
+				}
+				testbench.MedianMS(b, tree, "tree_ms")
+				testbench.MedianMS(b, index, "index_ms")
+				testbench.Ratio(b, index, tree, "x_index")
+				taken := 0.0
+				if k <= g.treePaths() {
+					taken = 1
+				}
+				b.ReportMetric(taken, "taken")
+			})
+		}
+	}
+}
