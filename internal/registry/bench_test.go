@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -345,4 +347,106 @@ func BenchmarkCountRows100k(b *testing.B) {
 	testbench.MedianMS(b, whole, "count_ms")
 	testbench.MedianMS(b, root, "root_ms")
 	testbench.Ratio(b, root, whole, "x_root")
+}
+
+// BenchmarkLoadScanPatched100k loads a scan index of 100,000 rows (10,000
+// with -short) one sync behind the rows, so that it is patched with the
+// paths written since (loadScan), and in turn as it was patched before: the
+// rows kept copied into a slice grown as it filled (copy_*). A sync is a
+// process of its own, to which every page of its heap is new: the bytes
+// allocated (alloc_MB, x_copy_alloc) are its page faults.
+func BenchmarkLoadScanPatched100k(b *testing.B) {
+	r, svc, n := syncedRegistry(b)
+	ctx := context.Background()
+	editTen(r, n, 0)
+	if res, err := svc.Sync(ctx); err != nil || res.Mismatch != 10 {
+		b.Fatalf("sync after 10 edits: %+v, %v", res, err)
+	}
+	root := svc.WS.Root
+	var ours, copied []time.Duration
+	var oursBytes, copiedBytes uint64
+	for b.Loop() {
+		err := svc.Store.View(ctx, func(tx *store.Tx) error {
+			d, bytes, err := allocating(func() error {
+				all, _, ok, _, err := loadScan(ctx, tx, root)
+				if err == nil && (!ok || len(all) != n) {
+					err = fmt.Errorf("patched index: %d rows, ok %v", len(all), ok)
+				}
+				return err
+			})
+			ours, oursBytes = append(ours, d), oursBytes+bytes
+			if err != nil {
+				return err
+			}
+			d, bytes, err = allocating(func() error { return patchByCopy(ctx, tx, root, n) })
+			copied, copiedBytes = append(copied, d), copiedBytes+bytes
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	testbench.MedianMS(b, ours, "ms")
+	testbench.MedianMS(b, copied, "copy_ms")
+	b.ReportMetric(float64(oursBytes)/float64(b.N)/(1<<20), "alloc_MB")
+	b.ReportMetric(float64(copiedBytes)/float64(b.N)/(1<<20), "copy_alloc_MB")
+	b.ReportMetric(float64(copiedBytes)/float64(oursBytes), "x_copy_alloc")
+}
+
+// allocating times f and counts the bytes it allocated.
+func allocating(f func() error) (time.Duration, uint64, error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err := f()
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return d, after.TotalAlloc - before.TotalAlloc, err
+}
+
+// patchByCopy is loadScan's patch as it was: the index decoded, the rows
+// of no path written since copied into a new slice grown as it filled, and
+// the written paths' rows read onto it.
+func patchByCopy(ctx context.Context, tx *store.Tx, root string, n int) error {
+	var have int64
+	var data []byte
+	if err := tx.QueryRowContext(ctx, `SELECT gen, data FROM registry_scan WHERE root = ?`, root).Scan(&have, &data); err != nil {
+		return err
+	}
+	all, err := decodeScan(data)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_scan_delta WHERE root = ? AND gen > ?`, root, have)
+	if err != nil {
+		return err
+	}
+	written := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return err
+		}
+		written[p] = true
+	}
+	rows.Close()
+	out := all[:0:0]
+	for _, r := range all {
+		if !written[r.path] {
+			out = append(out, r)
+		}
+	}
+	args := []any{root}
+	for p := range written {
+		args = append(args, p)
+	}
+	q := `SELECT path, fp, fp_at, 0 FROM registry_files WHERE root = ? AND path IN (?` + strings.Repeat(",?", len(written)-1) + `)`
+	if out, err = appendRows(ctx, tx, q, args, out); err != nil {
+		return err
+	}
+	if len(out) != n {
+		return fmt.Errorf("patched by copy: %d rows", len(out))
+	}
+	return nil
 }
