@@ -187,8 +187,17 @@ func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
 
 // StagedChanges lists what the index changes against HEAD (git's status
 // letter and path) in one `git diff-index --cached`, which reads no
-// work-tree file.
+// work-tree file; none, without it, when the index's cached tree of the
+// workspace's folder is HEAD's (cachetree.go).
 func (g *Git) StagedChanges(ctx context.Context) ([]Change, error) {
+	if g.indexIsHead(ctx) {
+		return nil, nil
+	}
+	return g.stagedByGit(ctx)
+}
+
+// stagedByGit is StagedChanges asked of git.
+func (g *Git) stagedByGit(ctx context.Context) ([]Change, error) {
 	args := []string{"diff-index", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "HEAD", "--"}
 	if g.prefix != "" {
 		args = append(args, g.prefix)

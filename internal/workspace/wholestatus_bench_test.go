@@ -132,3 +132,42 @@ func BenchmarkTreeEntries(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStagedChanges answers "what is staged" in repositories of 10,000
+// and 100,000 files (the first alone with -short) where nothing is: from
+// the index's cached tree and one git rev-parse (StagedChanges, cached_ms),
+// and in turn from git diff-index, which reads the whole index and HEAD's
+// whole tree (diff_index_ms); x_diff_index is the ratio.
+func BenchmarkStagedChanges(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	ctx := context.Background()
+	for _, n := range sizes {
+		g := newGit(statusBenchRepo(b, n), "")
+		if !g.indexIsHead(ctx) {
+			b.Fatal("the index's cached tree does not answer")
+		}
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			var cached, byGit []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				got, err := g.StagedChanges(ctx)
+				cached = append(cached, time.Since(start))
+				if err != nil || len(got) != 0 {
+					b.Fatalf("StagedChanges: %v, %v", got, err)
+				}
+				start = time.Now()
+				got, err = g.stagedByGit(ctx)
+				byGit = append(byGit, time.Since(start))
+				if err != nil || len(got) != 0 {
+					b.Fatalf("git diff-index: %v, %v", got, err)
+				}
+			}
+			testbench.MedianMS(b, cached, "cached_ms")
+			testbench.MedianMS(b, byGit, "diff_index_ms")
+			testbench.Ratio(b, byGit, cached, "x_diff_index")
+		})
+	}
+}

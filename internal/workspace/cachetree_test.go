@@ -1,0 +1,322 @@
+package workspace
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/testgit"
+)
+
+// staged is what list (StagedChanges, or stagedByGit) lists, as "letter
+// path" in order.
+func staged(t rapid.TB, list func(context.Context) ([]Change, error)) []string {
+	t.Helper()
+	changes, err := list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, c := range changes {
+		out = append(out, string(c.Status)+" "+c.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gitIn is a git command in dir, as testgit runs it, for a git that may
+// fail (a merge that conflicts, a removal of what is not in the index).
+func gitIn(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	return cmd
+}
+
+// TestStagedChangesFromTheCachedTree: where the index's cached tree of the
+// workspace's folder is valid and HEAD's, StagedChanges answers "none"
+// without git; everywhere it answers as git diff-index does.
+func TestStagedChangesFromTheCachedTree(t *testing.T) {
+	ctx := context.Background()
+	base := func(t *testing.T, args ...string) *testgit.Repo {
+		r := testgit.Plain(t, t.TempDir())
+		r.Git(append([]string{"init", "-q"}, args...)...)
+		r.Write("a.go", "package a\n")
+		r.Write("sub/b.go", "package sub\n")
+		r.Write("other/c.go", "package other\n")
+		r.Commit("init")
+		return r
+	}
+	cases := []struct {
+		name   string
+		init   []string // git init's flags
+		prefix string
+		change func(t *testing.T, r *testgit.Repo)
+		cached bool     // the cached tree answers
+		want   []string // what git diff-index lists
+	}{
+		{name: "committed", change: func(*testing.T, *testgit.Repo) {}, cached: true},
+		{name: "edited, not staged", change: func(t *testing.T, r *testgit.Repo) { r.Write("a.go", "package a // 2\n") }, cached: true},
+		{name: "untracked file", change: func(t *testing.T, r *testgit.Repo) { r.Write("new.go", "package a\n") }, cached: true},
+		{name: "staged edit", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("a.go", "package a // 2\n")
+			r.Git("add", "a.go")
+		}, want: []string{"M a.go"}},
+		{name: "staged, then reset", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("a.go", "package a // 2\n")
+			r.Git("add", "a.go")
+			r.Git("reset", "-q") // leaves the cached tree invalid: git is asked
+		}},
+		{name: "staged, reset, the tree written", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("a.go", "package a // 2\n")
+			r.Git("add", "a.go")
+			r.Git("reset", "-q")
+			r.Git("write-tree")
+		}, cached: true},
+		{name: "staged and the tree written", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("a.go", "package a // 2\n")
+			r.Git("add", "a.go")
+			r.Git("write-tree")
+		}, want: []string{"M a.go"}},
+		{name: "added with intent to add, the tree written", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("new.go", "package a\n")
+			r.Git("add", "-N", "new.go")
+			r.Git("write-tree")
+		}, want: []string{"A new.go"}},
+		{name: "removed from the index", change: func(t *testing.T, r *testgit.Repo) { r.Git("rm", "-q", "--cached", "a.go") },
+			want: []string{"D a.go"}},
+		{name: "mode staged", change: func(t *testing.T, r *testgit.Repo) {
+			os.Chmod(r.Path("a.go"), 0o755)
+			r.Git("add", "a.go")
+		}, want: []string{"M a.go"}},
+		{name: "unmerged", change: func(t *testing.T, r *testgit.Repo) {
+			r.Git("checkout", "-q", "-b", "side")
+			r.Write("a.go", "package a // side\n")
+			r.Commit("side")
+			r.Git("checkout", "-q", "-")
+			r.Write("a.go", "package a // main\n")
+			r.Commit("main")
+			gitIn(r.Dir, "merge", "-q", "side").Run() // conflicts
+		}, want: []string{"U a.go"}},
+		{name: "index version 4", change: func(t *testing.T, r *testgit.Repo) {
+			r.Git("update-index", "--index-version", "4")
+			r.Write("deeper/still/d.go", "package still\n")
+			r.Commit("v4")
+		}, cached: true},
+		{name: "index version 4, staged", change: func(t *testing.T, r *testgit.Repo) {
+			r.Git("update-index", "--index-version", "4")
+			r.Write("sub/b.go", "package sub // 2\n")
+			r.Git("add", "sub/b.go")
+		}, want: []string{"M sub/b.go"}},
+		{name: "index version 3 (skip-worktree), the tree written", change: func(t *testing.T, r *testgit.Repo) {
+			r.Git("update-index", "--skip-worktree", "other/c.go")
+			r.Git("write-tree")
+			if data, err := os.ReadFile(r.Path(".git/index")); err != nil || data[7] != 3 {
+				t.Fatalf("the index is not of version 3 (%v)", err)
+			}
+		}, cached: true},
+		{name: "split index", change: func(t *testing.T, r *testgit.Repo) { r.Git("update-index", "--split-index") }},
+		{name: "SHA-256 objects", init: []string{"--object-format=sha256"}, change: func(*testing.T, *testgit.Repo) {}, cached: true},
+		{name: "SHA-256 objects, staged", init: []string{"--object-format=sha256"}, change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("a.go", "package a // 2\n")
+			r.Git("add", "a.go")
+		}, want: []string{"M a.go"}},
+		{name: "folder, staged outside it", prefix: "sub", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("other/c.go", "package other // 2\n")
+			r.Git("add", "other/c.go")
+		}, cached: true},
+		{name: "folder, staged inside it", prefix: "sub", change: func(t *testing.T, r *testgit.Repo) {
+			r.Write("sub/b.go", "package sub // 2\n")
+			r.Git("add", "sub/b.go")
+		}, want: []string{"M b.go"}}, // the folder's own path
+		{name: "folder not in HEAD", prefix: "none", change: func(*testing.T, *testgit.Repo) {}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := base(t, c.init...)
+			c.change(t, r)
+			g := newGit(r.Dir, c.prefix)
+			if got := g.indexIsHead(ctx); got != c.cached {
+				t.Errorf("the cached tree answers: %v, want %v", got, c.cached)
+			}
+			want := append([]string{}, c.want...)
+			if byGit := staged(t, g.stagedByGit); !slices.Equal(byGit, want) {
+				t.Fatalf("git diff-index lists %q, the case says %q", byGit, want)
+			}
+			if got := staged(t, g.StagedChanges); !slices.Equal(got, want) {
+				t.Errorf("StagedChanges = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestCachedTreeIgnoresAnotherIndex: with GIT_INDEX_FILE set git reads
+// another index, which the cached tree of the work tree's does not speak
+// for.
+func TestCachedTreeIgnoresAnotherIndex(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	t.Setenv("GIT_INDEX_FILE", r.Path(".git/index"))
+	if newGit(r.Dir, "").indexIsHead(context.Background()) {
+		t.Fatal("the cached tree answered with GIT_INDEX_FILE set")
+	}
+}
+
+// TestStagedChangesProperty draws sequences of what a developer does to a
+// repository's index — edits, adds, adds with intent, removals, commits,
+// resets, trees written, index versions — and holds StagedChanges to git
+// diff-index after each step, for the top or a folder; the cached tree
+// must have answered (no diff-index asked) somewhere.
+func TestStagedChangesProperty(t *testing.T) {
+	answered := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		r := testgit.Init(rt, t.TempDir())
+		files := []string{"a.go", "x/b.go", "x/y/c.go", "z/d.go"}
+		for _, f := range files[:2] {
+			r.Write(f, "v0\n")
+		}
+		r.Commit("init")
+		file := rapid.SampledFrom(files)
+		prefix := rapid.SampledFrom([]string{"", "x"}).Draw(rt, "folder")
+		steps := rapid.IntRange(1, 6).Draw(rt, "steps")
+		for i := range steps {
+			f := file.Draw(rt, "file")
+			switch op := rapid.IntRange(0, 9).Draw(rt, "op"); op {
+			case 0:
+				r.Write(f, fmt.Sprintf("v%d\n", i+1))
+			case 1:
+				r.Write(f, fmt.Sprintf("v%d\n", i+1))
+				r.Git("add", f)
+			case 2:
+				if _, err := os.Stat(r.Path(f)); err == nil {
+					gitQuiet(r, "add", "-N", f)
+				}
+			case 3:
+				gitQuiet(r, "rm", "-q", "--cached", f)
+			case 4:
+				r.Commit(fmt.Sprintf("step %d", i))
+			case 5:
+				r.Git("reset", "-q")
+			case 6:
+				gitQuiet(r, "write-tree")
+			case 7:
+				r.Git("update-index", "--index-version", rapid.SampledFrom([]string{"2", "3", "4"}).Draw(rt, "version"))
+			case 8:
+				gitQuiet(r, "commit", "-q", "-m", fmt.Sprintf("staged %d", i))
+			case 9:
+				r.Git("checkout", "-q", "HEAD", "--", ".")
+			}
+			g := newGit(r.Dir, prefix)
+			want := staged(rt, g.stagedByGit)
+			asked := false
+			g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+				asked = asked || args[0] == "diff-index"
+				return ExecGit(ctx, dir, args...)
+			}
+			if got := staged(rt, g.StagedChanges); !slices.Equal(got, want) {
+				rt.Fatalf("step %d, folder %q: StagedChanges = %q, git diff-index %q", i, prefix, got, want)
+			}
+			if !asked {
+				answered++
+			}
+		}
+	})
+	if answered == 0 {
+		t.Fatal("the cached tree never answered")
+	}
+}
+
+// gitQuiet runs git and leaves its failures to what it was asked (a file
+// not in the index to remove, nothing to commit).
+func gitQuiet(r *testgit.Repo, args ...string) { gitIn(r.Dir, args...).Run() }
+
+// FuzzCachedTree: no index, however malformed, makes cachedTree panic or
+// return an object id of another length than asked.
+func FuzzCachedTree(f *testing.F) {
+	r := testgit.New(f)
+	r.Write("a.go", "package a\n")
+	r.Write("x/y/b.go", "package y\n")
+	r.Commit("init")
+	data, err := os.ReadFile(r.Path(".git/index"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, "")
+	f.Add(data, "x/y")
+	r.Git("update-index", "--index-version", "4")
+	if data, err = os.ReadFile(r.Path(".git/index")); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, "x")
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00TREE\x00\x00\x00\x06\x00-1 0\n"+strings.Repeat("\x00", 20)), "")
+	f.Fuzz(func(t *testing.T, data []byte, prefix string) {
+		for _, n := range []int{20, 32} {
+			oid, err := cachedTree(data, n, filepath.ToSlash(prefix))
+			if err == nil && len(oid) != n {
+				t.Fatalf("an object id of %d bytes, want %d", len(oid), n)
+			}
+		}
+	})
+}
+
+// TestCachedTreeRefusesWhatNoTreeHolds: an entry added with intent to add,
+// or unmerged, is in no tree; git leaves the cached trees above it invalid,
+// but an index whose cached tree is valid beside one (written by another
+// tool) is not taken at its word. The entries' flags are set in a valid
+// index's bytes.
+func TestCachedTreeRefusesWhatNoTreeHolds(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Write("other/c.go", "package other\n")
+	r.Commit("init")
+	head, err := hexOID(r.Git("rev-parse", "HEAD^{tree}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() []byte {
+		data, err := os.ReadFile(r.Path(".git/index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	at := func(data []byte, name string) int {
+		i := strings.Index(string(data), name+"\x00")
+		if i < 0 {
+			t.Fatalf("no entry %s", name)
+		}
+		return i
+	}
+	v2 := read()
+	if oid, err := cachedTree(v2, len(head), ""); err != nil || !slices.Equal(oid, head) {
+		t.Fatalf("the committed index: %x, %v; want HEAD's tree %x", oid, err, head)
+	}
+	unmerged := slices.Clone(v2)
+	unmerged[at(unmerged, "a.go")-2] |= 0x10 // stage 1
+	if _, err := cachedTree(unmerged, len(head), ""); err == nil {
+		t.Error("an index with an unmerged entry was taken at its word")
+	}
+	r.Git("update-index", "--skip-worktree", "other/c.go")
+	r.Git("write-tree")
+	v3 := read()
+	if oid, err := cachedTree(v3, len(head), ""); err != nil || !slices.Equal(oid, head) {
+		t.Fatalf("the index of version 3: %x, %v; want HEAD's tree %x", oid, err, head)
+	}
+	i := at(v3, "other/c.go")
+	v3[i-2] = v3[i-2]&^0x40 | 0x20 // skip-worktree becomes intent to add
+	if _, err := cachedTree(v3, len(head), ""); err == nil {
+		t.Error("an index with an entry added with intent to add was taken at its word")
+	}
+}
+
+func hexOID(s string) ([]byte, error) { return hex.DecodeString(strings.TrimSpace(s)) }
