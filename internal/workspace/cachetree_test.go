@@ -320,3 +320,29 @@ func TestCachedTreeRefusesWhatNoTreeHolds(t *testing.T) {
 }
 
 func hexOID(s string) ([]byte, error) { return hex.DecodeString(strings.TrimSpace(s)) }
+
+// TestCachedTreeInALinkedWorktree: a linked worktree has an index of its
+// own, in its folder of the git folder; its cached tree speaks for it.
+func TestCachedTreeInALinkedWorktree(t *testing.T) {
+	ctx := context.Background()
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	dir := filepath.Join(t.TempDir(), "linked")
+	r.Git("worktree", "add", "-q", "-b", "linked", dir)
+	w := testgit.Plain(t, dir)
+	g := newGit(w.Dir, "")
+	if !g.indexIsHead(ctx) {
+		t.Fatal("the linked worktree's cached tree does not answer")
+	}
+	r.Write("a.go", "package a // staged in the main worktree\n")
+	r.Git("add", "a.go")
+	if got := staged(t, g.StagedChanges); len(got) != 0 {
+		t.Fatalf("the main worktree's staged change is listed in the linked one: %q", got)
+	}
+	w.Write("a.go", "package a // staged in the linked worktree\n")
+	w.Git("add", "a.go")
+	if got, byGit := staged(t, g.StagedChanges), staged(t, g.stagedByGit); !slices.Equal(got, []string{"M a.go"}) || !slices.Equal(got, byGit) {
+		t.Fatalf("StagedChanges = %q, git diff-index %q, want [M a.go]", got, byGit)
+	}
+}
