@@ -273,7 +273,8 @@ func FuzzCachedTree(f *testing.F) {
 // or unmerged, is in no tree; git leaves the cached trees above it invalid,
 // but an index whose cached tree is valid beside one (written by another
 // tool) is not taken at its word. The entries' flags are set in a valid
-// index's bytes.
+// index's bytes. Nor is an index with an extension git must understand
+// to read it (lower-case), which may change what its entries mean.
 func TestCachedTreeRefusesWhatNoTreeHolds(t *testing.T) {
 	r := testgit.New(t)
 	r.Write("a.go", "package a\n")
@@ -300,6 +301,16 @@ func TestCachedTreeRefusesWhatNoTreeHolds(t *testing.T) {
 	v2 := read()
 	if oid, err := cachedTree(v2, len(head), ""); err != nil || !slices.Equal(oid, head) {
 		t.Fatalf("the committed index: %x, %v; want HEAD's tree %x", oid, err, head)
+	}
+	withExtension := func(sig string) []byte { // an empty one, before the checksum
+		end := len(v2) - len(head)
+		return slices.Concat(v2[:end], []byte(sig), []byte{0, 0, 0, 0}, v2[end:])
+	}
+	if oid, err := cachedTree(withExtension("ZZZZ"), len(head), ""); err != nil || !slices.Equal(oid, head) {
+		t.Errorf("an optional extension git may skip: %x, %v; want HEAD's tree", oid, err)
+	}
+	if _, err := cachedTree(withExtension("zzzz"), len(head), ""); err == nil {
+		t.Error("an index with an extension git must understand was taken at its word")
 	}
 	unmerged := slices.Clone(v2)
 	unmerged[at(unmerged, "a.go")-2] |= 0x10 // stage 1
