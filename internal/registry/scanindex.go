@@ -126,8 +126,8 @@ const maxPatch = 5000
 // patchScan brings an index of gen have up to the rows: every path written
 // since is dropped from it and read again from registry_files and
 // registry_gone (a path may be in neither now, or in both). It patches all
-// in place (the caller's slice is spent). It returns
-// how many paths it read again, -1 when too many to patch.
+// in place (the caller's slice is spent), and returns how many paths it
+// read again, -1 when too many to patch.
 func patchScan(ctx context.Context, tx *store.Tx, root string, have int64, all []stored) ([]stored, int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_scan_delta WHERE root = ? AND gen > ?`, root, have)
 	if err != nil {
