@@ -96,6 +96,23 @@ func (r *Repo) Git(args ...string) string {
 // GitInput is Git with in on git's standard input.
 func (r *Repo) GitInput(in string, args ...string) string {
 	r.tb.Helper()
+	out, err := r.run(in, args...)
+	if err != nil {
+		r.tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Try runs git in the repository like Git, for a git that may fail (a
+// merge that conflicts, nothing to commit), and returns its error rather
+// than failing the test.
+func (r *Repo) Try(args ...string) (string, error) {
+	return r.run("", args...)
+}
+
+// run runs git with in on its standard input and returns its trimmed
+// output, stderr included.
+func (r *Repo) run(in string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Stdin = strings.NewReader(in)
 	cmd.Dir = r.Dir
@@ -104,10 +121,7 @@ func (r *Repo) GitInput(in string, args ...string) string {
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Dir)
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), err
 }
 
 // Write creates or replaces a file (and its parent directories).
