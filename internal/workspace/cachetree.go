@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -34,7 +35,7 @@ var errIndexUnread = errors.New("the index's cache tree does not answer")
 // workspace's folder, by the cached tree the index keeps; false when that
 // is not known (git is then asked).
 func (g *Git) indexIsHead(ctx context.Context) bool {
-	_, index := g.indexSize()
+	index := g.indexPath()
 	if index == "" {
 		return false
 	}
@@ -51,7 +52,24 @@ func (g *Git) indexIsHead(ctx context.Context) bool {
 		return false
 	}
 	defer release()
-	cached, err := cachedTree(data, len(head), g.prefix)
+	return mappedTreeIs(data, head, g.prefix)
+}
+
+// mappedTreeIs reports whether the valid cached tree of prefix in the
+// mapped index data is the tree head. A mapped file cut shorter while it
+// is read (git replaces its index whole, another tool might not) faults
+// rather than failing a read: that fault is taken as no answer.
+func mappedTreeIs(data, head []byte, prefix string) (is bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			is = false
+		}
+	}()
+	cached, err := cachedTree(data, len(head), prefix)
 	return err == nil && bytes.Equal(cached, head)
 }
 

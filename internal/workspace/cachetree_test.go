@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -343,5 +344,44 @@ func TestCachedTreeInALinkedWorktree(t *testing.T) {
 	w.Git("add", "a.go")
 	if got, byGit := staged(t, g.StagedChanges), staged(t, g.stagedByGit); !slices.Equal(got, []string{"M a.go"}) || !slices.Equal(got, byGit) {
 		t.Fatalf("StagedChanges = %q, git diff-index %q, want [M a.go]", got, byGit)
+	}
+}
+
+// TestCutIndexIsNoAnswer: an index file cut shorter while it is mapped
+// (git replaces its index whole; another tool might write it in place)
+// faults when read there, and the cached tree then gives no answer rather
+// than ending the process.
+func TestCutIndexIsNoAnswer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a read past the end of a mapped file faults on Linux")
+	}
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("init")
+	head, err := hexOID(r.Git("rev-parse", "HEAD^{tree}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(t.TempDir(), "index")
+	data, err := os.ReadFile(r.Path(".git/index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mapped, release, err := mapFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if !mappedTreeIs(mapped, head, "") {
+		t.Fatal("the whole index's cached tree is not HEAD's")
+	}
+	if err := os.Truncate(index, 0); err != nil {
+		t.Fatal(err)
+	}
+	if mappedTreeIs(mapped, head, "") {
+		t.Fatal("an index cut to nothing answered")
 	}
 }

@@ -133,22 +133,30 @@ func (g *Git) worthSplitting() bool {
 }
 
 // indexSize is how many entries the work tree's index holds, and its path,
-// when it can be read without asking git (not under GIT_INDEX_FILE, the
-// git folder known); 0 and "" otherwise.
+// when it can be read without asking git (indexPath); 0 and "" otherwise.
 func (g *Git) indexSize() (int, string) {
-	if os.Getenv("GIT_INDEX_FILE") != "" {
+	index := g.indexPath()
+	if index == "" {
 		return 0, ""
 	}
-	dirs, ok := g.knownDirs()
-	if !ok {
-		return 0, ""
-	}
-	index := filepath.Join(dirs.dir, "index")
 	n, err := indexEntries(index)
 	if err != nil {
 		return 0, ""
 	}
 	return n, index
+}
+
+// indexPath is the work tree's index file when it is known without asking
+// git: not under GIT_INDEX_FILE, the git folder known; "" otherwise.
+func (g *Git) indexPath() string {
+	if os.Getenv("GIT_INDEX_FILE") != "" {
+		return ""
+	}
+	dirs, ok := g.knownDirs()
+	if !ok {
+		return ""
+	}
+	return filepath.Join(dirs.dir, "index")
 }
 
 // indexEntries reads how many entries the index at path holds from its
