@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -368,7 +369,7 @@ func BenchmarkLoadScanPatched100k(b *testing.B) {
 	for b.Loop() {
 		err := svc.Store.View(ctx, func(tx *store.Tx) error {
 			d, bytes, err := allocating(func() error {
-				all, _, ok, _, err := loadScan(ctx, tx, root)
+				all, _, ok, err := loadScan(ctx, tx, root)
 				if err == nil && (!ok || len(all) != n) {
 					err = fmt.Errorf("patched index: %d rows, ok %v", len(all), ok)
 				}
@@ -449,4 +450,80 @@ func patchByCopy(ctx context.Context, tx *store.Tx, root string, n int) error {
 		return fmt.Errorf("patched by copy: %d rows", len(out))
 	}
 	return nil
+}
+
+// BenchmarkScanStream100k feeds a scan's workers (here a reader that only
+// gives the buffers back) the stored fingerprints of 100,000 rows (10,000
+// with -short) from an index one sync behind: streamed as the scan does
+// (feedScan), and in turn decoded whole and patched as it was before
+// (whole_*). A sync is a process of its own, to which every page of its
+// heap is new: the bytes allocated (alloc_MB, x_whole_alloc) are its page
+// faults.
+func BenchmarkScanStream100k(b *testing.B) {
+	r, svc, n := syncedRegistry(b)
+	ctx := context.Background()
+	editTen(r, n, 0)
+	if res, err := svc.Sync(ctx); err != nil || res.Mismatch != 10 {
+		b.Fatalf("sync after 10 edits: %+v, %v", res, err)
+	}
+	drain := func(feed scanFeed) func() int {
+		got := make(chan int)
+		go func() {
+			rows := 0
+			for c := range feed.chunks {
+				rows += len(c.rows)
+				if c.buf != nil {
+					feed.giveBack(c.buf)
+				}
+			}
+			got <- rows
+		}()
+		return func() int { return <-got }
+	}
+	stream := func() error {
+		feed := newScanFeed()
+		rows := drain(feed)
+		fed, err := svc.feedScan(ctx, feed)
+		close(feed.chunks)
+		if got := rows(); err == nil && (got != n || fed.save || fed.badStream) {
+			err = fmt.Errorf("streamed %d rows of %d (saved %v, bad %v)", got, n, fed.save, fed.badStream)
+		}
+		return err
+	}
+	whole := func() error {
+		feed := newScanFeed()
+		rows := drain(feed)
+		err := svc.Store.View(ctx, func(tx *store.Tx) error {
+			all, _, ok, err := loadScan(ctx, tx, svc.WS.Root)
+			if err == nil && !ok {
+				err = errors.New("no index to go by")
+			}
+			feed.sendAll(all)
+			return err
+		})
+		close(feed.chunks)
+		if got := rows(); err == nil && got != n {
+			err = fmt.Errorf("decoded %d rows of %d", got, n)
+		}
+		return err
+	}
+	var ours, old []time.Duration
+	var oursBytes, oldBytes uint64
+	for b.Loop() {
+		d, bytes, err := allocating(stream)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours, oursBytes = append(ours, d), oursBytes+bytes
+		if d, bytes, err = allocating(whole); err != nil {
+			b.Fatal(err)
+		}
+		old, oldBytes = append(old, d), oldBytes+bytes
+	}
+	testbench.MedianMS(b, ours, "ms")
+	testbench.MedianMS(b, old, "whole_ms")
+	testbench.Ratio(b, old, ours, "x_whole")
+	b.ReportMetric(float64(oursBytes)/float64(b.N)/(1<<20), "alloc_MB")
+	b.ReportMetric(float64(oldBytes)/float64(b.N)/(1<<20), "whole_alloc_MB")
+	b.ReportMetric(float64(oldBytes)/float64(oursBytes), "x_whole_alloc")
 }

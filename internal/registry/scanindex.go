@@ -18,7 +18,14 @@ import (
 // triggers named since (registry_scan_delta), so the first reader after a
 // write does not read every row again.
 
-func encodeScan(all []stored) []byte {
+// encodeScan compresses the index of all with a narrow window (see
+// scanstream.go).
+func encodeScan(all []stored) []byte { return scanEncoder().EncodeAll(scanBytes(all), nil) }
+
+// scanBytes is the index of all before compression: per row the path and
+// the fingerprint each as a length and the bytes, the time a signed
+// varint, and a byte for watched.
+func scanBytes(all []stored) []byte {
 	var w store.PackWriter
 	for _, r := range all {
 		w.String(r.path)
@@ -26,7 +33,7 @@ func encodeScan(all []stored) []byte {
 		w.Int(r.at)
 		w.Bool(r.watched)
 	}
-	return store.Pack(w.B)
+	return w.B
 }
 
 func decodeScan(data []byte) ([]stored, error) {
@@ -67,52 +74,127 @@ func scanEntries(b []byte) int {
 	return n
 }
 
-// loadScan returns the scan index made current, and the current gen; ok
-// false when there is none to go by (the rows must be read), and resave
-// when a patch read many rows again (the patched index is worth saving). An index of
-// an earlier gen is patched: the rows of the paths written since it
-// (registry_scan_delta, kept by the triggers that count gen) are read
-// again, the rest taken from it. All of it in the caller's transaction, so
-// the index, the delta and the rows are of one moment.
-func loadScan(ctx context.Context, tx *store.Tx, root string) (all []stored, gen int64, ok, resave bool, err error) {
-	err = tx.QueryRowContext(ctx, `SELECT gen FROM registry_gen WHERE root = ?`, root).Scan(&gen)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, false, false, err
-	}
-	have, all, err := readScan(ctx, tx, root)
-	if err != nil || all == nil || have > gen {
-		return nil, gen, false, false, err // none, or not to go by: rebuilt from the rows
-	}
-	if have == gen {
-		return all, gen, true, false, nil
-	}
-	all, n, err := patchScan(ctx, tx, root, have, all)
-	return all, gen, err == nil && n >= 0, n > resavePatch, err
+// scanHow is how a scan reads the stored fingerprints.
+type scanHow int
+
+const (
+	// fromRows: no index to go by; the rows are read and the index built
+	// again from them.
+	fromRows scanHow = iota
+	// fromStream: the index is current or a few paths behind; it is
+	// streamed (scanstream.go) and the rows of the paths written since it
+	// are read again.
+	fromStream
+	// fromWhole: the index is many paths behind; it is decoded whole,
+	// patched and saved again, so the next reader patches less.
+	fromWhole
+)
+
+// scanPlan is what planScan found: the current gen, how to read, and the
+// paths written since the index (empty when it is current).
+type scanPlan struct {
+	gen     int64
+	how     scanHow
+	written map[string]bool
 }
 
-// readScan decodes the scan index of root and returns it with its gen;
-// nil when there is none or it does not decode. The compressed value is
-// read in place (RawBytes): decodeScan copies it out whole, and a copy of
-// it first would be 1.6 MB more for every sync at 100,000 files.
-func readScan(ctx context.Context, tx *store.Tx, root string) (int64, []stored, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT gen, data FROM registry_scan WHERE root = ?`, root)
+// planScan decides how to read the stored fingerprints of root, from the
+// gens of the rows and of the index and the paths written since the index
+// (registry_scan_delta, kept by the triggers that count gen). It reads no
+// index data.
+func planScan(ctx context.Context, tx *store.Tx, root string) (scanPlan, error) {
+	var p scanPlan
+	err := tx.QueryRowContext(ctx, `SELECT gen FROM registry_gen WHERE root = ?`, root).Scan(&p.gen)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return p, err
+	}
+	var have int64
+	err = tx.QueryRowContext(ctx, `SELECT gen FROM registry_scan WHERE root = ?`, root).Scan(&have)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && have > p.gen) {
+		return p, nil // none, or not to go by: rebuilt from the rows
+	}
 	if err != nil {
-		return 0, nil, err
+		return p, err
+	}
+	if have < p.gen {
+		if p.written, err = scanDelta(ctx, tx, root, have); err != nil {
+			return p, err
+		}
+	}
+	switch n := len(p.written); {
+	case n > maxPatch:
+		p.how = fromRows
+	case n > resavePatch:
+		p.how = fromWhole
+	default:
+		p.how = fromStream
+	}
+	return p, nil
+}
+
+// scanDelta returns the paths written since gen have.
+func scanDelta(ctx context.Context, tx *store.Tx, root string, have int64) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_scan_delta WHERE root = ? AND gen > ?`, root, have)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	written := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		written[p] = true
+	}
+	return written, rows.Err()
+}
+
+// loadScan returns the scan index made current, decoded whole, and the
+// current gen; ok false when there is none to go by (the rows must be
+// read). All of it in the caller's transaction, so the index, the delta
+// and the rows are of one moment.
+func loadScan(ctx context.Context, tx *store.Tx, root string) (all []stored, gen int64, ok bool, err error) {
+	p, err := planScan(ctx, tx, root)
+	if err != nil || p.how == fromRows {
+		return nil, p.gen, false, err
+	}
+	if all, err = readScan(ctx, tx, root); err != nil || all == nil {
+		return nil, p.gen, false, err
+	}
+	all, err = patchScan(ctx, tx, root, all, p.written)
+	return all, p.gen, err == nil, err
+}
+
+// readScan decodes the scan index of root; nil when there is none or it
+// does not decode. The compressed value is read in place (RawBytes):
+// decodeScan copies it out whole, and a copy of it first would be 1.6 MB
+// more at 100,000 files.
+func readScan(ctx context.Context, tx *store.Tx, root string) ([]stored, error) {
+	var all []stored
+	err := withScanData(ctx, tx, root, func(data []byte) error {
+		all, _ = decodeScan(data)
+		return nil
+	})
+	return all, err
+}
+
+// withScanData calls f with the compressed scan index of root, valid only
+// during the call; not at all when there is none.
+func withScanData(ctx context.Context, tx *store.Tx, root string, f func(data []byte) error) error {
+	rows, err := tx.QueryContext(ctx, `SELECT data FROM registry_scan WHERE root = ?`, root)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return 0, nil, rows.Err()
+		return rows.Err()
 	}
-	var have int64
 	var data sql.RawBytes
-	if err := rows.Scan(&have, &data); err != nil {
-		return 0, nil, err
+	if err := rows.Scan(&data); err != nil {
+		return err
 	}
-	all, err := decodeScan(data)
-	if err != nil {
-		return have, nil, nil
-	}
-	return have, all, nil
+	return f(data)
 }
 
 // resavePatch is how many paths read again make a patched index worth
@@ -123,30 +205,13 @@ const resavePatch = 500
 // read whole, and the index saved anew.
 const maxPatch = 5000
 
-// patchScan brings an index of gen have up to the rows: every path written
-// since is dropped from it and read again from registry_files and
-// registry_gone (a path may be in neither now, or in both). It patches all
-// in place (the caller's slice is spent), and returns how many paths it
-// read again, -1 when too many to patch.
-func patchScan(ctx context.Context, tx *store.Tx, root string, have int64, all []stored) ([]stored, int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT path FROM registry_scan_delta WHERE root = ? AND gen > ?`, root, have)
-	if err != nil {
-		return nil, 0, err
-	}
-	written := map[string]bool{}
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		written[p] = true
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, 0, err
-	}
-	if len(written) > maxPatch {
-		return nil, -1, nil
+// patchScan brings an index up to the rows: every path written since it
+// is dropped from it and read again from registry_files and registry_gone
+// (a path may be in neither now, or in both). It patches all in place
+// (the caller's slice is spent).
+func patchScan(ctx context.Context, tx *store.Tx, root string, all []stored, written map[string]bool) ([]stored, error) {
+	if len(written) == 0 {
+		return all, nil
 	}
 	// all is this reader's own (decodeScan's): the rows kept close up in
 	// place, and the rows read again take the room the dropped ones left
@@ -159,12 +224,17 @@ func patchScan(ctx context.Context, tx *store.Tx, root string, have int64, all [
 			out = append(out, r)
 		}
 	}
-	paths := make([]string, 0, len(written))
-	for p := range written {
-		paths = append(paths, p)
+	return readRowsOf(ctx, tx, root, written, out)
+}
+
+// readRowsOf reads the rows and watched paths of paths onto out.
+func readRowsOf(ctx context.Context, tx *store.Tx, root string, paths map[string]bool, out []stored) ([]stored, error) {
+	list := make([]string, 0, len(paths))
+	for p := range paths {
+		list = append(list, p)
 	}
-	for i := 0; i < len(paths); i += 500 {
-		part := paths[i:min(i+500, len(paths))]
+	for i := 0; i < len(list); i += 500 {
+		part := list[i:min(i+500, len(list))]
 		args := []any{root}
 		for _, p := range part {
 			args = append(args, p)
@@ -174,12 +244,13 @@ func patchScan(ctx context.Context, tx *store.Tx, root string, have int64, all [
 			`SELECT path, fp, fp_at, 0 FROM registry_files WHERE root = ? AND path IN ` + in,
 			`SELECT path, fp, fp_at, 1 FROM registry_gone WHERE root = ? AND path IN ` + in,
 		} {
+			var err error
 			if out, err = appendRows(ctx, tx, q, args, out); err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 		}
 	}
-	return out, len(paths), nil
+	return out, nil
 }
 
 // appendRows reads (path, fp, fp_at, watched) rows onto out.

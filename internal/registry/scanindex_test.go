@@ -59,8 +59,9 @@ func firstRowLen(r stored) int {
 // TestScanIndexPatchedIsTheRows: after every change a registry goes
 // through (files written, removed and committed, summaries, syncs and
 // applied verifies), the scan index as a reader takes it — current, or of
-// an earlier gen patched with the paths written since — holds exactly the
-// rows and watched paths the tables hold.
+// an earlier gen patched with the paths written since; decoded whole, and
+// as a scan feeds it to the workers — holds exactly the rows and watched
+// paths the tables hold.
 func TestScanIndexPatchedIsTheRows(t *testing.T) {
 	testrace.Skip(t, "steps a repository and the index on one goroutine")
 	ctx := context.Background()
@@ -96,7 +97,7 @@ func TestScanIndexPatchedIsTheRows(t *testing.T) {
 				var have, gen int64
 				tx.QueryRowContext(ctx, `SELECT s.gen, g.gen FROM registry_scan s JOIN registry_gen g USING (root) WHERE root = ?`,
 					f.svc.WS.Root).Scan(&have, &gen)
-				all, _, ok, _, err := loadScan(ctx, tx, f.svc.WS.Root)
+				all, _, ok, err := loadScan(ctx, tx, f.svc.WS.Root)
 				if err != nil || !ok {
 					return fmt.Errorf("no index to go by (%v)", err)
 				}
@@ -123,6 +124,12 @@ func TestScanIndexPatchedIsTheRows(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
+			// The same index as a scan streams it (or decodes it whole,
+			// when many paths behind).
+			got, _, fed := fedRows(t, f.svc)
+			if want := tableRows(t, f.svc); fed.badStream || !slices.Equal(sortedRows(got), sortedRows(want)) {
+				t.Fatalf("seed %d step %d: the scan fed (bad stream %v)\n%v\nthe tables hold\n%v", seed, step, fed.badStream, got, want)
+			}
 		}
 		if patched == 0 {
 			t.Fatalf("seed %d: no step read a patched index", seed)
@@ -144,7 +151,7 @@ func TestScanIndexNotSavedOverAWrite(t *testing.T) {
 	var gen int64
 	err := f.svc.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		all, gen, _, _, err = loadScan(ctx, tx, f.svc.WS.Root)
+		all, gen, _, err = loadScan(ctx, tx, f.svc.WS.Root)
 		return err
 	})
 	if err != nil {
