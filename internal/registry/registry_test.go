@@ -75,8 +75,7 @@ func rowsOf(tb testing.TB, svc *Service) int {
 	return viewCount(tb, svc.Store, func(tx *store.Tx) (int, error) { return rootRows(context.Background(), tx, svc.WS.Root) })
 }
 
-// rootRows counts root's rows by walking them, as countRows did before it
-// counted a store of one registry from its pages.
+// rootRows counts root's rows by walking them.
 func rootRows(ctx context.Context, tx *store.Tx, root string) (int, error) {
 	var n int
 	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM registry_files WHERE root = ?`, root).Scan(&n)

@@ -445,3 +445,45 @@ func TestMigrationCountsOldArtifacts(t *testing.T) {
 		t.Fatalf("gen %d after the upgrade and %d after a change, want 1 and more", before, gen())
 	}
 }
+
+// TestMigrationCountsRegistryRows: every root's rows are counted when the
+// count is added (a root whose gen row is missing gets one), and every
+// insert and delete after it moves the count, an upsert that updates
+// does not, nor does a watched path.
+func TestMigrationCountsRegistryRows(t *testing.T) {
+	row := func(root, path string) string {
+		return fmt.Sprintf(`INSERT INTO registry_files (root, path, digest, size, lang) VALUES ('%s', '%s', 'd', 1, 'go')`, root, path)
+	}
+	st := upgraded(t, 21, row("/a", "1.go"), row("/a", "2.go"), row("/a", "3.go"), row("/b", "1.go"), row("/b", "2.go"),
+		`DELETE FROM registry_gen WHERE root = '/b'`)
+	want := map[string]int{"/a": 3, "/b": 2}
+	check := func(when string) {
+		t.Helper()
+		for root, n := range want {
+			var files, rows int
+			if err := st.db.QueryRow(`SELECT files FROM registry_gen WHERE root = ?`, root).Scan(&files); err != nil {
+				t.Fatalf("%s: %s: %v", when, root, err)
+			}
+			st.db.QueryRow(`SELECT count(*) FROM registry_files WHERE root = ?`, root).Scan(&rows)
+			if files != n || rows != n {
+				t.Fatalf("%s: %s counts %d files, holds %d rows; want %d", when, root, files, rows, n)
+			}
+		}
+	}
+	check("after the upgrade")
+	for _, q := range []string{
+		row("/a", "4.go"),
+		`DELETE FROM registry_files WHERE root = '/b' AND path = '1.go'`,
+		row("/c", "1.go"),
+		`INSERT INTO registry_files (root, path, digest, size, lang) VALUES ('/a', '1.go', 'e', 2, 'go')
+			ON CONFLICT(root, path) DO UPDATE SET digest = excluded.digest`,
+		`UPDATE registry_files SET size = 3 WHERE root = '/a'`,
+		`INSERT INTO registry_gone (root, path, fp, fp_at) VALUES ('/a', 'gone.go', '', 1)`,
+	} {
+		if _, err := st.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want = map[string]int{"/a": 4, "/b": 1, "/c": 1}
+	check("after writes")
+}
