@@ -61,7 +61,7 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 	}
 	var v gitView
 	var moved []string
-	errs := make([]error, 4)
+	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	wg.Go(func() { moved, _, errs[0] = s.moved(ctx, snap) })
 	if rows < under {
@@ -87,10 +87,7 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 		return v, moved, errors.Join(errs...)
 	}
 	wg.Go(func() { v.untracked, errs[1] = g.Untracked(ctx) })
-	v.head, v.behind, errs[2] = g.HeadBehind(ctx)
-	if errs[2] == nil && v.head != "" {
-		v.staged, errs[3] = g.StagedChanges(ctx)
-	}
+	v.head, v.behind, v.staged, errs[2] = g.HeadView(ctx)
 	wg.Wait()
 	return v, moved, errors.Join(errs...)
 }

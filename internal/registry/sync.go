@@ -101,14 +101,11 @@ func (s *Service) trusted(ctx context.Context, g *workspace.Git, st state) (trus
 	var moved []string
 	var v gitView
 	var rows int
-	errs := make([]error, 4)
+	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	wg.Go(func() { moved, rows, errs[0] = s.moved(ctx, snap) })
 	wg.Go(func() { v.untracked, errs[1] = g.Untracked(ctx) })
-	v.head, v.behind, errs[3] = g.HeadBehind(ctx)
-	if errs[3] == nil && v.head != "" {
-		v.staged, errs[2] = g.StagedChanges(ctx)
-	}
+	v.head, v.behind, v.staged, errs[2] = g.HeadView(ctx)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return trustCheck{}, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"runtime/debug"
 	"strconv"
@@ -35,16 +34,22 @@ var errIndexUnread = errors.New("the index's cache tree does not answer")
 // workspace's folder, by the cached tree the index keeps; false when that
 // is not known (git is then asked).
 func (g *Git) indexIsHead(ctx context.Context) bool {
-	index := g.indexPath()
-	if index == "" {
+	if g.indexPath() == "" {
 		return false
 	}
 	out, err := g.Run(ctx, g.Top, "rev-parse", "--verify", "-q", "HEAD:"+g.prefix)
 	if err != nil {
 		return false
 	}
-	head, err := hex.DecodeString(string(bytes.TrimSpace(out)))
-	if err != nil || (len(head) != 20 && len(head) != 32) {
+	tree := objectID(string(bytes.TrimSpace(out)))
+	return tree != nil && g.indexHolds(tree)
+}
+
+// indexHolds reports whether the index's valid cached tree of the
+// workspace's folder is tree; false when that is not known.
+func (g *Git) indexHolds(tree []byte) bool {
+	index := g.indexPath()
+	if index == "" {
 		return false
 	}
 	data, release, err := mapFile(index)
@@ -52,7 +57,7 @@ func (g *Git) indexIsHead(ctx context.Context) bool {
 		return false
 	}
 	defer release()
-	return mappedTreeIs(data, head, g.prefix)
+	return mappedTreeIs(data, tree, g.prefix)
 }
 
 // mappedTreeIs reports whether the valid cached tree of prefix in the

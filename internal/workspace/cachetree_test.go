@@ -147,7 +147,18 @@ func TestStagedChangesFromTheCachedTree(t *testing.T) {
 			if got := staged(t, g.StagedChanges); !slices.Equal(got, want) {
 				t.Errorf("StagedChanges = %q, want %q", got, want)
 			}
+			if got := staged(t, headViewStaged(g)); !slices.Equal(got, want) {
+				t.Errorf("HeadView's staged = %q, want %q", got, want)
+			}
 		})
+	}
+}
+
+// headViewStaged is what HeadView says is staged.
+func headViewStaged(g *Git) func(context.Context) ([]Change, error) {
+	return func(ctx context.Context) ([]Change, error) {
+		_, _, staged, err := g.HeadView(ctx)
+		return staged, err
 	}
 }
 
@@ -218,6 +229,9 @@ func TestStagedChangesProperty(t *testing.T) {
 			}
 			if got := staged(rt, g.StagedChanges); !slices.Equal(got, want) {
 				rt.Fatalf("step %d, folder %q: StagedChanges = %q, git diff-index %q", i, prefix, got, want)
+			}
+			if got := staged(rt, headViewStaged(g)); !slices.Equal(got, want) {
+				rt.Fatalf("step %d, folder %q: HeadView's staged = %q, git diff-index %q", i, prefix, got, want)
 			}
 			if !asked {
 				answered++
@@ -383,5 +397,102 @@ func TestCutIndexIsNoAnswer(t *testing.T) {
 	}
 	if mappedTreeIs(mapped, head, "") {
 		t.Fatal("an index cut to nothing answered")
+	}
+}
+
+// TestHeadViewIsHeadBehindAndStaged: HeadView says what HeadBehind and
+// StagedChanges say, in a repository without commits, with no upstream,
+// behind its upstream, with its upstream gone, detached, and for a folder
+// HEAD does not hold; where HEAD and the folder's tree resolve it asks one
+// rev-parse for both.
+func TestHeadViewIsHeadBehindAndStaged(t *testing.T) {
+	ctx := context.Background()
+	committed := func(t *testing.T) *testgit.Repo {
+		r := testgit.New(t)
+		r.Write("a.go", "package a\n")
+		r.Write("sub/b.go", "package sub\n")
+		r.Commit("init")
+		return r
+	}
+	behindTwo := func(t *testing.T) *testgit.Repo {
+		up := testgit.Bare(t)
+		r := committed(t)
+		r.Git("remote", "add", "origin", up.Dir)
+		r.Git("push", "-q", "-u", "origin", "HEAD:main")
+		r.Write("a.go", "package a // 2\n")
+		r.Commit("two")
+		r.Write("a.go", "package a // 3\n")
+		r.Commit("three")
+		r.Git("push", "-q", "origin", "HEAD:main")
+		r.Git("reset", "-q", "--hard", "HEAD~2")
+		return r
+	}
+	cases := []struct {
+		name    string
+		repo    func(t *testing.T) *testgit.Repo
+		prefix  string
+		behind  int
+		oneStep bool // one rev-parse answers HEAD and the folder's tree
+	}{
+		{name: "no commits", repo: func(t *testing.T) *testgit.Repo { return testgit.New(t) }},
+		{name: "no upstream", repo: committed, oneStep: true},
+		{name: "a folder", repo: committed, prefix: "sub", oneStep: true},
+		{name: "a folder HEAD does not hold", repo: committed, prefix: "none"},
+		{name: "staged", repo: func(t *testing.T) *testgit.Repo {
+			r := committed(t)
+			r.Write("a.go", "package a // staged\n")
+			r.Git("add", "a.go")
+			return r
+		}, oneStep: true},
+		{name: "behind its upstream", repo: behindTwo, behind: 2, oneStep: true},
+		{name: "its upstream gone", repo: func(t *testing.T) *testgit.Repo {
+			r := behindTwo(t)
+			r.Git("update-ref", "-d", "refs/remotes/origin/main")
+			return r
+		}, oneStep: true},
+		{name: "detached", repo: func(t *testing.T) *testgit.Repo {
+			r := behindTwo(t)
+			r.Git("checkout", "-q", "--detach")
+			return r
+		}, oneStep: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.repo(t)
+			if c.prefix != "" {
+				os.MkdirAll(r.Path(c.prefix), 0o755)
+			}
+			g := newGit(r.Dir, c.prefix)
+			wantHead, wantBehind, err := g.HeadBehind(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantStaged []string
+			if wantHead != "" {
+				wantStaged = staged(t, g.StagedChanges)
+			}
+			revParses := 0
+			g.Run = func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+				if args[0] == "rev-parse" {
+					revParses++
+				}
+				return ExecGit(ctx, dir, args...)
+			}
+			head, behind, changes, err := g.HeadView(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := staged(t, func(context.Context) ([]Change, error) { return changes, nil })
+			if head != wantHead || behind != wantBehind || behind != c.behind || (wantHead != "" && !slices.Equal(got, wantStaged)) {
+				t.Fatalf("HeadView: %q, %d behind, staged %q; HeadBehind and StagedChanges: %q, %d behind, staged %q (the case says %d behind)",
+					head, behind, got, wantHead, wantBehind, wantStaged, c.behind)
+			}
+			if wantHead == "" && len(changes) != 0 {
+				t.Fatalf("no HEAD, yet staged %q", got)
+			}
+			if (revParses == 1) != c.oneStep {
+				t.Fatalf("%d rev-parse processes; one answering both: %v", revParses, c.oneStep)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -171,18 +172,62 @@ func (g *Git) HeadBehind(ctx context.Context) (string, int, error) {
 	if err != nil || head == "" {
 		return head, 0, err
 	}
+	n, err := g.behind(ctx)
+	return head, n, err
+}
+
+// behind counts the commits HEAD's upstream has that HEAD lacks (0
+// without an upstream).
+func (g *Git) behind(ctx context.Context) (int, error) {
 	out, err := g.Run(ctx, g.Top, "rev-list", "--count", "HEAD..@{upstream}", "--")
 	if err != nil {
 		if gitSaidNo(ctx, err) {
-			return head, 0, nil // no upstream
+			return 0, nil // no upstream
 		}
-		return head, 0, err
+		return 0, err
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil {
-		return head, 0, fmt.Errorf("git rev-list --count: %q", out)
+		return 0, fmt.Errorf("git rev-list --count: %q", out)
 	}
-	return head, n, nil
+	return n, nil
+}
+
+// HeadView is HeadBehind and, with a HEAD, StagedChanges, with one git
+// process fewer: HEAD's commit and the tree of the workspace's folder in
+// it come from one `git rev-parse`, where each took its own. Where that
+// does not answer (no HEAD, a folder HEAD does not hold) each is asked as
+// HeadBehind and StagedChanges ask.
+func (g *Git) HeadView(ctx context.Context) (head string, behind int, staged []Change, err error) {
+	out, err := g.Run(ctx, g.Top, "rev-parse", "HEAD^{commit}", "HEAD:"+g.prefix, "--")
+	ids := lines(out)
+	if err != nil || len(ids) != 3 || ids[2] != "--" || objectID(ids[0]) == nil || objectID(ids[1]) == nil {
+		if ctx.Err() != nil {
+			return "", 0, nil, ctx.Err()
+		}
+		if head, behind, err = g.HeadBehind(ctx); err != nil || head == "" {
+			return head, behind, nil, err
+		}
+		staged, err = g.StagedChanges(ctx)
+		return head, behind, staged, err
+	}
+	if behind, err = g.behind(ctx); err != nil {
+		return "", 0, nil, err
+	}
+	if g.indexHolds(objectID(ids[1])) {
+		return ids[0], behind, nil, nil
+	}
+	staged, err = g.stagedByGit(ctx)
+	return ids[0], behind, staged, err
+}
+
+// objectID decodes a SHA-1 or SHA-256 object id in hex; nil if s is none.
+func objectID(s string) []byte {
+	id, err := hex.DecodeString(s)
+	if err != nil || (len(id) != 20 && len(id) != 32) {
+		return nil
+	}
+	return id
 }
 
 // StagedChanges lists what the index changes against HEAD (git's status
