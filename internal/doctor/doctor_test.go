@@ -63,7 +63,9 @@ func TestLostArtifactContentIsDroppedSoItIsRebuilt(t *testing.T) {
 	}
 	rep = Run(ctx, Options{Path: st.Path(), Store: st, WS: ws})
 	for _, c := range rep.Checks {
-		if c.Status != OK {
+		// The status check's verdict is the machine's speed (a loaded one
+		// warns); TestStatusCheck holds it to a threshold it sets.
+		if c.Status != OK && c.Name != "git status" {
 			t.Errorf("after fix: %+v", c)
 		}
 	}
