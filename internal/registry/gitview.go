@@ -54,7 +54,7 @@ func (s *Service) look(ctx context.Context, g *workspace.Git) (gitView, []string
 	var rows int
 	if err := s.Store.View(ctx, func(tx *store.Tx) error {
 		var err error
-		rows, err = countRowsUpTo(ctx, tx, s.WS.Root, under)
+		rows, err = countRows(ctx, tx, s.WS.Root)
 		return err
 	}); err != nil {
 		return gitView{}, nil, err

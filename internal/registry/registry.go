@@ -156,15 +156,6 @@ func countRows(ctx context.Context, tx *store.Tx, root string) (int, error) {
 	return n, err
 }
 
-// countRowsUpTo counts the rows of root up to limit: a count of all walks
-// every row's index entry (tens of milliseconds at 100,000), where a
-// caller deciding by a threshold needs only to know whether it is passed.
-func countRowsUpTo(ctx context.Context, tx *store.Tx, root string, limit int) (int, error) {
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM registry_files WHERE root = ? LIMIT ?)`, root, limit).Scan(&n)
-	return n, err
-}
-
 // loadRows reads the rows of the given paths (all rows when paths is nil).
 func loadRows(ctx context.Context, tx *store.Tx, root string, paths []string) (map[string]row, error) {
 	out := map[string]row{}

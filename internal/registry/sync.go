@@ -47,7 +47,7 @@ func (s *Service) Sync(ctx context.Context) (*SyncResult, error) {
 		if st, err = loadState(ctx, tx, s.WS.Root); err != nil {
 			return err
 		}
-		rows, err = countRowsUpTo(ctx, tx, s.WS.Root, 1)
+		rows, err = countRows(ctx, tx, s.WS.Root)
 		return err
 	})
 	if err != nil {
