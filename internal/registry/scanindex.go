@@ -18,9 +18,9 @@ import (
 // triggers named since (registry_scan_delta), so the first reader after a
 // write does not read every row again.
 
-// encodeScan compresses the index of all with a narrow window (see
+// encodeScan packs the index of all to be read as a stream (see
 // scanstream.go).
-func encodeScan(all []stored) []byte { return scanEncoder().EncodeAll(scanBytes(all), nil) }
+func encodeScan(all []stored) []byte { return store.PackForStream(scanBytes(all)) }
 
 // scanBytes is the index of all before compression: per row the path and
 // the fingerprint each as a length and the bytes, the time a signed

@@ -1,14 +1,10 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/freshctx/freshctx/internal/store"
 )
@@ -20,34 +16,14 @@ import (
 // to the process: on machines where a page touched first costs 11 µs,
 // that was as long as decompressing it. Streamed, the rows never stand in
 // memory whole, and the first lstat starts as soon as the first buffer is
-// read. The index is compressed with a small window (scanWindow) so the
-// decompressor keeps that much history, not the whole value.
-
-// scanWindow is the window the scan index is compressed with.
-const scanWindow = 64 << 10
+// read. The index is packed for a stream (store.PackForStream), so the
+// decompressor keeps a small window of history, not the whole value.
 
 // scanBufSize is a stream buffer's size: some 400 rows of a usual tree.
 const scanBufSize = 32 << 10
 
-var scanEncoder = sync.OnceValue(func() *zstd.Encoder {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(scanWindow))
-	if err != nil {
-		panic(fmt.Sprintf("the scan index's zstd options: %v", err)) // constants: never
-	}
-	return enc
-})
-
-var scanDecoders = sync.Pool{New: func() any {
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		panic(fmt.Sprintf("the scan index's zstd options: %v", err)) // constants: never
-	}
-	return dec
-}}
-
 // errBadScan is a scan index that does not decode, or was written with a
-// window wider than scanWindow (by an earlier version): it is built again
+// window wider than a stream's (by an earlier version): it is built again
 // from the rows.
 var errBadScan = errors.New("the scan index does not stream")
 
@@ -113,17 +89,11 @@ func streamScan(ctx context.Context, data []byte, skip map[string]bool, feed sca
 	if len(data) == 0 {
 		return 0, nil // the index of no rows
 	}
-	if !narrowWindow(data) {
-		return 0, errBadScan
-	}
-	dec := scanDecoders.Get().(*zstd.Decoder)
-	defer func() {
-		dec.Reset(nil)
-		scanDecoders.Put(dec)
-	}()
-	if err := dec.Reset(bytes.NewReader(data)); err != nil {
+	dec, err := store.OpenPackStream(data)
+	if err != nil {
 		return 0, fmt.Errorf("%w: %v", errBadScan, err)
 	}
+	defer dec.Close()
 	var carry []byte // a row cut at the end of the last buffer
 	size, rows := scanBufSize, 0
 	for {
@@ -179,18 +149,4 @@ func parseScan(buf *scanBuf, skip map[string]bool) (used, kept int) {
 		}
 	}
 	return used, kept
-}
-
-// narrowWindow reports whether data is a zstd frame whose window is at
-// most scanWindow (a frame of one segment has its content's size).
-func narrowWindow(data []byte) bool {
-	var h zstd.Header
-	if err := h.Decode(data); err != nil {
-		return false
-	}
-	window := h.WindowSize
-	if h.SingleSegment {
-		window = h.FrameContentSize
-	}
-	return window <= scanWindow
 }

@@ -123,7 +123,7 @@ func TestScanStreamRefusesABadIndex(t *testing.T) {
 	rows := randomRows(rand.New(rand.NewPCG(1, 46)), 5000)
 	data := encodeScan(rows)
 	ten := scanBytes(rows[:10])
-	cutRow := scanEncoder().EncodeAll(ten[:len(ten)-3], nil)
+	cutRow := store.PackForStream(ten[:len(ten)-3])
 	badSum := slices.Clone(data)
 	badSum[len(badSum)-1] ^= 0xff
 	for name, data := range map[string][]byte{
@@ -243,7 +243,7 @@ func TestScanIndexOfAnEarlierVersionIsBuiltAgain(t *testing.T) {
 	f.sync()
 	rows := tableRows(t, f.svc)
 	old := slices.Clone(rows)
-	for i := range 5000 { // watched paths enough for a window wider than scanWindow
+	for i := range 5000 { // watched paths enough for a window wider than store.StreamWindow
 		old = append(old, stored{path: fmt.Sprintf("gone/%05d.go", i), watched: true})
 	}
 	err := f.svc.Store.Update(ctx, func(tx *store.Tx) error {
@@ -282,7 +282,7 @@ func FuzzScanStream(f *testing.F) {
 	f.Add([]byte{4, 'a', '.', 'g', 'o', 0, 2, 1})
 	f.Add([]byte{200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		data := scanEncoder().EncodeAll(b, nil)
+		data := store.PackForStream(b)
 		whole, werr := decodeScan(data)
 		got, n, err := streamed(data, nil)
 		switch {

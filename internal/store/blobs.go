@@ -196,6 +196,15 @@ var decoders = sync.Pool{New: func() any {
 	return dec
 }}
 
+// putDecoder gives a decoder back to decoders, let go of what it read
+// (nil: nothing to give).
+func putDecoder(dec *zstd.Decoder) {
+	if dec != nil {
+		dec.Reset(nil)
+		decoders.Put(dec)
+	}
+}
+
 // WriteBlob stores b as a blob inside the transaction.
 func (tx *Tx) WriteBlob(b []byte) (Blob, error) {
 	w, err := tx.s.CreateBlob()
@@ -226,7 +235,7 @@ func (s *Store) OpenBlob(d sha.Sum) (io.ReadCloser, error) {
 	}
 	if err := dec.Reset(f); err != nil {
 		f.Close()
-		decoders.Put(dec)
+		putDecoder(dec)
 		return nil, fmt.Errorf("blob %s: %w: %v", d, ErrCorrupt, err)
 	}
 	return &blobReader{dec: dec, f: f, d: d}, nil
@@ -247,11 +256,8 @@ func (r *blobReader) Read(p []byte) (int, error) {
 }
 
 func (r *blobReader) Close() error {
-	if r.dec != nil {
-		r.dec.Reset(nil)
-		decoders.Put(r.dec)
-		r.dec = nil
-	}
+	putDecoder(r.dec)
+	r.dec = nil
 	return r.f.Close()
 }
 
