@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -285,22 +287,42 @@ func (a *app) runRecords(ctx context.Context) (*records.Service, error) {
 // streams cleaned of control sequences (a command line, label, summary or
 // key is whatever a user or a tool wrote). Content that must stay exact —
 // a file read, an artifact — goes to Content(), cleaned only when a person
-// reads it on a terminal.
+// reads it on a terminal. What text prints on Out is buffered, so that a
+// listing is written in a few writes rather than one a line (show of a
+// record naming 2,000 files wrote 2,003 times); a write to Err first
+// writes what Out holds, so the two streams keep their order.
 func (a *app) render(v any, text func() error) error {
 	if a.json {
 		return writeJSON(a.io.Out, v)
 	}
 	orig := a.io
-	out, errOut := termsafe.NewWriter(orig.Out), termsafe.NewWriter(orig.Err)
+	buf := bufio.NewWriterSize(orig.Out, renderBuffer)
+	out, errOut := termsafe.NewWriter(buf), termsafe.NewWriter(outFirst{buf, orig.Err})
 	a.io.Out, a.io.Err = out, errOut
-	a.io.content = orig.Out
+	a.io.content = buf
 	if orig.OutIsTerminal {
 		a.io.content = out
 	}
 	defer func() { a.io = orig }()
 	err := text()
-	if ferr := errors.Join(out.Flush(), errOut.Flush()); err == nil {
+	if ferr := errors.Join(out.Flush(), errOut.Flush(), buf.Flush()); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// renderBuffer is how much of Out render holds before it writes.
+const renderBuffer = 32 << 10
+
+// outFirst writes to err what is written to it, after what out holds. A
+// failed write of out does not stop err's (bufio keeps the error for
+// render's last Flush to return).
+type outFirst struct {
+	out *bufio.Writer
+	err io.Writer
+}
+
+func (w outFirst) Write(p []byte) (int, error) {
+	w.out.Flush()
+	return w.err.Write(p)
 }

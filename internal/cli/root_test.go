@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -66,4 +67,49 @@ func execute(t *testing.T, cmd *cobra.Command, args []string) string {
 		out.WriteString("error: " + err.Error())
 	}
 	return out.String()
+}
+
+// TestRenderWritesOutInFewWritesAndInOrder: what a command prints on Out
+// reaches it in a few writes, not one a line; a line on Err comes after
+// the Out lines printed before it and before those printed after, where
+// both go to one place (2>&1); content is in its place among them; and a
+// control sequence is still cleaned from Out.
+func TestRenderWritesOutInFewWritesAndInOrder(t *testing.T) {
+	var both countingWriter
+	a := &app{io: IO{Out: &both, Err: &both}}
+	err := a.render(nil, func() error {
+		for i := range 2000 {
+			fmt.Fprintf(a.io.Out, "line %d\x1b[2J\n", i)
+		}
+		fmt.Fprintln(a.io.Err, "a warning")
+		fmt.Fprint(a.io.Content(), "exact\x1b[1m\n")
+		fmt.Fprintln(a.io.Out, "the last line")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := both.String()
+	var want strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&want, "line %d\n", i)
+	}
+	want.WriteString("a warning\nexact\x1b[1m\nthe last line\n")
+	if got != want.String() {
+		t.Errorf("printed (%d bytes) differs from the lines in order (%d bytes); its end: %q", len(got), want.Len(), got[max(0, len(got)-80):])
+	}
+	if most := len(got)/renderBuffer + 4; both.writes > most {
+		t.Errorf("%d writes for %d bytes, want at most %d", both.writes, len(got), most)
+	}
+}
+
+// countingWriter is a bytes.Buffer that counts the writes it is given.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
 }
