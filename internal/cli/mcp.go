@@ -108,7 +108,7 @@ func (a *app) openProject(ctx context.Context, dir string, given bool, session s
 	if err := notAProject(ws.Root); err != nil {
 		return nil, err
 	}
-	a.ws, a.st = ws, nil
+	a.ws, a.st, a.writePath = ws, nil, ""
 	st, err := a.store(ctx)
 	if err != nil {
 		return nil, &mcpserver.StoreUnusable{WS: ws, Err: err}

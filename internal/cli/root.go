@@ -32,6 +32,8 @@ type app struct {
 
 	ws *workspace.Workspace
 	st *store.Store
+	// writePath is the store's path as a writer found it (storePath).
+	writePath string
 }
 
 // Main runs freshctx with args and returns the process exit status.
@@ -189,8 +191,21 @@ func (a *app) openStore(ctx context.Context, readOnly bool) (*store.Store, error
 
 // storePath is --store, else FRESHCTX_STORE, else the workspace's default
 // store. A writer first adds the store to .git/info/exclude when it lies in
-// the work tree: the default's folder, or a store given inside it.
+// the work tree: the default's folder, or a store given inside it; the
+// path it found is kept for the process (writePath), so that this is seen
+// to, and said when it fails, once.
 func (a *app) storePath(writing bool) (string, error) {
+	if writing && a.writePath != "" {
+		return a.writePath, nil
+	}
+	path, err := a.findStorePath(writing)
+	if err == nil && writing {
+		a.writePath = path
+	}
+	return path, err
+}
+
+func (a *app) findStorePath(writing bool) (string, error) {
 	ws, err := a.workspace()
 	if err != nil {
 		return "", err

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/compress"
+	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/render"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/workspace"
 )
 
@@ -100,17 +104,78 @@ freshctx exits with the command's exit status.`,
 }
 
 // runRun runs the command and records it; its git status starts beside
-// the store's opening and the command.
+// the store's opening and the command, and a store that is there already
+// opens beside the command too (prepareRun).
 func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*records.Record, error) {
 	statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopStatus()
 	status := a.startStatus(statusCtx)
-	opt, svc, err := f.prepare(ctx, a)
+	opt, svc, open, err := f.prepareRun(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := svc.Run(ctx, records.RunRequest{Options: opt, Argv: argv, Stdin: a.io.In, Env: a.io.Env, GitStatus: status})
+	rec, err := svc.Run(ctx, records.RunRequest{Options: opt, Argv: argv, Stdin: a.io.In, Env: a.io.Env,
+		GitStatus: status, OpenStore: open})
 	return a.finishRecord(ctx, svc, rec, err)
+}
+
+// prepareRun is prepare for run. Where the store is there already its
+// opening (SQLite, its schema, the retention setting: some milliseconds)
+// is left to Run, which starts the command first (RunRequest.OpenStore);
+// a store still to be made is made first, so that a command never sees
+// it appear.
+func (f *recordFlags) prepareRun(ctx context.Context, a *app) (records.Options, *records.Service, openStore, error) {
+	path, ok := a.storeToOpen()
+	if !ok {
+		opt, svc, err := f.prepare(ctx, a)
+		return opt, svc, nil, err
+	}
+	opt, err := f.options(a)
+	if err != nil {
+		return opt, nil, nil, err
+	}
+	svc := &records.Service{WS: a.ws, Cwd: a.io.Cwd}
+	if opt.Inputs, err = svc.ScopeGlobs(f.inputs); err != nil {
+		return opt, nil, nil, usageError{err}
+	}
+	open := func(ctx context.Context) (*store.Store, time.Duration, error) {
+		st, err := store.Open(ctx, path, store.Options{})
+		if err != nil {
+			return nil, 0, err
+		}
+		a.st = st // closed as the process ends; read only once Run has waited for this
+		retention, err := config.Retention(ctx, st)
+		if err != nil {
+			return nil, 0, err
+		}
+		return st, retention, nil
+	}
+	return opt, svc, open, nil
+}
+
+// openStore opens the store a record is kept in, with the records'
+// retention (records.RunRequest.OpenStore).
+type openStore = func(context.Context) (*store.Store, time.Duration, error)
+
+// storeToOpen is the path of the store a run keeps its record in, when
+// the store is there already and not yet open: only its opening is left.
+// The path is found as a writer finds it (storePath), so that
+// .git/info/exclude is seen to first.
+func (a *app) storeToOpen() (string, bool) {
+	if a.st != nil {
+		return "", false
+	}
+	if _, err := a.workspace(); err != nil {
+		return "", false
+	}
+	path, err := a.storePath(true)
+	if err != nil {
+		return "", false
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", false
+	}
+	return path, true
 }
 
 // captureOptions are capture's flags.

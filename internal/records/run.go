@@ -42,6 +42,11 @@ type Service struct {
 	// Progress, when set, is told when a read is about to make the token
 	// counts of many records at once (Options.TokensLater).
 	Progress io.Writer
+
+	// opened is closed once the store Run opens beside its command
+	// (RunRequest.OpenStore) is open or has failed: Store, StoreErr and
+	// Retention are not to be read before.
+	opened chan struct{}
 }
 
 func (s *Service) now() time.Time {
@@ -102,6 +107,14 @@ type RunRequest struct {
 	// record of what ran so far is kept). Not for a command that may read
 	// a terminal: a background group cannot.
 	OwnGroup bool
+	// OpenStore, when set, opens the store the record is kept in beside
+	// the command instead of before it, and returns it with the records'
+	// retention; the Service's Store is then nil until it has. Run starts
+	// the command first and waits for the store where it needs it: a
+	// stream's first output, a spill of the spool, the record's save. An
+	// error is the Service's StoreErr, as one from opening it before: the
+	// command still runs and its record says why it was not kept.
+	OpenStore func(context.Context) (*store.Store, time.Duration, error)
 }
 
 // killGrace is how long a cancelled command has between SIGTERM and SIGKILL.
@@ -134,6 +147,10 @@ const waitDelay = 2 * time.Second
 func (s *Service) Run(ctx context.Context, req RunRequest) (*Record, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("run: no command given")
+	}
+	if req.OpenStore != nil {
+		s.openBeside(context.WithoutCancel(ctx), req.OpenStore)
+		defer s.storeOpened() // nothing started here is left running
 	}
 	// The git facts are read as the command starts, beside it: a command
 	// that runs longer than one status pays nothing for them.
@@ -254,13 +271,37 @@ func (s *Service) waitWarm() {
 	}
 }
 
+// openBeside opens the store with open in a goroutine of its own
+// (RunRequest.OpenStore); storeOpened waits for it.
+func (s *Service) openBeside(ctx context.Context, open func(context.Context) (*store.Store, time.Duration, error)) {
+	opened := make(chan struct{})
+	s.opened = opened
+	go func() {
+		defer close(opened)
+		st, retention, err := open(ctx)
+		if err != nil {
+			s.StoreErr = err
+			return
+		}
+		s.Store, s.Retention = st, retention
+	}()
+}
+
+// storeOpened waits for the store Run opens beside its command, if it
+// does.
+func (s *Service) storeOpened() {
+	if s.opened != nil {
+		<-s.opened
+	}
+}
+
 // statusNow starts the whole-tree git status the record's stamp needs (its
 // branch, HEAD and dirty bit), so that it runs beside what comes next
 // instead of after it: for run, the command itself; for capture, the
 // analysis of the rest of the input. Nil outside git, and when there is no
-// store to keep the record in.
+// store to keep the record in (one still opening is expected to be).
 func (s *Service) statusNow(ctx context.Context) func() (*workspace.Status, error) {
-	if s.Store == nil {
+	if s.opened == nil && s.Store == nil {
 		return nil
 	}
 	return StartGitStatus(ctx, s.WS)
@@ -295,12 +336,15 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 		// the sink keeps the error, the analysis still reads every line.
 		// The blob itself is created by the stream's first output
 		// (sink.writeBlob): one that prints nothing has none.
-		k := &sink{err: s.blobErr(), create: s.createBlob, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
+		k := &sink{create: s.createBlob, stream: Stream(i), out: c.lines, spare: c.spare, progress: &c.bytes}
+		if s.opened == nil {
+			k.err = s.blobErr()
+		}
 		k.count.write = k.writeBlob
 		c.sinks[i] = k
 	}
 	c.analysis = newAnalysis(argv, opt.Intent, s.WS.Root)
-	c.spool, c.drained = newSpool(s.spoolDir()), make(chan error, 1)
+	c.spool, c.drained = newSpool(s.spoolDir), make(chan error, 1)
 	go func() {
 		// The tokenizer's vocabulary (30 ms of CPU) loads in the background
 		// from the first output on; a command that prints nothing never
@@ -325,6 +369,7 @@ func (s *Service) startCapture(opt Options, argv []string) (*capture, error) {
 // spoolDir is where output waiting for the analysis may spill: the blob
 // folder (private to the user), else the system's temporary folder.
 func (s *Service) spoolDir() string {
+	s.storeOpened()
 	if s.Store != nil {
 		return s.Store.BlobDir()
 	}
@@ -332,6 +377,7 @@ func (s *Service) spoolDir() string {
 }
 
 func (s *Service) createBlob() (*store.BlobWriter, error) {
+	s.storeOpened()
 	if err := s.blobErr(); err != nil {
 		return nil, err
 	}

@@ -38,8 +38,9 @@ type recordMeta struct {
 // and exits with the command's status.
 func (s *Service) finish(ctx context.Context, c *capture, m recordMeta) (*Record, error) {
 	keepErr := c.wait()
-	if s.Store == nil && keepErr != nil {
-		keepErr = s.StoreErr // the same for both streams
+	s.storeOpened()
+	if s.Store == nil {
+		keepErr = s.blobErr() // the same for both streams, printed or not
 	}
 	a := c.analysis
 	lines := a.finish()

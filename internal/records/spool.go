@@ -18,7 +18,9 @@ import (
 // process). If no such file can be made, writers wait for room instead:
 // slowing the command is better than losing its output.
 type spool struct {
-	dir      string
+	// dir is the folder a spill file is made in, asked for at the first
+	// spill (the store's blob folder may still be opening).
+	dir      func() string
 	memLimit int
 	// patient: the writer can wait (it reads a regular file, not a
 	// command's pipe), so its output is never written to a file only to
@@ -47,7 +49,7 @@ type piece struct {
 // spoolMemory is how much output waits in memory before it is spilled.
 const spoolMemory = 2 << 20
 
-func newSpool(dir string) *spool {
+func newSpool(dir func() string) *spool {
 	s := &spool{dir: dir, memLimit: spoolMemory}
 	s.changed = sync.NewCond(&s.mu)
 	return s
@@ -93,11 +95,12 @@ func (s *spool) put(stream Stream, p []byte) {
 // failed (fileErr says why).
 func (s *spool) spill(stream Stream, p []byte) bool {
 	if s.file == nil {
-		f, err := os.CreateTemp(s.dir, "spool-*")
-		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(s.dir, 0o700) == nil {
+		dir := s.dir()
+		f, err := os.CreateTemp(dir, "spool-*")
+		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(dir, 0o700) == nil {
 			// The blob folder is made by a stream's first blob, which a
 			// new store's first capture can need to spill before.
-			f, err = os.CreateTemp(s.dir, "spool-*")
+			f, err = os.CreateTemp(dir, "spool-*")
 		}
 		if err != nil {
 			s.fileErr = err

@@ -19,7 +19,7 @@ import (
 // each stream received, in order.
 func spoolRun(t *testing.T, dir string, memLimit int, hold bool) (want, got [2][]byte) {
 	t.Helper()
-	s := newSpool(dir)
+	s := newSpool(func() string { return dir })
 	s.memLimit = memLimit
 	rng := rand.New(rand.NewPCG(1, 2))
 	release := make(chan struct{})
@@ -86,7 +86,8 @@ func TestSpoolWithoutAFileWaitsInsteadOfLosing(t *testing.T) {
 // consumer is held while more than the memory limit is written: the writer
 // must be waiting, with no file made, and every byte arrive once released.
 func TestPatientSpoolNeverSpills(t *testing.T) {
-	s := newSpool(t.TempDir())
+	dir := t.TempDir()
+	s := newSpool(func() string { return dir })
 	s.memLimit, s.patient = 1000, true
 	var want []byte
 	wrote := make(chan struct{})
