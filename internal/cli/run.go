@@ -105,12 +105,12 @@ freshctx exits with the command's exit status.`,
 
 // runRun runs the command and records it; its git status starts beside
 // the store's opening and the command, and a store that is there already
-// opens beside the command too (prepareRun).
+// opens beside the command too (prepareBeside).
 func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*records.Record, error) {
 	statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopStatus()
 	status := a.startStatus(statusCtx)
-	opt, svc, open, err := f.prepareRun(ctx, a)
+	opt, svc, open, err := f.prepareBeside(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +119,12 @@ func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*record
 	return a.finishRecord(ctx, svc, rec, err)
 }
 
-// prepareRun is prepare for run. Where the store is there already its
-// opening (SQLite, its schema, the retention setting: some milliseconds)
-// is left to Run, which starts the command first (RunRequest.OpenStore);
-// a store still to be made is made first, so that a command never sees
-// it appear.
-func (f *recordFlags) prepareRun(ctx context.Context, a *app) (records.Options, *records.Service, openStore, error) {
+// prepareBeside is prepare for run and capture. Where the store is there
+// already its opening (SQLite, its schema, the retention setting: some
+// milliseconds) is left to Run, which starts the command first, or to
+// Capture, which starts reading (RunRequest.OpenStore); a store still to
+// be made is made first, so that a command never sees it appear.
+func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Options, *records.Service, openStore, error) {
 	path, ok := a.storeToOpen()
 	if !ok {
 		opt, svc, err := f.prepare(ctx, a)
@@ -231,11 +231,12 @@ func (a *app) runCapture(ctx context.Context, o captureOptions) (*records.Record
 	if o.exitCode != nil && (*o.exitCode < 0 || *o.exitCode > 255) {
 		return nil, usagef("--exit-code must be 0 to 255, not %d", *o.exitCode)
 	}
-	opt, svc, err := o.prepare(ctx, a)
+	opt, svc, open, err := o.prepareBeside(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := svc.Capture(ctx, records.CaptureRequest{Options: opt, Input: a.io.In, Files: o.files, ExitCode: o.exitCode})
+	rec, err := svc.Capture(ctx, records.CaptureRequest{Options: opt, Input: a.io.In, Files: o.files, ExitCode: o.exitCode,
+		OpenStore: open})
 	return a.finishRecord(ctx, svc, rec, err)
 }
 

@@ -85,3 +85,47 @@ func TestRunBesideAStoreThatFails(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureOpensTheStoreBesideTheReading: with OpenStore, the input is
+// read before the store is opened (it opens only once the input has been
+// read from), and the text is kept whole.
+func TestCaptureOpensTheStoreBesideTheReading(t *testing.T) {
+	s, _ := newService(t)
+	text := bytes.Repeat([]byte("--- FAIL: TestAdd (0.00s)\n    calc_test.go:12: got 3, want 4\n"), 50000)
+	read := make(chan struct{})
+	in := &signalReader{r: bytes.NewReader(text), first: read}
+	late := &Service{WS: s.WS, Cwd: s.Cwd}
+	open := func(context.Context) (*store.Store, time.Duration, error) {
+		select {
+		case <-read:
+			return s.Store, 0, nil
+		case <-time.After(20 * time.Second):
+			return nil, 0, errors.New("the input had not been read 20 s after the store was asked for")
+		}
+	}
+	rec, err := late.Capture(context.Background(), CaptureRequest{Input: in, OpenStore: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID == 0 || rec.NotKept != "" {
+		t.Fatalf("record %d not kept: %s", rec.ID, rec.NotKept)
+	}
+	if got := raw(t, late, rec.ID, Stdout); !bytes.Equal(got, text) {
+		t.Errorf("kept %d bytes, want the %d read", len(got), len(text))
+	}
+}
+
+// signalReader closes first at its first read.
+type signalReader struct {
+	r     *bytes.Reader
+	first chan struct{}
+	once  bool
+}
+
+func (r *signalReader) Read(p []byte) (int, error) {
+	if !r.once {
+		r.once = true
+		close(r.first)
+	}
+	return r.r.Read(p)
+}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/freshctx/freshctx/internal/freshness"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 // CaptureRequest records text read from Input, as `capture` does with stdin.
@@ -18,6 +20,9 @@ type CaptureRequest struct {
 	// ExitCode, when set, is the status of the command whose output this
 	// is (a pipe's first command); else the record has none.
 	ExitCode *int
+	// OpenStore opens the store beside the reading of Input, as
+	// RunRequest.OpenStore does beside a command.
+	OpenStore func(context.Context) (*store.Store, time.Duration, error)
 }
 
 // canWait reports input that nothing upstream writes into: a regular file
@@ -41,6 +46,10 @@ func (s *Service) Capture(ctx context.Context, req CaptureRequest) (*Record, err
 			return nil, fmt.Errorf("--file: %w", err)
 		}
 		explicit = append(explicit, rel)
+	}
+	if req.OpenStore != nil {
+		s.openBeside(context.WithoutCancel(ctx), req.OpenStore)
+		defer s.storeOpened() // nothing started here is left running
 	}
 	c, err := s.startCapture(req.Options, nil)
 	if err != nil {
