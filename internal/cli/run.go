@@ -124,7 +124,7 @@ func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*record
 // milliseconds) is left to Run, which starts the command first, or to
 // Capture, which starts reading (RunRequest.OpenStore); a store still to
 // be made is made first, so that a command never sees it appear.
-func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Options, *records.Service, openStore, error) {
+func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Options, *records.Service, storeOpener, error) {
 	path, ok := a.storeToOpen()
 	if !ok {
 		opt, svc, err := f.prepare(ctx, a)
@@ -153,9 +153,9 @@ func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Option
 	return opt, svc, open, nil
 }
 
-// openStore opens the store a record is kept in, with the records'
+// storeOpener opens the store a record is kept in, with the records'
 // retention (records.RunRequest.OpenStore).
-type openStore = func(context.Context) (*store.Store, time.Duration, error)
+type storeOpener = func(context.Context) (*store.Store, time.Duration, error)
 
 // storeToOpen is the path of the store a run keeps its record in, when
 // the store is there already and not yet open: only its opening is left.

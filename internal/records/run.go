@@ -23,7 +23,10 @@ import (
 
 // Service runs, captures and reads records of one workspace.
 type Service struct {
-	WS    *workspace.Workspace
+	WS *workspace.Workspace
+	// Store is where records are kept. Run and Capture may be given a
+	// store to open beside their work (RunRequest.OpenStore): it is set
+	// then as it opens.
 	Store *store.Store
 	// StoreErr is why Store is nil: the store could not be opened. Run and
 	// Capture still run and digest the command and return a record that
