@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/compress"
-	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/records"
 	"github.com/freshctx/freshctx/internal/render"
 	"github.com/freshctx/freshctx/internal/store"
@@ -125,8 +124,7 @@ func (a *app) runRun(ctx context.Context, f recordFlags, argv []string) (*record
 // Capture, which starts reading (RunRequest.OpenStore); a store still to
 // be made is made first, so that a command never sees it appear.
 func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Options, *records.Service, storeOpener, error) {
-	path, ok := a.storeToOpen()
-	if !ok {
+	if !a.storeToOpen() {
 		opt, svc, err := f.prepare(ctx, a)
 		return opt, svc, nil, err
 	}
@@ -138,17 +136,15 @@ func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Option
 	if opt.Inputs, err = svc.ScopeGlobs(f.inputs); err != nil {
 		return opt, nil, nil, usageError{err}
 	}
+	// The records service's own opening (a.records), on Run's goroutine:
+	// it sets a.st, which nothing reads until Run has waited for it, and
+	// finds the path storeToOpen found (storePath keeps it).
 	open := func(ctx context.Context) (*store.Store, time.Duration, error) {
-		st, err := store.Open(ctx, path, store.Options{})
+		opened, err := a.records(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
-		a.st = st // closed as the process ends; read only once Run has waited for this
-		retention, err := config.Retention(ctx, st)
-		if err != nil {
-			return nil, 0, err
-		}
-		return st, retention, nil
+		return opened.Store, opened.Retention, nil
 	}
 	return opt, svc, open, nil
 }
@@ -157,25 +153,23 @@ func (f *recordFlags) prepareBeside(ctx context.Context, a *app) (records.Option
 // retention (records.RunRequest.OpenStore).
 type storeOpener = func(context.Context) (*store.Store, time.Duration, error)
 
-// storeToOpen is the path of the store a run keeps its record in, when
-// the store is there already and not yet open: only its opening is left.
+// storeToOpen reports whether the store a run keeps its record in is
+// there already and not yet open: only its opening is left.
 // The path is found as a writer finds it (storePath), so that
 // .git/info/exclude is seen to first.
-func (a *app) storeToOpen() (string, bool) {
+func (a *app) storeToOpen() bool {
 	if a.st != nil {
-		return "", false
+		return false
 	}
 	if _, err := a.workspace(); err != nil {
-		return "", false
+		return false
 	}
 	path, err := a.storePath(true)
 	if err != nil {
-		return "", false
+		return false
 	}
-	if _, err := os.Stat(path); err != nil {
-		return "", false
-	}
-	return path, true
+	_, err = os.Stat(path)
+	return err == nil
 }
 
 // captureOptions are capture's flags.
