@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freshctx/freshctx/internal/sha"
+	"github.com/freshctx/freshctx/internal/testfs"
 	"github.com/klauspost/compress/zstd"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -294,21 +294,9 @@ func TestSweepTemporaryKeepsLiveWriters(t *testing.T) {
 	}
 }
 
-// mountTmpfs mounts a small tmpfs at a new folder, or skips the test where
-// this process may not mount.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
-	return dir
-}
-
 func TestReadOnlyMountStillReads(t *testing.T) {
 	ctx := context.Background()
-	dir := mountTmpfs(t, "8m")
+	dir := testfs.Tmpfs(t, "8m")
 	p := filepath.Join(dir, "freshctx.db")
 	s, err := Open(ctx, p, Options{})
 	if err != nil {
@@ -317,9 +305,7 @@ func TestReadOnlyMountStillReads(t *testing.T) {
 	b := writeBlob(t, s, []byte("raw output"))
 	s.Update(ctx, func(tx *Tx) error { return tx.SetMeta("k", "v") })
 	s.Close()
-	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot remount read-only: %v %s", err, out)
-	}
+	testfs.ReadOnly(t, dir)
 	if _, err := Open(ctx, p, Options{}); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Open(read-only mount) for writing = %v, want ErrReadOnly", err)
 	}
@@ -343,7 +329,7 @@ func TestReadOnlyMountStillReads(t *testing.T) {
 
 func TestFullDiskSaysDiskFull(t *testing.T) {
 	ctx := context.Background()
-	dir := mountTmpfs(t, "2m")
+	dir := testfs.Tmpfs(t, "2m")
 	p := filepath.Join(dir, "freshctx.db")
 	s, err := Open(ctx, p, Options{})
 	if err != nil {
@@ -466,7 +452,7 @@ func TestLinkedBlobAreaIsNotCleaned(t *testing.T) {
 // empty file an older version left reads as no store.
 func TestNewStoreOnAFullDiskLeavesNothing(t *testing.T) {
 	ctx := context.Background()
-	dir := mountTmpfs(t, "1m")
+	dir := testfs.Tmpfs(t, "1m")
 	filler, _ := os.Create(filepath.Join(dir, "filler"))
 	chunk := bytes.Repeat([]byte{'x'}, 64<<10)
 	for {
