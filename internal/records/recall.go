@@ -56,11 +56,16 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) ([]Hit, error) 
 	}
 	q := rank.Parse(req.Query)
 	var ranked []scored
-	err = s.Store.View(ctx, func(tx *store.Tx) error {
+	search := func(tx *store.Tx) error {
 		var err error
 		ranked, err = rankRecords(ctx, tx, q, filter, req.Limit)
 		return err
-	})
+	}
+	if q.Empty {
+		err = s.Store.View(ctx, search) // the newest records: no text to search
+	} else {
+		err = s.searchWith(ctx, search)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}

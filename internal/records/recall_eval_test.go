@@ -224,7 +224,7 @@ func plainBM25(ctx context.Context, s *Service, text string) ([]int64, error) {
 		parts[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
 	var ids []int64
-	err := s.Store.View(ctx, func(tx *store.Tx) error {
+	err := s.searchWith(ctx, func(tx *store.Tx) error {
 		var err error
 		ids, err = queryIDs(ctx, tx, `SELECT rowid FROM records_fts WHERE records_fts MATCH ?
 			ORDER BY bm25(records_fts) LIMIT 10`, strings.Join(parts, " OR "))

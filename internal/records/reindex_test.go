@@ -13,8 +13,11 @@ func TestOlderRecordsGetParts(t *testing.T) {
 	s, _ := newService(t)
 	ctx := context.Background()
 	old := run(t, s, `echo "--- FAIL: TestFailGenFishCompletionFile (0.00s)"`)
-	// As a store made before: the row without parts, the marker set.
+	// As a store made before: the row indexed without parts, the marker set.
 	err := s.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := indexWaiting(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE records_fts SET facts = 'TestFailGenFishCompletionFile' WHERE rowid = ?`, old.ID); err != nil {
 			return err
 		}

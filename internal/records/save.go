@@ -351,12 +351,7 @@ func (s *Service) save(ctx context.Context, c *capture, r *Record, argv []string
 		if err := insertFacts(ctx, tx, r.ID, r.facts); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, command, label, digest, facts)
-			VALUES (?, ?, ?, ?, ?)`, r.ID, r.Command, r.Label, r.Digest, searchText(r))
-		if err != nil {
-			return fmt.Errorf("index record: %w", err)
-		}
-		return nil
+		return leaveUnindexed(ctx, tx, r.ID, searchText(r))
 	})
 }
 
@@ -384,7 +379,6 @@ func insertFacts(ctx context.Context, tx *store.Tx, id int64, fs []facts.Fact) e
 	return nil
 }
 
-// filesText lists the referenced paths for the full-text index.
 // searchText is what the index's facts column holds: the facts, the files,
 // and the parts of every compound word of the record (fish and completions
 // of fish_completions_test.go, Gen and Fish of GenFish), so that a part
@@ -394,6 +388,7 @@ func searchText(r *Record) string {
 	return text + "\n" + rank.PartsText(r.Command, r.Label, r.Digest, text)
 }
 
+// filesText lists the referenced paths for the full-text index.
 func filesText(st freshness.Stamp) string {
 	var b strings.Builder
 	for _, f := range st.Files {
