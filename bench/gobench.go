@@ -26,6 +26,7 @@ var goBenches = []goBench{
 	{"./cmd/freshctx", "BenchmarkRunTrueOverhead$", "10x", "run -- true over true, in a 3-file repository"},
 	{"./cmd/freshctx", "BenchmarkConcurrentRuns$", "3x", "8 runs at a time against one store, and one at a time; each run leaves its token counts for the first reader, and one stats then makes them all"},
 	{"./internal/records", "BenchmarkRecall$", "1x", "recall p50 and p95 at 1,000, 10,000 and 100,000 records (100, 1,000, 10,000 with -short), beside SQLite FTS5 alone"},
+	{"./internal/records", "BenchmarkRecallWaiting$", "10x", "what a recall pays for records waiting for the full-text index, in 10,000 records (1,000 with -short): the first recall after 16 saves against the next, and the search of a store that cannot be written, through the index's temporary copy, against the same search of the index"},
 	{"./internal/artifact", "BenchmarkGetHit100k$", "5x", "an artifact hit among 100,000 (10,000 with -short)"},
 	{"./internal/artifact", "BenchmarkSlices2000$", "3x", "2,000 slices stored by one call, got with 10 changed, against git status, a get of an artifact never put (cold), gets right after a save by rename (saved) and an add (reindexed), and once the path set's proof broke (listed), among the map's files alone and in a repository of 13,000 files in 1,400 folders (large_)"},
 	{"./internal/artifact", "BenchmarkReadSlices2000$", "20x", "reading 2,000 slices and their inputs' stamps from the one packed value a get keeps, against from their rows"},

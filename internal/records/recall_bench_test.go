@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/facts"
+	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testbench"
 )
 
 // seedRecords writes n realistic records straight into the store (running n
@@ -141,4 +143,61 @@ func BenchmarkRecall(b *testing.B) {
 	}
 	mid, last := results[len(sizes)-2].ours, results[len(sizes)-1].ours
 	b.ReportMetric(float64(last[len(last)/2])/float64(mid[len(mid)/2]), "growth_x10")
+}
+
+// BenchmarkRecallWaiting measures what a recall pays for the records that
+// wait for the full-text index (unindexed.go) in a store of 10,000 records
+// (1,000 with -short): the first recall after 16 saves, which indexes
+// them, beside the next (none waiting), and the search of a store that
+// cannot be written, through the index's temporary copy, beside the same
+// search of the index itself; each pair timed in turn.
+func BenchmarkRecallWaiting(b *testing.B) {
+	n := 10_000
+	if testing.Short() {
+		n = 1_000
+	}
+	s, r := newService(b)
+	var files []string
+	for i := range 100 {
+		f := fmt.Sprintf("pkg/p%d/file%d.go", i%20, i)
+		files = append(files, f)
+		r.Write(f, "package p\n")
+	}
+	r.Commit("files")
+	benchRoot = s.WS.Root
+	seedRecords(b, s, n, files)
+	ctx := context.Background()
+	const query = "TestParse12 failed"
+	recall := func() time.Duration {
+		start := time.Now()
+		if _, err := s.Recall(ctx, RecallRequest{Query: query}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	search := func(tx *store.Tx) error {
+		_, err := rankRecords(ctx, tx, rank.Parse(query), nil, 10)
+		return err
+	}
+	view := func(fn func(*store.Tx) error) time.Duration {
+		start := time.Now()
+		if err := s.Store.View(ctx, fn); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var after, base, copied, searched []time.Duration
+	for i := 0; b.Loop(); i++ {
+		for j := range 16 {
+			keep(b, s, fmt.Sprintf("--- FAIL: TestParse%d (0.00s)\n", i*16+j))
+		}
+		after = append(after, recall())
+		base = append(base, recall())
+		copied = append(copied, view(func(tx *store.Tx) error { return withTempIndex(ctx, tx, search) }))
+		searched = append(searched, view(search))
+	}
+	testbench.MedianMS(b, base, "recall_ms")
+	testbench.Ratio(b, after, base, "after_16_saves_x")
+	testbench.MedianMS(b, searched, "search_ms")
+	testbench.Ratio(b, copied, searched, "search_through_a_copy_x")
 }
