@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/testbench"
+	"github.com/freshctx/freshctx/internal/testpg"
 )
 
 // BenchmarkCandidatesLongOutputs times the statement Candidates sends for
@@ -71,4 +72,56 @@ func BenchmarkCandidatesLongOutputs(b *testing.B) {
 	testbench.MedianMS(b, noSums, "no_sums_ms")
 	testbench.Ratio(b, old, sums, "x_sums")
 	testbench.Ratio(b, old, noSums, "x_no_sums")
+}
+
+// BenchmarkCandidatesRoundTrips times what recall --team does on the
+// network: connect, send Candidates' batch for two terms, read, close,
+// through a proxy that adds 10 ms to every round trip, on 2,000 records:
+// each statement described by the server before it runs (pgx's default,
+// which caches the description for later calls a one-batch process never
+// makes) against sent in one round trip (QueryExecModeExec), in turn.
+func BenchmarkCandidatesRoundTrips(b *testing.B) {
+	cluster := testpg.Shared(b)
+	url := cluster.Database(b)
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.conn.Exec(ctx, `INSERT INTO team_records (key, repo_id, command, label, exit_code, intent, summary,
+			raw, files, commit, branch, author, machine, ci, created_at, signature, parts)
+		SELECT 'k' || i, 'repo-1', 'go test ./...', '', 1, '', '--- FAIL: TestCase' || i, '\x'::bytea,
+			'[]', '', 'main', 'ci@example.com', 'ci', true, now() - make_interval(secs => 2000 - i), '',
+			'test case' || i || ' pkg' || (i % 50)
+		FROM generate_series(1, 2000) AS i`); err != nil {
+		b.Fatal(err)
+	}
+	proxy := cluster.Proxy(b)
+	proxy.SetDelay(5 * time.Millisecond)
+	via := proxy.Via(url)
+	search := func(open func(context.Context, string, Timeouts) (*Store, error)) time.Duration {
+		start := time.Now()
+		ts, err := open(ctx, via, Asked)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := ts.Candidates(ctx, "repo-1", []string{"testcase1500", "pkg7"}, 200, 1000, false)
+		ts.Close()
+		if err != nil || len(f.Records) == 0 {
+			b.Fatalf("%d candidates, %v", len(f.Records), err)
+		}
+		return time.Since(start)
+	}
+	var described, direct []time.Duration
+	for b.Loop() {
+		described = append(described, search(OpenWith))
+		direct = append(direct, search(OpenSearch))
+	}
+	testbench.MedianMS(b, described, "described_ms")
+	testbench.MedianMS(b, direct, "one_trip_ms")
+	testbench.Ratio(b, direct, described, "x_described")
 }

@@ -62,6 +62,23 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 // OpenWith connects to the team store at rawURL within t.Connect; each
 // query then takes at most t.Query.
 func OpenWith(ctx context.Context, rawURL string, t Timeouts) (*Store, error) {
+	return openConfigured(ctx, rawURL, t, nil)
+}
+
+// OpenSearch connects as OpenWith does, for a process that only searches
+// (recall --team): each of its statements goes in one round trip, its
+// parameters typed by their Go values (text, integers, text arrays), where
+// pgx first asks the server to describe every statement new to the
+// connection, a round trip that pays only when the statement runs again,
+// which a search's one batch never does. Writers keep the described form:
+// it types each parameter by its column (jsonb, bytea).
+func OpenSearch(ctx context.Context, rawURL string, t Timeouts) (*Store, error) {
+	return openConfigured(ctx, rawURL, t, func(cfg *pgx.ConnConfig) {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	})
+}
+
+func openConfigured(ctx context.Context, rawURL string, t Timeouts, configure func(*pgx.ConnConfig)) (*Store, error) {
 	if rawURL == "" {
 		return nil, ErrNotConfigured
 	}
@@ -70,6 +87,9 @@ func OpenWith(ctx context.Context, rawURL string, t Timeouts) (*Store, error) {
 		return nil, fmt.Errorf("team store URL %s: %w", Redacted(rawURL), scrub(err, rawURL))
 	}
 	cfg.ConnectTimeout = t.Connect
+	if configure != nil {
+		configure(cfg)
+	}
 	cctx, cancel := context.WithTimeout(ctx, t.Connect)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -276,6 +277,53 @@ func TestUnreachable(t *testing.T) {
 	} {
 		if got := Unreachable(c.err); got != c.want {
 			t.Errorf("%s (%v): Unreachable %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+}
+
+// TestOpenSearchReadsAsOpen: a connection that sends each statement in
+// one round trip (recall --team's) reads what the described form reads:
+// the newest records, and the candidates of words with and without the
+// sums of their outputs, every field alike.
+func TestOpenSearchReadsAsOpen(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	a := record("k1", "go test ./...", "--- FAIL: TestAdd\ncalc_test.go:12: Add(1, 2) = -1", File{Path: "calc.go", SHA256: "aa", Size: 10, Existed: true})
+	a.Parts = "test add calc"
+	b := record("k2", "go vet ./...", "FAIL all bad", File{Path: "pkg/x.go", Existed: false})
+	b.Signature = "sig"
+	if _, err := s.Publish(ctx, []Record{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	one, err := OpenSearch(ctx, s.url, Asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	utc := func(rs []Record) []Record {
+		for i := range rs {
+			rs[i].CreatedAt = rs[i].CreatedAt.UTC()
+		}
+		return rs
+	}
+	want, err := s.Search(ctx, Query{RepoID: "repo-1", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := one.Search(ctx, Query{RepoID: "repo-1", Limit: 10})
+	if err != nil || !reflect.DeepEqual(utc(got), utc(want)) || len(got) != 2 {
+		t.Fatalf("search: %+v, %v\nwant %+v", got, err, want)
+	}
+	for _, sums := range []bool{false, true} {
+		want, err := s.Candidates(ctx, "repo-1", []string{"testadd", "fail"}, 10, 100, sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := one.Candidates(ctx, "repo-1", []string{"testadd", "fail"}, 10, 100, sums)
+		utc(got.Records)
+		utc(want.Records)
+		if err != nil || !reflect.DeepEqual(got, want) || len(got.Records) != 2 {
+			t.Fatalf("candidates (sums %v): %+v, %v\nwant %+v", sums, got, err, want)
 		}
 	}
 }

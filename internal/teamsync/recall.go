@@ -104,7 +104,7 @@ func openFor(ctx context.Context, ws *workspace.Workspace, url string) (*team.St
 	defer cancel() // the connection, once made, no longer heeds it
 	done := make(chan opened, 1)
 	go func() {
-		ts, err := team.OpenWith(cctx, url, team.Asked)
+		ts, err := team.OpenSearch(cctx, url, team.Asked)
 		done <- opened{ts, err}
 	}()
 	repo, err := repoID(ctx, ws)
