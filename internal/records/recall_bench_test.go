@@ -13,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/rank"
 	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/testbench"
+	"github.com/freshctx/freshctx/internal/testgit"
 )
 
 // seedRecords writes n realistic records straight into the store (running n
@@ -76,6 +77,30 @@ func seedOne(ctx context.Context, tx *store.Tx, rng *rand.Rand, words, files []s
 	return err
 }
 
+// writeFiles writes n Go files in folders folders of the repository, not
+// committed, and returns their paths.
+func writeFiles(r *testgit.Repo, n, folders int) []string {
+	var files []string
+	for i := range n {
+		f := fmt.Sprintf("pkg/p%d/file%d.go", i%folders, i)
+		files = append(files, f)
+		r.Write(f, "package p\n")
+	}
+	return files
+}
+
+// seededService is a service over a repository of files committed Go
+// files in 20 folders, its store seeded with records naming them.
+func seededService(tb testing.TB, records, files int) *Service {
+	tb.Helper()
+	s, r := newService(tb)
+	names := writeFiles(r, files, 20)
+	r.Commit("files")
+	benchRoot = s.WS.Root
+	seedRecords(tb, s, records, names)
+	return s
+}
+
 // benchRoot is the workspace root recorded in seeded rows.
 var benchRoot string
 
@@ -95,16 +120,7 @@ func BenchmarkRecall(b *testing.B) {
 		"index2999", "pkg/p3/file13.go", "TestLoad9", "returned want", "fetch100 returned", "undefined: render5"}
 	type result struct{ ours, fts []time.Duration }
 	measure := func(n int) result {
-		s, r := newService(b)
-		var files []string
-		for i := range 500 {
-			f := fmt.Sprintf("pkg/p%d/file%d.go", i%20, i)
-			files = append(files, f)
-			r.Write(f, "package p\n")
-		}
-		r.Commit("files")
-		benchRoot = s.WS.Root
-		seedRecords(b, s, n, files)
+		s := seededService(b, n, 500)
 		var res result
 		ctx := context.Background()
 		for i := 0; i < 3*len(queries); i++ {
@@ -156,16 +172,7 @@ func BenchmarkRecallWaiting(b *testing.B) {
 	if testing.Short() {
 		n = 1_000
 	}
-	s, r := newService(b)
-	var files []string
-	for i := range 100 {
-		f := fmt.Sprintf("pkg/p%d/file%d.go", i%20, i)
-		files = append(files, f)
-		r.Write(f, "package p\n")
-	}
-	r.Commit("files")
-	benchRoot = s.WS.Root
-	seedRecords(b, s, n, files)
+	s := seededService(b, n, 100)
 	ctx := context.Background()
 	const query = "TestParse12 failed"
 	recall := func() time.Duration {

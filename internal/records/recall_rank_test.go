@@ -58,12 +58,7 @@ func TestRecallRareWordAmongManyRecords(t *testing.T) {
 		t.Skip("10,000 records")
 	}
 	s, r := newService(t)
-	var files []string
-	for i := range 50 {
-		f := fmt.Sprintf("pkg/p%d/file%d.go", i%5, i)
-		files = append(files, f)
-		r.Write(f, "package p\n")
-	}
+	files := writeFiles(r, 50, 5)
 	r.Write("daemon/container/container.go", "package container\n")
 	r.Commit("files")
 	benchRoot = s.WS.Root
