@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/freshctx/freshctx/internal/testpg"
@@ -300,6 +301,9 @@ func TestOpenSearchReadsAsOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
+	if mode := one.conn.Config().DefaultQueryExecMode; mode != pgx.QueryExecModeExec {
+		t.Fatalf("OpenSearch's connection describes its statements first (mode %v)", mode)
+	}
 	utc := func(rs []Record) []Record {
 		for i := range rs {
 			rs[i].CreatedAt = rs[i].CreatedAt.UTC()
