@@ -63,8 +63,11 @@ func TestScripts(t *testing.T) {
 			"chatmodel": cmdChatModel,
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "short" {
+			switch cond {
+			case "short":
 				return testing.Short(), nil
+			case "race": // the binary the scripts run is this one: under -race, so is it
+				return testrace.Enabled, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
