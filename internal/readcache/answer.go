@@ -630,9 +630,18 @@ func (s *Service) noteCount(ctx context.Context, tx *store.Tx, session string, r
 
 // keptCount is the count kept with the latest entry of session that served
 // text; false when there is none (or the lookup failed: the caller counts).
+// It searches the index of kept texts (rc_entries_served), whose condition
+// the query repeats so that SQLite may use it: a lookup costs the same in
+// a session of ten entries and of ten thousand.
 func keptCount(ctx context.Context, tx *store.Tx, session, text string) (int, bool) {
+	if text == "" {
+		return 0, false // no entry keeps an empty text: none is looked for
+	}
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT tokens_served FROM rc_entries
-		WHERE session = ? AND served_text = ? AND tokens_served >= 0 ORDER BY id DESC LIMIT 1`, session, text).Scan(&n)
+	err := tx.QueryRowContext(ctx, keptCountQuery, session, text).Scan(&n)
 	return n, err == nil
 }
+
+const keptCountQuery = `SELECT tokens_served FROM rc_entries
+	WHERE session = ? AND served_text = ? AND served_text != '' AND tokens_served >= 0
+	ORDER BY id DESC LIMIT 1`
