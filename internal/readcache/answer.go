@@ -526,7 +526,16 @@ func (s *Service) Delivered(ctx context.Context, res *ReadResult) error {
 			return err
 		}
 		if leaf.Int64 != res.Entry {
-			return rebuild(ctx, tx, e.session, leaf.Int64) // the leaf moved on: replay it
+			// The leaf moved on: reads made meanwhile (parallel tool calls)
+			// leave this file's picture as this read found it, unless one of
+			// them bears on the file or a compaction ended the window.
+			clear, err := clearSince(ctx, tx, e, leaf.Int64)
+			if err != nil {
+				return err
+			}
+			if !clear {
+				return rebuild(ctx, tx, e.session, leaf.Int64) // replay the path
+			}
 		}
 		pic, err := picture(ctx, tx, e.session, e.path)
 		if err != nil {

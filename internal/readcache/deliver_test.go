@@ -1,0 +1,232 @@
+package readcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/testrace"
+	"github.com/freshctx/freshctx/internal/teststore"
+)
+
+// trustRows is a session's trust as stored: its pictures by path.
+func trustRows(ctx context.Context, tx *store.Tx, session string) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path, views FROM rc_trust WHERE session = ?`, session)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var p, v string
+		if err := rows.Scan(&p, &v); err != nil {
+			return nil, err
+		}
+		out[p] = v
+	}
+	return out, rows.Err()
+}
+
+var errRollBack = errors.New("roll back")
+
+// fataler is what trustIsReplay needs of a test: a *testing.T or a rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// trustIsReplay fails unless the session's stored trust is what replaying
+// its path gives (rebuild, the reference), which it tries in a
+// transaction it then rolls back.
+func trustIsReplay(t fataler, svc *Service, session string) {
+	t.Helper()
+	ctx := context.Background()
+	var kept, replayed map[string]string
+	err := svc.Store.Update(ctx, func(tx *store.Tx) error {
+		var leaf int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(leaf, 0) FROM rc_sessions WHERE name = ?`, session).Scan(&leaf); err != nil {
+			return err
+		}
+		var err error
+		if kept, err = trustRows(ctx, tx, session); err != nil {
+			return err
+		}
+		if err := rebuild(ctx, tx, session, leaf); err != nil {
+			return err
+		}
+		if replayed, err = trustRows(ctx, tx, session); err != nil {
+			return err
+		}
+		return errRollBack
+	})
+	if !errors.Is(err, errRollBack) {
+		t.Fatal(err)
+	}
+	if !maps.Equal(kept, replayed) {
+		t.Fatalf("trust kept differs from the replay of the session:\nkept     %v\nreplayed %v", kept, replayed)
+	}
+}
+
+func (f *fixture) undelivered(session, target string) *ReadResult {
+	f.t.Helper()
+	res, err := f.svc.Read(context.Background(), ReadRequest{Session: session, Target: target})
+	if err != nil {
+		f.t.Fatalf("read %s: %v", target, err)
+	}
+	return res
+}
+
+func (f *fixture) deliver(res *ReadResult) {
+	f.t.Helper()
+	if err := f.svc.Delivered(context.Background(), res); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestParallelReadsOfOtherFilesDoNotReplay: reads made before an earlier
+// one is delivered, of other files, leave its delivery the one a read in
+// order gets (no replay), and the trust kept is the replay's.
+func TestParallelReadsOfOtherFilesDoNotReplay(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
+		f.r.Write(p, lines(30, p))
+	}
+	f.read("s", "a.txt")
+	before := rebuilds.Load()
+	a, b, c := f.undelivered("s", "a.txt:3-9"), f.undelivered("s", "b.txt"), f.undelivered("s", "c.txt:1-5")
+	f.deliver(a)
+	f.deliver(c)
+	f.deliver(b)
+	if n := rebuilds.Load() - before; n != 0 {
+		t.Fatalf("%d replays for three reads of three files delivered out of order", n)
+	}
+	trustIsReplay(t, f.svc, "s")
+	f.expect("s", "b.txt", ModeUnchanged)
+	f.expect("s", "c.txt:2-4", ModeUnchangedRange)
+}
+
+// TestParallelReadsOfOneFileReplay: a read of the same file made since,
+// a compaction since, or a leaf moved off the read's path leave the
+// delivery to the replay.
+func TestParallelReadsOfOneFileReplay(t *testing.T) {
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(30, "a"))
+	f.r.Write("b.txt", lines(30, "b"))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		between func(t *testing.T)
+	}{
+		{"the same file read since", func(*testing.T) { f.undelivered("s", "a.txt:10-20") }},
+		{"the same file refreshed since", func(t *testing.T) {
+			if _, err := f.svc.Refresh(ctx, "s", "a.txt:1-4"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a compaction since", func(t *testing.T) {
+			if _, err := f.svc.Compact(ctx, "s"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := f.undelivered("s", "a.txt")
+			f.undelivered("s", "b.txt")
+			c.between(t)
+			before := rebuilds.Load()
+			f.deliver(res)
+			if n := rebuilds.Load() - before; n != 1 {
+				t.Fatalf("%d replays, want 1", n)
+			}
+			trustIsReplay(t, f.svc, "s")
+		})
+	}
+	t.Run("the leaf checked out elsewhere", func(t *testing.T) {
+		root := f.read("s", "b.txt")
+		res := f.undelivered("s", "a.txt")
+		if _, err := f.svc.Checkout(ctx, "s", root.Entry); err != nil {
+			t.Fatal(err)
+		}
+		f.undelivered("s", "b.txt:1-3")
+		before := rebuilds.Load()
+		f.deliver(res)
+		if n := rebuilds.Load() - before; n != 1 {
+			t.Fatalf("%d replays, want 1", n)
+		}
+		trustIsReplay(t, f.svc, "s")
+	})
+}
+
+// TestDeliveryInAnyOrderKeepsTheReplaysTrust is model-based: reads of a
+// few files (whole and ranges) are made and delivered in any order, files
+// change, ranges are refreshed, the model edits a file, the session is
+// compacted; after every delivery the trust kept is the replay of the
+// session's path, the reference every answer is judged by.
+func TestDeliveryInAnyOrderKeepsTheReplaysTrust(t *testing.T) {
+	testrace.Skip(t, "steps reads and deliveries on one goroutine")
+	rapid.Check(t, func(rt *rapid.T) {
+		r := testgit.Plain(rt, t.TempDir())
+		st := teststore.Open(t, "", store.Options{})
+		svc := &Service{WS: teststore.Workspace(t, r.Dir), Store: st, Cwd: r.Dir, TokensLater: rapid.Bool().Draw(rt, "later")}
+		ctx := context.Background()
+		files := []string{"a.txt", "b.txt", "c.txt"}
+		for _, p := range files {
+			r.Write(p, lines(12, p))
+		}
+		var pending []*ReadResult
+		for step := range rapid.IntRange(1, 40).Draw(rt, "steps") {
+			p := rapid.SampledFrom(files).Draw(rt, "file")
+			switch rapid.SampledFrom([]string{"read", "read", "read", "deliver", "deliver", "deliver", "change", "refresh", "edited", "compact"}).Draw(rt, "op") {
+			case "read":
+				target := p
+				if rapid.Bool().Draw(rt, "range") {
+					start := rapid.IntRange(1, 12).Draw(rt, "start")
+					target = fmt.Sprintf("%s:%d-%d", p, start, start+rapid.IntRange(0, 6).Draw(rt, "len"))
+				}
+				res, err := svc.Read(ctx, ReadRequest{Session: "s", Target: target})
+				if err == nil {
+					pending = append(pending, res)
+				}
+			case "deliver":
+				if len(pending) == 0 {
+					continue
+				}
+				i := rapid.IntRange(0, len(pending)-1).Draw(rt, "which")
+				res := pending[i]
+				pending = slices.Delete(pending, i, i+1)
+				if err := svc.Delivered(ctx, res); err != nil {
+					rt.Fatal(err)
+				}
+				trustIsReplay(rt, svc, "s")
+			case "change":
+				r.Write(p, lines(rapid.IntRange(8, 14).Draw(rt, "lines"), fmt.Sprintf("%s-%d", p, step)))
+			case "refresh":
+				if _, err := svc.Refresh(ctx, "s", fmt.Sprintf("%s:%d-%d", p, 2, 5)); err != nil {
+					rt.Fatal(err)
+				}
+			case "edited":
+				if err := svc.Edited(ctx, "s", p); err != nil {
+					rt.Fatal(err)
+				}
+			case "compact":
+				if _, err := svc.Compact(ctx, "s"); err != nil {
+					rt.Fatal(err)
+				}
+			}
+		}
+		for _, res := range pending {
+			if err := svc.Delivered(ctx, res); err != nil {
+				rt.Fatal(err)
+			}
+			trustIsReplay(rt, svc, "s")
+		}
+	})
+}
