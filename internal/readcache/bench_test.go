@@ -266,9 +266,10 @@ func BenchmarkReadLatency(b *testing.B) {
 
 // BenchmarkParallelDelivery delivers a read after another read of the same
 // session was made (an agent's parallel tool calls: the leaf moved on
-// past it), against a read delivered in order, in a session of 3,000
-// range reads over 50 files (300 with -short): ms a delivery each way and
-// their ratio. Before deliveries checked the entries since, every such
+// past it), of another file and of the same file (both delivered in the
+// order they were made), against a read delivered in order, in a session
+// of 3,000 range reads over 50 files (300 with -short): ms a delivery each
+// way and their ratios. Before deliveries checked the entries since, every such
 // delivery replayed the session's whole path.
 func BenchmarkParallelDelivery(b *testing.B) {
 	r, svc := benchService(b)
@@ -300,17 +301,22 @@ func BenchmarkParallelDelivery(b *testing.B) {
 	for i := range n {
 		deliver(read(fmt.Sprintf("f%d.go:%d-%d", i%files, 1+(i*37)%250, 40+(i*37)%250)))
 	}
-	var inOrder, after []time.Duration
+	var inOrder, after, sameFile []time.Duration
 	i := 0
 	for b.Loop() {
 		inOrder = append(inOrder, deliver(read(fmt.Sprintf("f%d.go:1-30", i%files))))
 		first, second := read(fmt.Sprintf("f%d.go:31-60", i%files)), read(fmt.Sprintf("f%d.go:31-60", (i+1)%files))
 		after = append(after, deliver(first))
 		deliver(second)
+		first, second = read(fmt.Sprintf("f%d.go:61-90", i%files)), read(fmt.Sprintf("f%d.go:91-120", i%files))
+		sameFile = append(sameFile, deliver(first))
+		deliver(second)
 		i++
 	}
-	io, af := testbench.Median(inOrder), testbench.Median(after)
+	io, af, sf := testbench.Median(inOrder), testbench.Median(after), testbench.Median(sameFile)
 	testbench.MS(b, io, "in_order_ms")
 	testbench.MS(b, af, "after_another_ms")
+	testbench.MS(b, sf, "after_same_file_ms")
 	b.ReportMetric(float64(af)/float64(io), "x_after_vs_in_order")
+	b.ReportMetric(float64(sf)/float64(io), "x_same_file_vs_in_order")
 }

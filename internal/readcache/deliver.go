@@ -13,20 +13,22 @@ import (
 // out; reads of the same session made meanwhile (an agent's parallel tool
 // calls) move the leaf on past it. Replaying the session's whole path
 // then (rebuild) costs a walk of every entry on it, 60 ms at 3,000. The
-// entries between the read and the leaf are few and usually name other
-// files: a picture is per file, so where none of them bears on the read's
-// file and none is a compaction, the replay would give every other file
-// the picture it has and this file the one delivering the read in order
-// gives (shownBy over its picture as the read found it, which the entries
-// since left alone). Delivered takes that path; otherwise it replays.
+// entries between the read and the leaf are few, and usually name other
+// files or are reads still waiting for their own delivery: a picture is
+// per file, so where none of them bears on the read's file and none is a
+// compaction, the replay would give every other file the picture it has
+// and this file the one delivering the read in order gives (shownBy over
+// its picture as the read found it, which the entries since left alone).
+// Delivered takes that path; otherwise it replays.
 
 // maxSince bounds the entries walked back from the leaf: more than this
 // many reads since this one, and the replay decides.
 const maxSince = 64
 
 // clearSince reports whether the path from leaf back to e passes only
-// entries that leave e's file alone: no read, invalidation or edit of it,
-// no compaction. It is false when e is not on the leaf's path (a checkout
+// entries that leave e's file alone: no compaction, and no delivered or
+// revoked read, invalidation or edit of the file (a read of it still
+// waiting for its own delivery paints nothing in a replay). It is false when e is not on the leaf's path (a checkout
 // or a fork moved the leaf elsewhere) or lies more than maxSince entries
 // back.
 func clearSince(ctx context.Context, tx *store.Tx, e entry, leaf int64) (bool, error) {
@@ -40,14 +42,16 @@ func clearSince(ctx context.Context, tx *store.Tx, e entry, leaf int64) (bool, e
 		}
 		var kind, path string
 		var parent sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT kind, path, parent FROM rc_entries WHERE id = ?`, cur).Scan(&kind, &path, &parent)
+		var delivered, revoked bool
+		err := tx.QueryRowContext(ctx, `SELECT kind, path, parent, delivered, revoked FROM rc_entries WHERE id = ?`, cur).
+			Scan(&kind, &path, &parent, &delivered, &revoked)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
 		}
 		if err != nil {
 			return false, fmt.Errorf("entry %d: %w", cur, err)
 		}
-		if kind == "compaction" || path == e.path {
+		if kind == "compaction" || (path == e.path && bears(kind, delivered, revoked)) {
 			return false, nil
 		}
 		if !parent.Valid {
@@ -56,4 +60,11 @@ func clearSince(ctx context.Context, tx *store.Tx, e entry, leaf int64) (bool, e
 		cur = parent.Int64
 	}
 	return false, nil
+}
+
+// bears reports whether an entry about a file changes its picture in a
+// replay (rebuild): an invalidation or edit always, a read once delivered
+// or revoked.
+func bears(kind string, delivered, revoked bool) bool {
+	return kind != "read" || delivered || revoked
 }

@@ -91,31 +91,51 @@ func (f *fixture) deliver(res *ReadResult) {
 	}
 }
 
-// TestParallelReadsOfOtherFilesDoNotReplay: reads made before an earlier
-// one is delivered, of other files, leave its delivery the one a read in
-// order gets (no replay), and the trust kept is the replay's.
-func TestParallelReadsOfOtherFilesDoNotReplay(t *testing.T) {
-	f := newFixture(t)
-	for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
-		f.r.Write(p, lines(30, p))
+// TestParallelReadsDoNotReplay: reads made before an earlier one is
+// delivered, of other files or of the same file still waiting for their
+// own delivery (a read waiting paints nothing), leave its delivery the one
+// a read in order gets (no replay); the trust kept is the replay's, and
+// answers lean on it.
+func TestParallelReadsDoNotReplay(t *testing.T) {
+	type answer struct{ target, mode string }
+	for _, c := range []struct {
+		name  string
+		reads []string // made at once
+		order []int    // the order they are delivered in
+		then  []answer // reads after, and their answers
+	}{
+		{"of three files, out of order", []string{"a.txt:3-9", "b.txt", "c.txt:1-5"}, []int{0, 2, 1},
+			[]answer{{"b.txt", ModeUnchanged}, {"c.txt:2-4", ModeUnchangedRange}}},
+		{"of one file, in order", []string{"a.txt:1-10", "a.txt:11-20"}, []int{0, 1},
+			[]answer{{"a.txt:5-15", ModeUnchangedRange}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, p := range []string{"a.txt", "b.txt", "c.txt"} {
+				f.r.Write(p, lines(30, p))
+			}
+			before := rebuilds.Load()
+			var made []*ReadResult
+			for _, target := range c.reads {
+				made = append(made, f.undelivered("s", target))
+			}
+			for _, i := range c.order {
+				f.deliver(made[i])
+			}
+			if n := rebuilds.Load() - before; n != 0 {
+				t.Fatalf("%d replays", n)
+			}
+			trustIsReplay(t, f.svc, "s")
+			for _, a := range c.then {
+				f.expect("s", a.target, a.mode)
+			}
+		})
 	}
-	f.read("s", "a.txt")
-	before := rebuilds.Load()
-	a, b, c := f.undelivered("s", "a.txt:3-9"), f.undelivered("s", "b.txt"), f.undelivered("s", "c.txt:1-5")
-	f.deliver(a)
-	f.deliver(c)
-	f.deliver(b)
-	if n := rebuilds.Load() - before; n != 0 {
-		t.Fatalf("%d replays for three reads of three files delivered out of order", n)
-	}
-	trustIsReplay(t, f.svc, "s")
-	f.expect("s", "b.txt", ModeUnchanged)
-	f.expect("s", "c.txt:2-4", ModeUnchangedRange)
 }
 
-// TestParallelReadsOfOneFileReplay: a read of the same file made since,
-// a compaction since, or a leaf moved off the read's path leave the
-// delivery to the replay.
+// TestParallelReadsOfOneFileReplay: a read of the same file delivered
+// since, a refresh of it or a compaction since, or a leaf moved off the
+// read's path leave the delivery to the replay.
 func TestParallelReadsOfOneFileReplay(t *testing.T) {
 	f := newFixture(t)
 	f.r.Write("a.txt", lines(30, "a"))
@@ -125,7 +145,7 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 		name    string
 		between func(t *testing.T)
 	}{
-		{"the same file read since", func(*testing.T) { f.undelivered("s", "a.txt:10-20") }},
+		{"the same file read and delivered since", func(*testing.T) { f.read("s", "a.txt:10-20") }},
 		{"the same file refreshed since", func(t *testing.T) {
 			if _, err := f.svc.Refresh(ctx, "s", "a.txt:1-4"); err != nil {
 				t.Fatal(err)
@@ -149,6 +169,21 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 			trustIsReplay(t, f.svc, "s")
 		})
 	}
+	t.Run("a read of it since that a revoke took back", func(t *testing.T) {
+		leaned := f.read("r", "a.txt:1-5")
+		res := f.undelivered("r", "a.txt:20-25") // lines not held: shown
+		since := f.undelivered("r", "a.txt:1-5")
+		if since.Mode != ModeUnchangedRange {
+			t.Fatalf("read again: %s, want %s", since.Mode, ModeUnchangedRange)
+		}
+		f.revoke(leaned) // and the answer since, which leaned on it
+		before := rebuilds.Load()
+		f.deliver(res)
+		if n := rebuilds.Load() - before; n != 1 {
+			t.Fatalf("%d replays, want 1", n)
+		}
+		trustIsReplay(t, f.svc, "r")
+	})
 	t.Run("the leaf checked out elsewhere", func(t *testing.T) {
 		root := f.read("s", "b.txt")
 		res := f.undelivered("s", "a.txt")
@@ -168,7 +203,7 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 // TestDeliveryInAnyOrderKeepsTheReplaysTrust is model-based: reads of a
 // few files (whole and ranges) are made and delivered in any order, files
 // change, ranges are refreshed, the model edits a file, the session is
-// compacted; after every delivery the trust kept is the replay of the
+// compacted, a client takes a read back (delivered or not); after every delivery the trust kept is the replay of the
 // session's path, the reference every answer is judged by.
 func TestDeliveryInAnyOrderKeepsTheReplaysTrust(t *testing.T) {
 	testrace.Skip(t, "steps reads and deliveries on one goroutine")
@@ -177,14 +212,14 @@ func TestDeliveryInAnyOrderKeepsTheReplaysTrust(t *testing.T) {
 		st := teststore.Open(t, "", store.Options{})
 		svc := &Service{WS: teststore.Workspace(t, r.Dir), Store: st, Cwd: r.Dir, TokensLater: rapid.Bool().Draw(rt, "later")}
 		ctx := context.Background()
-		files := []string{"a.txt", "b.txt", "c.txt"}
+		files := []string{"a.txt", "b.txt"}
 		for _, p := range files {
 			r.Write(p, lines(12, p))
 		}
-		var pending []*ReadResult
+		var pending, delivered []*ReadResult
 		for step := range rapid.IntRange(1, 40).Draw(rt, "steps") {
 			p := rapid.SampledFrom(files).Draw(rt, "file")
-			switch rapid.SampledFrom([]string{"read", "read", "read", "deliver", "deliver", "deliver", "change", "refresh", "edited", "compact"}).Draw(rt, "op") {
+			switch rapid.SampledFrom([]string{"read", "read", "read", "deliver", "deliver", "deliver", "change", "refresh", "edited", "compact", "revoke", "revoke"}).Draw(rt, "op") {
 			case "read":
 				target := p
 				if rapid.Bool().Draw(rt, "range") {
@@ -203,6 +238,16 @@ func TestDeliveryInAnyOrderKeepsTheReplaysTrust(t *testing.T) {
 				res := pending[i]
 				pending = slices.Delete(pending, i, i+1)
 				if err := svc.Delivered(ctx, res); err != nil {
+					rt.Fatal(err)
+				}
+				delivered = append(delivered, res)
+				trustIsReplay(rt, svc, "s")
+			case "revoke": // a client cancelled a call after its answer went out
+				all := append(slices.Clone(delivered), pending...)
+				if len(all) == 0 {
+					continue
+				}
+				if err := svc.Revoke(ctx, all[rapid.IntRange(0, len(all)-1).Draw(rt, "revoked")]); err != nil {
 					rt.Fatal(err)
 				}
 				trustIsReplay(rt, svc, "s")
