@@ -91,6 +91,18 @@ func (f *fixture) deliver(res *ReadResult) {
 	}
 }
 
+// deliverReplaying delivers res and fails unless the delivery replayed
+// the session once and left the trust the replay gives.
+func (f *fixture) deliverReplaying(t *testing.T, res *ReadResult, session string) {
+	t.Helper()
+	before := rebuilds.Load()
+	f.deliver(res)
+	if n := rebuilds.Load() - before; n != 1 {
+		t.Fatalf("%d replays, want 1", n)
+	}
+	trustIsReplay(t, f.svc, session)
+}
+
 // TestParallelReadsDoNotReplay: reads made before an earlier one is
 // delivered, of other files or of the same file still waiting for their
 // own delivery (a read waiting paints nothing), leave its delivery the one
@@ -133,10 +145,10 @@ func TestParallelReadsDoNotReplay(t *testing.T) {
 	}
 }
 
-// TestParallelReadsOfOneFileReplay: a read of the same file delivered
-// since, a refresh of it or a compaction since, or a leaf moved off the
-// read's path leave the delivery to the replay.
-func TestParallelReadsOfOneFileReplay(t *testing.T) {
+// TestDeliveryReplaysWhereTheEntriesSinceBear: a read of the same file
+// delivered or taken back since, a refresh of it or a compaction since,
+// or a leaf moved off the read's path leave the delivery to the replay.
+func TestDeliveryReplaysWhereTheEntriesSinceBear(t *testing.T) {
 	f := newFixture(t)
 	f.r.Write("a.txt", lines(30, "a"))
 	f.r.Write("b.txt", lines(30, "b"))
@@ -161,12 +173,7 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 			res := f.undelivered("s", "a.txt")
 			f.undelivered("s", "b.txt")
 			c.between(t)
-			before := rebuilds.Load()
-			f.deliver(res)
-			if n := rebuilds.Load() - before; n != 1 {
-				t.Fatalf("%d replays, want 1", n)
-			}
-			trustIsReplay(t, f.svc, "s")
+			f.deliverReplaying(t, res, "s")
 		})
 	}
 	t.Run("a read of it since that a revoke took back", func(t *testing.T) {
@@ -177,12 +184,7 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 			t.Fatalf("read again: %s, want %s", since.Mode, ModeUnchangedRange)
 		}
 		f.revoke(leaned) // and the answer since, which leaned on it
-		before := rebuilds.Load()
-		f.deliver(res)
-		if n := rebuilds.Load() - before; n != 1 {
-			t.Fatalf("%d replays, want 1", n)
-		}
-		trustIsReplay(t, f.svc, "r")
+		f.deliverReplaying(t, res, "r")
 	})
 	t.Run("the leaf checked out elsewhere", func(t *testing.T) {
 		root := f.read("s", "b.txt")
@@ -191,12 +193,7 @@ func TestParallelReadsOfOneFileReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.undelivered("s", "b.txt:1-3")
-		before := rebuilds.Load()
-		f.deliver(res)
-		if n := rebuilds.Load() - before; n != 1 {
-			t.Fatalf("%d replays, want 1", n)
-		}
-		trustIsReplay(t, f.svc, "s")
+		f.deliverReplaying(t, res, "s")
 	})
 }
 
