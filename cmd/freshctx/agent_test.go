@@ -472,3 +472,92 @@ func TestClaudeCodeAllowRuleKeepsItsMeaning(t *testing.T) {
 	}
 	t.Logf("go build, not allowed: %q", results[1])
 }
+
+// TestClaudeCodeParallelReads: the model asks for several Reads in one
+// message, which Claude Code runs at once, so their hooks record and
+// deliver in whatever order they finish (and their results reach the model
+// in that order). Each answer must still be what the model holds: two files
+// read at once come whole, then as the note; after an edit of one, a Read
+// of each at once brings the edit's diff and the other's note; two Reads of
+// one file at once, beside a Read of the other, are all the note; an edit
+// asked for beside a Read of the other file reaches the model with the
+// next Read of the edited one.
+func TestClaudeCodeParallelReads(t *testing.T) {
+	c := newClaudeRig(t)
+	other := filepath.Join(c.dir, "other.txt")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(notesText(40), "notes.txt", "other.txt")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOther := agenttest.ToolUse{Name: "Read", Input: map[string]any{"file_path": other}}
+	edit := agenttest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": c.file,
+		"old_string": "line 7 of notes.txt", "new_string": "line seven of notes.txt"}}
+	edit8 := agenttest.ToolUse{Name: "Edit", Input: map[string]any{"file_path": c.file,
+		"old_string": "line 8 of notes.txt", "new_string": "line eight of notes.txt"}}
+	api := agenttest.NewAnthropic(t, []agenttest.Step{
+		{Calls: []agenttest.ToolUse{c.read(), readOther}},
+		{Calls: []agenttest.ToolUse{c.read(), readOther}},
+		{Calls: []agenttest.ToolUse{edit}},
+		{Calls: []agenttest.ToolUse{c.read(), readOther}},
+		{Calls: []agenttest.ToolUse{c.read(), c.read(), readOther}},
+		{Calls: []agenttest.ToolUse{readOther, edit8}},
+		{Calls: []agenttest.ToolUse{c.read()}},
+		{Text: "done"},
+	})
+	c.runWith(api)
+	steps := byCall(t, api.Results())
+	if len(steps) != 7 {
+		t.Fatalf("the model was sent results of %d messages' tool calls, want 7: %q", len(steps), steps)
+	}
+	whole := func(s, name string) bool { return strings.Contains(s, "line 40 of "+name) }
+	note := func(s, name string) bool { return strings.Contains(s, "[unchanged: "+name) && !whole(s, name) }
+	want := []struct {
+		what string
+		ok   bool
+	}{
+		{"both files whole", whole(steps[0][0], "notes.txt") && whole(steps[0][1], "other.txt")},
+		{"both as the note", note(steps[1][0], "notes.txt") && note(steps[1][1], "other.txt")},
+		{"the edit applied", strings.Contains(steps[2][0], "updated successfully")},
+		{"notes.txt's edit as a diff", strings.Contains(steps[3][0], "+line seven of notes.txt") && !whole(steps[3][0], "notes.txt")},
+		{"other.txt as the note beside the diff", note(steps[3][1], "other.txt")},
+		{"notes.txt as the note, read twice at once", note(steps[4][0], "notes.txt") && note(steps[4][1], "notes.txt")},
+		{"other.txt as the note beside them", note(steps[4][2], "other.txt")},
+		{"other.txt as the note beside the second edit", note(steps[5][0], "other.txt")},
+		{"the second edit applied", strings.Contains(steps[5][1], "updated successfully")},
+		{"the second edit reaching the model", strings.Contains(steps[6][0], "line eight of notes.txt") && !note(steps[6][0], "notes.txt")},
+	}
+	for _, w := range want {
+		if !w.ok {
+			t.Errorf("want %s", w.what)
+		}
+	}
+	for i, r := range api.Results() {
+		t.Logf("result %d (%s): %d bytes, starts %q", i, r.ID, len(r.Text), r.Text[:min(len(r.Text), 60)])
+	}
+}
+
+// byCall groups the tool results the model was sent by the message that
+// asked for them, in the order of the calls in it (the stand-in numbers
+// each call toolu_MESSAGE_CALL), whatever order they came back in.
+func byCall(t *testing.T, results []agenttest.ToolResult) [][]string {
+	t.Helper()
+	var steps [][]string
+	index := map[string]int{}
+	for _, r := range results {
+		var msg, call int
+		if _, err := fmt.Sscanf(r.ID, "toolu_%d_%d", &msg, &call); err != nil {
+			t.Fatalf("tool result for %q: %v", r.ID, err)
+		}
+		key := fmt.Sprint(msg)
+		k, ok := index[key]
+		if !ok {
+			k = len(steps)
+			index[key] = k
+			steps = append(steps, nil)
+		}
+		for len(steps[k]) <= call {
+			steps[k] = append(steps[k], "")
+		}
+		steps[k][call] = r.Text
+	}
+	return steps
+}
