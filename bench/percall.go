@@ -21,7 +21,9 @@ const perCallIntro = "What an agent pays on every tool call, in a repository of 
 	"(medians; the spread is min–max). The floor is `true` and a static Go hello-world; `run -- cat`\n" +
 	"prints the first KiB of a real `go test -v` log. The hooks are given what Claude Code sends (Codex's,\n" +
 	"what Codex sends): a PostToolUse of a Read, and a PreToolUse of `ls -la`, a command the Bash hook does\n" +
-	"not route."
+	"not route. Each binary the bench built (freshctx, the hello-world, hookalone) runs from one of four\n" +
+	"copies in turn: identical copies of one binary start a tenth or more apart, by where the machine put\n" +
+	"their pages."
 
 // perCallRounds is how many rounds the per-call costs are measured over.
 func (b *bench) perCallRounds() int {
@@ -195,12 +197,17 @@ func (b *bench) hookAlone(ctx context.Context, dir string, read callCost) (alone
 func ratioOf(s, base sample) float64 { return float64(s.median()) / float64(base.median()) }
 
 // callsInTurn runs each call once per round, one after another, after a
-// round to warm up (turnsOf).
+// round to warm up (turnsOf), a binary the bench built from one of its
+// copies in turn (placed).
 func (b *bench) callsInTurn(ctx context.Context, dir string, calls []callCost, rounds int) ([]sample, error) {
+	program, err := b.placed(calls)
+	if err != nil {
+		return nil, err
+	}
 	fs := make([]func(int) (time.Duration, error), len(calls))
 	for i, c := range calls {
-		fs[i] = func(int) (time.Duration, error) {
-			cmd := b.cmd(ctx, dir, c.argv[0], c.argv[1:]...)
+		fs[i] = func(round int) (time.Duration, error) {
+			cmd := b.cmd(ctx, dir, program(i, round), c.argv[1:]...)
 			cmd.Env = append(cmd.Env, c.env...)
 			if c.in != nil {
 				cmd.Stdin = bytes.NewReader(c.in)
