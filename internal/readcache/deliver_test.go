@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -271,4 +272,39 @@ func TestDeliveryInAnyOrderKeepsTheReplaysTrust(t *testing.T) {
 			trustIsReplay(rt, svc, "s")
 		}
 	})
+}
+
+// TestAChangeBeforeTheDeliveryStands: the model's own edit of a file, or a
+// read of it the read cache cannot vouch for (Forget), that comes while a
+// read of the file waits for its delivery (parallel tool calls) came after
+// that read: once the read is delivered, the model still believes its
+// edit, or holds what nobody can vouch for, and a read of the file as it
+// was shown is not answered unchanged.
+func TestAChangeBeforeTheDeliveryStands(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		change func(f *fixture) error
+	}{
+		{"an edit", func(f *fixture) error { return f.svc.Edited(ctx, "s", "a.txt") }},
+		{"a read nobody can vouch for", func(f *fixture) error { return f.svc.Forget(ctx, "s", "a.txt") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			a := lines(30, "a")
+			f.r.Write("a.txt", a)
+			f.r.Write("b.txt", lines(30, "b"))
+			res := f.undelivered("s", "a.txt")
+			f.undelivered("s", "b.txt")
+			f.r.Write("a.txt", strings.Replace(a, "line 7", "line seven", 1))
+			if err := c.change(f); err != nil {
+				t.Fatal(err)
+			}
+			f.deliver(res)
+			trustIsReplay(t, f.svc, "s")
+			f.r.Write("a.txt", a) // back to what the model was shown
+			f.expect("s", "a.txt", ModeFull)
+			f.expect("s", "a.txt", ModeUnchanged)
+		})
+	}
 }

@@ -76,11 +76,30 @@ func TestKeptCountFindsTheLatestCounted(t *testing.T) {
 // TestKeptCountSearchesItsIndex: the lookup reads the index of kept texts,
 // not the session's entries one by one, and needs no sort for its order.
 func TestKeptCountSearchesItsIndex(t *testing.T) {
+	got := queryPlan(t, keptCountQuery, "s", "note")
+	if !strings.Contains(got, "USING INDEX rc_entries_served (session=? AND served_text=?)") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("keptCount's plan: %s", got)
+	}
+}
+
+// TestReadWaitingSearchesItsIndex: whether a read of a file waits for its
+// delivery, which an edit of a file without a picture asks, is found
+// through the index of waiting reads, not a walk of the session.
+func TestReadWaitingSearchesItsIndex(t *testing.T) {
+	got := queryPlan(t, readWaitingQuery, "s", "a.txt")
+	if !strings.Contains(got, "USING INDEX rc_entries_pending (session=? AND path=?)") {
+		t.Errorf("readWaiting's plan: %s", got)
+	}
+}
+
+// queryPlan is SQLite's plan for query in a new store, its steps joined.
+func queryPlan(t *testing.T, query string, args ...any) string {
+	t.Helper()
 	st := teststore.Open(t, "", store.Options{})
 	ctx := context.Background()
 	var plan []string
 	err := st.View(ctx, func(tx *store.Tx) error {
-		rows, err := tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+keptCountQuery, "s", "note")
+		rows, err := tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 		if err != nil {
 			return err
 		}
@@ -98,10 +117,7 @@ func TestKeptCountSearchesItsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.Contains(got, "USING INDEX rc_entries_served (session=? AND served_text=?)") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("keptCount's plan: %s", got)
-	}
+	return strings.Join(plan, "; ")
 }
 
 // BenchmarkNoteLookup looks up the count kept for a note never served

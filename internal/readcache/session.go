@@ -124,7 +124,8 @@ func (s *Service) Forget(ctx context.Context, session, path string) error {
 // or a patch): it now believes its change, not what it was shown, so no
 // note may stand for what it was shown of the file until it is shown the
 // file again; a diff from what it was shown may. Like Forget it is an
-// entry, made only where there is a picture.
+// entry, made only where there is a picture or a read of the file waiting
+// for its delivery (pictureEntry).
 func (s *Service) Edited(ctx context.Context, session, path string) error {
 	return s.pictureEntry(ctx, session, path, modeEdited, Picture.MarkEdited)
 }
@@ -135,7 +136,11 @@ const modeEdited = "edited"
 
 // pictureEntry appends an invalidation entry of mode ("" erases, modeEdited
 // marks) about path to session, where the session holds a picture of path,
-// and applies change to that picture.
+// and applies change to that picture. Where it holds none, the entry is
+// still made if a read of path waits for its delivery (tool calls made at
+// once): that read's delivery paints the picture the change came after,
+// and the change must apply to it; the entry since the read makes the
+// delivery replay the session (clearSince), in order.
 func (s *Service) pictureEntry(ctx context.Context, session, path, mode string, change func(Picture) Picture) error {
 	rel, err := s.WS.Rel(path, s.Cwd)
 	if err != nil {
@@ -150,8 +155,13 @@ func (s *Service) pictureEntry(ctx context.Context, session, path, mode string, 
 			return err
 		}
 		p, err := picture(ctx, tx, session, rel)
-		if err != nil || len(p) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(p) == 0 {
+			if waiting, err := readWaiting(ctx, tx, session, rel); err != nil || !waiting {
+				return err
+			}
 		}
 		e := &entry{session: session, parent: leaf, kind: "invalidation", path: rel, mode: mode}
 		if err := appendEntry(ctx, tx, e); err != nil {
@@ -160,6 +170,18 @@ func (s *Service) pictureEntry(ctx context.Context, session, path, mode string, 
 		return savePicture(ctx, tx, session, rel, change(p))
 	})
 }
+
+// readWaiting reports whether a read of path in session waits for its
+// delivery (neither delivered nor taken back). The condition repeats the
+// partial index's (migration 25) so that SQLite may use it.
+func readWaiting(ctx context.Context, tx *store.Tx, session, path string) (bool, error) {
+	var waiting bool
+	err := tx.QueryRowContext(ctx, readWaitingQuery, session, path).Scan(&waiting)
+	return waiting, err
+}
+
+const readWaitingQuery = `SELECT EXISTS (SELECT 1 FROM rc_entries
+	WHERE session = ? AND path = ? AND kind = 'read' AND delivered = 0 AND revoked = 0)`
 
 // forget applies an invalidation entry to a picture.
 func forget(p Picture, e entry) Picture {
