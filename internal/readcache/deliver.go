@@ -29,9 +29,9 @@ const maxSince = 64
 // clearSince reports whether the path from leaf back to e passes only
 // entries that leave e's file alone: no compaction, and no delivered or
 // revoked read, invalidation or edit of the file (a read of it still
-// waiting for its own delivery paints nothing in a replay). It is false when e is not on the leaf's path (a checkout
-// or a fork moved the leaf elsewhere) or lies more than maxSince entries
-// back.
+// waiting for its own delivery paints nothing in a replay). It is false
+// when e is not on the leaf's path (a checkout or a fork moved the leaf
+// elsewhere) or lies more than maxSince entries back.
 func clearSince(ctx context.Context, tx *store.Tx, e entry, leaf int64) (bool, error) {
 	cur := leaf
 	for range maxSince {
