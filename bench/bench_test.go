@@ -253,3 +253,40 @@ func TestPerfShares(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacedRotatesTheBenchsOwnBinaries: a binary under the bench's
+// folder runs from its copies in turn, byte for byte itself; anything
+// else (true, git) as it is; the warm-up round from the original.
+func TestPlacedRotatesTheBenchsOwnBinaries(t *testing.T) {
+	b := &bench{tmp: t.TempDir()}
+	bin := filepath.Join(b.tmp, "freshctx")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls := []callCost{{argv: []string{"true"}}, {argv: []string{bin, "version"}}, {argv: []string{bin, "run", "--", "true"}}}
+	program, err := b.placed(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := program(0, 3); got != "true" {
+		t.Errorf("true ran as %s", got)
+	}
+	if got := program(1, -1); got != bin {
+		t.Errorf("the warm-up ran %s, want %s", got, bin)
+	}
+	seen := map[string]bool{}
+	for round := range 2 * placements {
+		p := program(1, round)
+		if p != program(2, round) {
+			t.Errorf("round %d: the two calls of one binary ran %s and %s", round, p, program(2, round))
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || string(data) != "#!/bin/sh\n" {
+			t.Errorf("round %d ran %s: %q %v", round, p, data, err)
+		}
+		seen[p] = true
+	}
+	if len(seen) != placements {
+		t.Errorf("the rounds ran %d copies, want %d: %v", len(seen), placements, seen)
+	}
+}
