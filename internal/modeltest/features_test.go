@@ -30,6 +30,11 @@ func (w *world) featureOps() map[string]func(*rapid.T) {
 		"compact":                func(*rapid.T) { w.compact() },
 		"read cancelled":         w.readCancelled,
 		"cancel an earlier read": w.cancelEarlier,
+		"read, delivered later":  w.readLater,
+		"deliver a waiting read": w.deliverWaiting,
+		"cancel a waiting read":  w.cancelWaiting,
+		"the model edits a file": w.modelEdits,
+		"forget a file":          w.forgetOp,
 	}
 }
 

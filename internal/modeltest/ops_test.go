@@ -20,14 +20,14 @@ func exec(dir string, args ...string) *osexec.Cmd {
 
 // fileOps change the work tree the way editors and tools do.
 func (w *world) fileOps() map[string]func(*rapid.T) {
-	pick := func(t *rapid.T) string { return rapid.SampledFrom(files).Draw(t, "path") }
+	pick := func(t *rapid.T) string { return rapid.SampledFrom(w.files).Draw(t, "path") }
 	return map[string]func(*rapid.T){
 		"write": func(t *rapid.T) {
 			p := pick(t)
 			if c := w.read(p); c.ok {
 				w.before[p] = string(c.b)
 			}
-			w.write(p, rapid.SampledFrom(contents).Draw(t, "content"))
+			w.write(p, rapid.SampledFrom(w.texts).Draw(t, "content"))
 		},
 		"undo": func(t *rapid.T) { // an editor's undo: back to the bytes before the last write
 			p := pick(t)
@@ -42,7 +42,7 @@ func (w *world) fileOps() map[string]func(*rapid.T) {
 				return
 			}
 			old := w.read(p).b
-			next := []byte(rapid.SampledFrom(contents).Draw(t, "content"))
+			next := []byte(rapid.SampledFrom(w.texts).Draw(t, "content"))
 			if len(next) != len(old) {
 				next = make([]byte, len(old))
 				for i := range next {

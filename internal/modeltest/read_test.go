@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"pgregory.net/rapid"
@@ -11,11 +12,17 @@ import (
 )
 
 // view is exactly what the model was shown of one file: lines by number,
-// and whether it was shown the whole file (then lines is all of it).
+// whether it was shown the whole file (then lines is all of it), and the
+// lines it changed itself since it was shown them (its edit): it believes
+// its change there, so no note may stand for them, while a diff from what
+// it was shown may.
 type view struct {
-	lines map[int]string
-	whole bool
+	lines  map[int]string
+	edited map[int]bool
+	whole  bool
 }
+
+func newView() *view { return &view{lines: map[int]string{}, edited: map[int]bool{}} }
 
 const session = "model"
 
@@ -23,9 +30,15 @@ const session = "model"
 // length, or the lines past what the model holds (the tail a grown file
 // added).
 func (w *world) readOp(t *rapid.T) {
-	p := rapid.SampledFrom(refs).Draw(t, "path")
+	p, target := w.drawTarget(t)
+	w.read1(t, p, target)
+}
+
+// drawTarget draws a file and what of it to read.
+func (w *world) drawTarget(t *rapid.T) (p, target string) {
+	p = rapid.SampledFrom(w.refs).Draw(t, "path")
 	n := len(splitLines(string(w.read(p).b)))
-	target := p
+	target = p
 	switch rapid.SampledFrom([]string{"whole", "range", "tail"}).Draw(t, "scope") {
 	case "range":
 		start := 1 + rapid.IntRange(0, 99).Draw(t, "start %")*n/100
@@ -35,10 +48,29 @@ func (w *world) readOp(t *rapid.T) {
 			target = fmt.Sprintf("%s:%d", p, len(v.lines)+1)
 		}
 	}
-	w.read1(t, p, target)
+	return p, target
 }
 
+// read1 reads and delivers the answer at once.
 func (w *world) read1(t *rapid.T, p, target string) *readcache.ReadResult {
+	a := w.answer(t, p, target)
+	if a == nil {
+		return nil
+	}
+	w.deliver(t, a)
+	return a.res
+}
+
+// answer reads target (of file p) and judges the answer against the file
+// now and what the model holds; the answer waits for its delivery. A read
+// of the file still waiting is delivered first: of two reads of one file
+// answered at once, which the model holds is the order it takes the
+// results in, which the client decides (TestClaudeCodeParallelReads meets
+// that with the real client), so the model keeps to one at a time.
+func (w *world) answer(t *rapid.T, p, target string) *answer {
+	if a := w.waitingRead(p); a != nil {
+		w.deliver(t, a)
+	}
 	res, err := w.rc.Read(w.ctx, readcache.ReadRequest{Session: session, Target: target})
 	if err != nil {
 		return nil // absent, a directory, past the end: nothing delivered
@@ -47,35 +79,148 @@ func (w *world) read1(t *rapid.T, p, target string) *readcache.ReadResult {
 	if !now.ok {
 		t.Fatalf("read %s answered %s but the test cannot read the file", target, res.Mode)
 	}
-	v := w.views[res.Path]
-	if v == nil {
-		v = &view{lines: map[int]string{}}
-		w.views[res.Path] = v
+	if res.Path != p {
+		if a := w.waitingRead(res.Path); a != nil {
+			t.Fatalf("read %s answered about %s, which a read (entry %d) waits on", target, res.Path, a.res.Entry)
+		}
 	}
-	why, apply := judge(v, res, splitLines(string(now.b)))
+	why, apply := judge(w.view(res.Path), res, splitLines(string(now.b)))
 	if why != "" {
 		t.Fatalf("read %s: %s answer (%s) is wrong: %s", target, res.Mode, res.Reason, why)
 	}
-	apply(v)
-	w.shown[res.Path] = append(w.shown[res.Path], &answer{res: res, apply: apply})
-	if err := w.rc.Delivered(w.ctx, res); err != nil {
-		t.Fatalf("deliver: %v", err)
-	}
-	return res
+	a := &answer{res: res, apply: apply, waiting: true}
+	w.shown[res.Path] = append(w.shown[res.Path], a)
+	w.waiting = append(w.waiting, a)
+	return a
 }
 
-// answer is one read the model was given, and what it did to the model's
-// view of the file: kept so that a cancelled read can be taken out of it.
+// deliver tells freshctx that a waiting answer reached the model, which
+// now holds what it showed, in the order the answers were made.
+func (w *world) deliver(t *rapid.T, a *answer) {
+	if err := w.rc.Delivered(w.ctx, a.res); err != nil {
+		t.Fatalf("deliver: %v", err)
+	}
+	a.waiting = false
+	w.waiting = slices.DeleteFunc(w.waiting, func(x *answer) bool { return x == a })
+	w.refold(a.res.Path)
+}
+
+// waitingRead is the read of p that waits for its delivery, if any.
+func (w *world) waitingRead(p string) *answer {
+	for _, a := range w.waiting {
+		if a.res.Path == p {
+			return a
+		}
+	}
+	return nil
+}
+
+// readLater reads a file and holds the answer back, as an agent's tool
+// calls made at once do: other steps (edits, other reads, deliveries in
+// any order) come before it reaches the model.
+func (w *world) readLater(t *rapid.T) {
+	p, target := w.drawTarget(t)
+	w.answer(t, p, target)
+}
+
+// deliverWaiting delivers one of the waiting answers, in any order.
+func (w *world) deliverWaiting(t *rapid.T) {
+	if len(w.waiting) > 0 {
+		w.deliver(t, rapid.SampledFrom(w.waiting).Draw(t, "waiting read"))
+	}
+}
+
+// cancelWaiting takes back a waiting answer: the client cancelled the call
+// and the model never sees it.
+func (w *world) cancelWaiting(t *rapid.T) {
+	if len(w.waiting) == 0 {
+		return
+	}
+	a := rapid.SampledFrom(w.waiting).Draw(t, "waiting read")
+	if err := w.rc.Revoke(w.ctx, a.res); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	a.waiting, a.revoked = false, true
+	w.waiting = slices.DeleteFunc(w.waiting, func(x *answer) bool { return x == a })
+	w.refold(a.res.Path)
+}
+
+// modelEdits is the model changing a file itself (its Edit or Write): the
+// bytes change and the client tells freshctx, which may come while a read
+// of the file waits for its delivery.
+func (w *world) modelEdits(t *rapid.T) {
+	p := rapid.SampledFrom(w.files).Draw(t, "path")
+	if c := w.read(p); c.ok {
+		w.before[p] = string(c.b)
+	}
+	w.write(p, rapid.SampledFrom(w.texts).Draw(t, "content"))
+	if err := w.rc.Edited(w.ctx, session, p); err != nil {
+		t.Fatalf("edited: %v", err)
+	}
+	w.event(p, func(v *view) {
+		for i := range v.lines {
+			v.edited[i] = true
+		}
+	})
+}
+
+// forgetOp is a read of a file freshctx cannot vouch for (a client's read
+// it could not match to the bytes): what the model holds is unknown.
+func (w *world) forgetOp(t *rapid.T) {
+	p := rapid.SampledFrom(w.refs).Draw(t, "path")
+	if err := w.rc.Forget(w.ctx, session, p); err != nil {
+		t.Fatalf("forget: %v", err)
+	}
+	w.event(p, func(v *view) { *v = *newView() })
+}
+
+// event adds a change of what the model holds of p that is not a read.
+func (w *world) event(p string, apply func(*view)) {
+	w.shown[p] = append(w.shown[p], &answer{apply: apply})
+	w.refold(p)
+}
+
+// answer is one read the model was given (res), or another change of what
+// it holds (res nil: its own edit, a forget), and what it did to the
+// model's view of the file: kept so that a view can be made again from
+// them, in the order they were made, when a read is delivered late or
+// taken back.
 type answer struct {
 	res     *readcache.ReadResult
 	apply   func(*view)
 	revoked bool
+	waiting bool // answered, not yet delivered
+}
+
+// stands reports whether the answer is part of what the model holds.
+func (a *answer) stands() bool { return !a.revoked && !a.waiting }
+
+// view is what the model holds of p.
+func (w *world) view(p string) *view {
+	v := w.views[p]
+	if v == nil {
+		v = newView()
+		w.views[p] = v
+	}
+	return v
+}
+
+// refold makes p's view again from the answers and changes that stand, in
+// the order they were made.
+func (w *world) refold(p string) {
+	v := newView()
+	for _, a := range w.shown[p] {
+		if a.stands() {
+			a.apply(v)
+		}
+	}
+	w.views[p] = v
 }
 
 // readCancelled reads, the client cancels the call after its answer went
 // out (the model never sees it), and reads the file again.
 func (w *world) readCancelled(t *rapid.T) {
-	p := rapid.SampledFrom(refs).Draw(t, "path")
+	p := rapid.SampledFrom(w.refs).Draw(t, "path")
 	if res := w.read1(t, p, p); res != nil {
 		w.revoke(t, res.Path, len(w.shown[res.Path])-1)
 	}
@@ -86,11 +231,20 @@ func (w *world) readCancelled(t *rapid.T) {
 // that one (a cancel that arrives late, after a later read leaned on it),
 // and reads the file again.
 func (w *world) cancelEarlier(t *rapid.T) {
-	p := rapid.SampledFrom(refs).Draw(t, "path")
-	if w.read1(t, p, p) == nil || len(w.shown[p]) < 2 {
+	p := rapid.SampledFrom(w.refs).Draw(t, "path")
+	if w.read1(t, p, p) == nil {
 		return
 	}
-	w.revoke(t, p, rapid.IntRange(0, len(w.shown[p])-2).Draw(t, "answer"))
+	var earlier []int
+	for i, a := range w.shown[p][:len(w.shown[p])-1] {
+		if a.res != nil && !a.waiting {
+			earlier = append(earlier, i)
+		}
+	}
+	if len(earlier) == 0 {
+		return
+	}
+	w.revoke(t, p, rapid.SampledFrom(earlier).Draw(t, "answer"))
 	w.read1(t, p, p)
 }
 
@@ -102,13 +256,7 @@ func (w *world) revoke(t *rapid.T, p string, i int) {
 		t.Fatalf("revoke: %v", err)
 	}
 	a.revoked = true
-	v := &view{lines: map[int]string{}}
-	for _, a := range w.shown[p] {
-		if !a.revoked {
-			a.apply(v)
-		}
-	}
-	w.views[p] = v
+	w.refold(p)
 }
 
 // judge checks an answer against the file now and what the model holds in
@@ -120,6 +268,9 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 		if !v.whole || len(v.lines) != len(now) {
 			return fmt.Sprintf("the model holds %d lines (whole: %v), the file has %d", len(v.lines), v.whole, len(now)), nil
 		}
+		if len(v.edited) > 0 {
+			return "the model changed the file itself since it was shown it", nil
+		}
 		for i, l := range now {
 			if v.lines[i+1] != l {
 				return fmt.Sprintf("line %d is %q, the model holds %q", i+1, l, v.lines[i+1]), nil
@@ -130,6 +281,9 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 		for i := res.Range[0]; i <= res.Range[1]; i++ {
 			if i > len(now) || v.lines[i] != now[i-1] {
 				return fmt.Sprintf("line %d differs from what the model holds", i), nil
+			}
+			if v.edited[i] {
+				return fmt.Sprintf("the model changed line %d itself since it was shown it", i), nil
 			}
 		}
 		return "", keep
@@ -148,13 +302,13 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 			if v.whole && v.text() == base {
 				v.set(now)
 			} else {
-				*v = view{lines: map[int]string{}}
+				*v = *newView()
 			}
 		}
 	case res.Range == nil && res.Text == "" && len(now) == 0:
 		return "", func(v *view) { v.set(now) } // an empty file, shown as empty
 	case res.Range == nil:
-		return "", func(v *view) { *v = view{lines: map[int]string{}} } // a notice: no content shown
+		return "", func(v *view) { *v = *newView() } // a notice: no content shown
 	case res.Range[0] == 1 && res.Range[1] == len(now) && !strings.Contains(res.Text, "[truncated"):
 		return "", func(v *view) { v.set(now) }
 	}
@@ -162,6 +316,7 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 	return "", func(v *view) {
 		for i := start; i <= end; i++ {
 			v.lines[i] = now[i-1]
+			delete(v.edited, i)
 		}
 	}
 }
@@ -176,7 +331,8 @@ func (v *view) text() string {
 }
 
 func (v *view) set(now []string) {
-	v.lines, v.whole = map[int]string{}, true
+	*v = *newView()
+	v.whole = true
 	for i, l := range now {
 		v.lines[i+1] = l
 	}

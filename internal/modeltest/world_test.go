@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +48,25 @@ var contents = []string{
 	"bin\x00ary\n", "caf\xe9\n",
 }
 
+// longer are files long enough that a note or a diff is cheaper than the
+// text, one line apart from each other, with a short and an empty file:
+// the read cache answers most reads again of them with a note or a diff.
+var longer = func() []string {
+	base := make([]string, 40)
+	for i := range base {
+		base[i] = fmt.Sprintf("line %d of a file the model reads often\n", i+1)
+	}
+	edit := func(i int, l string) string {
+		c := slices.Clone(base)
+		c[i] = l
+		return strings.Join(c, "")
+	}
+	return []string{
+		strings.Join(base, ""), edit(4, "line five, changed\n"), edit(29, "line thirty, changed\n"),
+		strings.Join(base, "") + "one more line\n", strings.Join(base[:39], ""), "one\n", "",
+	}
+}()
+
 // world is one repository, the four services on one store, and the model
 // of what each feature was shown.
 type world struct {
@@ -62,8 +83,12 @@ type world struct {
 	artifacts []artItem
 	summaries map[string][]byte    // summary text → the bytes it was written for
 	views     map[string]*view     // the read model, per path
-	shown     map[string][]*answer // the reads the views are made of, since the last compaction
+	shown     map[string][]*answer // the reads and edits the views are made of, since the last compaction
+	waiting   []*answer            // reads answered and not yet delivered
 	before    map[string]string    // each file's bytes before its last write, for undo
+	texts     []string             // what files are written with: contents, or longer
+	files     []string             // the files written and edited: files, or fewer
+	refs      []string             // the paths read: refs, or fewer
 	n         int                  // a counter for names
 	steps     int
 }
@@ -124,7 +149,7 @@ func newWorld(t *rapid.T, dir string) *world {
 		arts:      &artifact.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
 		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},
-		shown: map[string][]*answer{},
+		shown: map[string][]*answer{}, texts: contents, files: files, refs: refs,
 	}
 }
 
