@@ -314,3 +314,41 @@ func TestAChangeBeforeTheDeliveryStands(t *testing.T) {
 		})
 	}
 }
+
+// TestAForkForgetsReadsStillWaiting: a fork taken while a read waits for
+// its delivery cannot tell whether the read reached the model before the
+// fork was taken. Before forks forgot such files, the read's delivery
+// painted only its own session's picture, so an edit the model made in the
+// fork found no picture there and left no entry, while a later replay of
+// the fork's path (here the revoke of a read of another file) painted the
+// read back in: the file put back as the read showed it was answered
+// `unchanged` in the fork, though the model there believed its edit.
+func TestAForkForgetsReadsStillWaiting(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	a := lines(30, "a")
+	f.r.Write("a.txt", a)
+	f.r.Write("b.txt", lines(30, "b"))
+	res := f.undelivered("s", "a.txt")
+	fork, err := f.svc.Fork(ctx, "s", res.Entry, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork.Leaf == res.Entry {
+		t.Fatalf("the fork's leaf is the waiting read (entry %d): nothing forgets its file", res.Entry)
+	}
+	f.deliver(res)
+	f.r.Write("a.txt", strings.Replace(a, "line 7", "line seven", 1))
+	if err := f.svc.Edited(ctx, "f", "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	other := f.read("f", "b.txt")
+	if err := f.svc.Revoke(ctx, other); err != nil { // replays the fork's path
+		t.Fatal(err)
+	}
+	trustIsReplay(t, f.svc, "f")
+	f.r.Write("a.txt", a) // back to what the waiting read showed
+	f.expect("f", "a.txt", ModeFull)
+	f.expect("f", "a.txt", ModeUnchanged)
+	f.expect("s", "a.txt", ModeUnchanged) // the session the read was made in holds it
+}

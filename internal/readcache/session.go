@@ -250,7 +250,10 @@ func (s *Service) onTree(ctx context.Context, tx *store.Tx, session string, id i
 
 // Fork starts a session whose path is the given one's up to entry at (its
 // leaf when 0); from there the two grow apart and neither sees the other's
-// entries. name "" makes one up.
+// entries. name "" makes one up. A read on that path still waiting for its
+// delivery may reach the model before the fork was taken or after, so the
+// fork cannot vouch for it: its first entries forget each file such a read
+// is of (forkForgets), whenever the read is delivered.
 func (s *Service) Fork(ctx context.Context, session string, at int64, name string) (*SessionResult, error) {
 	if name == "" {
 		name = newName()
@@ -276,13 +279,41 @@ func (s *Service) Fork(ctx context.Context, session string, at int64, name strin
 		if _, err := tx.ExecContext(ctx, `UPDATE rc_sessions SET leaf = ? WHERE name = ?`, leafArg, name); err != nil {
 			return err
 		}
-		res.Leaf = at
-		return rebuild(ctx, tx, name, at)
+		if res.Leaf, err = forkForgets(ctx, tx, name, at); err != nil {
+			return err
+		}
+		return rebuild(ctx, tx, name, res.Leaf)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// forkForgets appends to the new session name, whose leaf is at, an entry
+// that forgets each file a read on the path to at is of that waits for its
+// delivery, and returns the leaf after them. Without it the fork's picture
+// would leave such a read out (its delivery paints its own session's) while
+// a replay of the fork's path takes it in, and an edit the model made in the
+// fork meanwhile, recorded only where a picture stands, would be lost to it.
+func forkForgets(ctx context.Context, tx *store.Tx, name string, at int64) (int64, error) {
+	path, err := pathTo(ctx, tx, at)
+	if err != nil {
+		return 0, err
+	}
+	leaf, forgotten := at, map[string]bool{}
+	for _, e := range path {
+		if e.kind != "read" || e.delivered || e.revoked || forgotten[e.path] {
+			continue
+		}
+		forgotten[e.path] = true
+		f := &entry{session: name, parent: leaf, kind: "invalidation", path: e.path}
+		if err := appendEntry(ctx, tx, f); err != nil {
+			return 0, err
+		}
+		leaf = f.id
+	}
+	return leaf, nil
 }
 
 // pathTo returns the entries from the root to id, in order.
