@@ -35,6 +35,8 @@ func (w *world) featureOps() map[string]func(*rapid.T) {
 		"cancel a waiting read":  w.cancelWaiting,
 		"the model edits a file": w.modelEdits,
 		"forget a file":          w.forgetOp,
+		"rewind":                 w.rewind,
+		"fork":                   w.fork,
 	}
 }
 

@@ -154,11 +154,13 @@ func setFlag(t *testing.T, name, value string) {
 // atOnce are the actions of an agent whose tool calls run at once: reads
 // answered and delivered later in any order or cancelled while they wait,
 // the model's own edits and reads freshctx cannot vouch for coming
-// between, and files changed and put back by others. Compaction, which
-// erases everything, is left to TestModelNeverWrong.
+// between, rewinds and forks of its session, and files changed and put
+// back by others. Compaction, which erases everything, is left to
+// TestModelNeverWrong.
 var atOnce = []string{
 	"read", "read again", "read, delivered later", "deliver a waiting read", "cancel a waiting read",
 	"read cancelled", "the model edits a file", "forget a file", "write", "undo", "same size, mtime kept",
+	"rewind", "fork",
 }
 
 // TestReadModelAtOnce runs the model with only the read cache's actions

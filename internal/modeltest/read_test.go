@@ -24,6 +24,7 @@ type view struct {
 
 func newView() *view { return &view{lines: map[int]string{}, edited: map[int]bool{}} }
 
+// session is the read-cache session the model starts in.
 const session = "model"
 
 // readOp reads a whole file, or a range placed by a fraction of the file's
@@ -44,7 +45,7 @@ func (w *world) drawTarget(t *rapid.T) (p, target string) {
 		start := 1 + rapid.IntRange(0, 99).Draw(t, "start %")*n/100
 		target = fmt.Sprintf("%s:%d-%d", p, start, start+rapid.IntRange(0, 20).Draw(t, "len"))
 	case "tail":
-		if v := w.views[p]; v != nil {
+		if v := w.view(p); len(v.lines) > 0 {
 			target = fmt.Sprintf("%s:%d", p, len(v.lines)+1)
 		}
 	}
@@ -71,7 +72,7 @@ func (w *world) answer(t *rapid.T, p, target string) *answer {
 	if a := w.waitingRead(p); a != nil {
 		w.deliver(t, a)
 	}
-	res, err := w.rc.Read(w.ctx, readcache.ReadRequest{Session: session, Target: target})
+	res, err := w.rc.Read(w.ctx, readcache.ReadRequest{Session: w.sess, Target: target})
 	if err != nil {
 		return nil // absent, a directory, past the end: nothing delivered
 	}
@@ -88,8 +89,8 @@ func (w *world) answer(t *rapid.T, p, target string) *answer {
 	if why != "" {
 		t.Fatalf("read %s: %s answer (%s) is wrong: %s", target, res.Mode, res.Reason, why)
 	}
-	a := &answer{res: res, apply: apply, waiting: true}
-	w.shown[res.Path] = append(w.shown[res.Path], a)
+	a := &answer{res: res, path: res.Path, apply: apply, waiting: true}
+	w.add(a)
 	w.waiting = append(w.waiting, a)
 	return a
 }
@@ -102,7 +103,6 @@ func (w *world) deliver(t *rapid.T, a *answer) {
 	}
 	a.waiting = false
 	w.waiting = slices.DeleteFunc(w.waiting, func(x *answer) bool { return x == a })
-	w.refold(a.res.Path)
 }
 
 // waitingRead is the read of p that waits for its delivery, if any.
@@ -142,7 +142,6 @@ func (w *world) cancelWaiting(t *rapid.T) {
 	}
 	a.waiting, a.revoked = false, true
 	w.waiting = slices.DeleteFunc(w.waiting, func(x *answer) bool { return x == a })
-	w.refold(a.res.Path)
 }
 
 // modelEdits is the model changing a file itself (its Edit or Write): the
@@ -154,7 +153,7 @@ func (w *world) modelEdits(t *rapid.T) {
 		w.before[p] = string(c.b)
 	}
 	w.write(p, rapid.SampledFrom(w.texts).Draw(t, "content"))
-	if err := w.rc.Edited(w.ctx, session, p); err != nil {
+	if err := w.rc.Edited(w.ctx, w.sess, p); err != nil {
 		t.Fatalf("edited: %v", err)
 	}
 	w.event(p, func(v *view) {
@@ -168,61 +167,19 @@ func (w *world) modelEdits(t *rapid.T) {
 // it could not match to the bytes): what the model holds is unknown.
 func (w *world) forgetOp(t *rapid.T) {
 	p := rapid.SampledFrom(w.refs).Draw(t, "path")
-	if err := w.rc.Forget(w.ctx, session, p); err != nil {
+	if err := w.rc.Forget(w.ctx, w.sess, p); err != nil {
 		t.Fatalf("forget: %v", err)
 	}
 	w.event(p, func(v *view) { *v = *newView() })
-}
-
-// event adds a change of what the model holds of p that is not a read.
-func (w *world) event(p string, apply func(*view)) {
-	w.shown[p] = append(w.shown[p], &answer{apply: apply})
-	w.refold(p)
-}
-
-// answer is one read the model was given (res), or another change of what
-// it holds (res nil: its own edit, a forget), and what it did to the
-// model's view of the file: kept so that a view can be made again from
-// them, in the order they were made, when a read is delivered late or
-// taken back.
-type answer struct {
-	res     *readcache.ReadResult
-	apply   func(*view)
-	revoked bool
-	waiting bool // answered, not yet delivered
-}
-
-// stands reports whether the answer is part of what the model holds.
-func (a *answer) stands() bool { return !a.revoked && !a.waiting }
-
-// view is what the model holds of p.
-func (w *world) view(p string) *view {
-	v := w.views[p]
-	if v == nil {
-		v = newView()
-		w.views[p] = v
-	}
-	return v
-}
-
-// refold makes p's view again from the answers and changes that stand, in
-// the order they were made.
-func (w *world) refold(p string) {
-	v := newView()
-	for _, a := range w.shown[p] {
-		if a.stands() {
-			a.apply(v)
-		}
-	}
-	w.views[p] = v
 }
 
 // readCancelled reads, the client cancels the call after its answer went
 // out (the model never sees it), and reads the file again.
 func (w *world) readCancelled(t *rapid.T) {
 	p := rapid.SampledFrom(w.refs).Draw(t, "path")
-	if res := w.read1(t, p, p); res != nil {
-		w.revoke(t, res.Path, len(w.shown[res.Path])-1)
+	if a := w.answer(t, p, p); a != nil {
+		w.deliver(t, a)
+		w.revoke(t, a)
 	}
 	w.read1(t, p, p)
 }
@@ -232,31 +189,30 @@ func (w *world) readCancelled(t *rapid.T) {
 // and reads the file again.
 func (w *world) cancelEarlier(t *rapid.T) {
 	p := rapid.SampledFrom(w.refs).Draw(t, "path")
-	if w.read1(t, p, p) == nil {
+	res := w.read1(t, p, p)
+	if res == nil {
 		return
 	}
-	var earlier []int
-	for i, a := range w.shown[p][:len(w.shown[p])-1] {
-		if a.res != nil && !a.waiting {
-			earlier = append(earlier, i)
+	var earlier []*answer
+	for _, a := range w.nodes {
+		if a.res != nil && a.res.Path == res.Path && a.res.Entry < res.Entry && !a.waiting && !a.revoked {
+			earlier = append(earlier, a)
 		}
 	}
 	if len(earlier) == 0 {
 		return
 	}
-	w.revoke(t, p, rapid.SampledFrom(earlier).Draw(t, "answer"))
+	w.revoke(t, rapid.SampledFrom(earlier).Draw(t, "answer"))
 	w.read1(t, p, p)
 }
 
-// revoke takes back the i-th answer about p, in freshctx and in the model:
-// the model's view is what the answers left standing show, in order.
-func (w *world) revoke(t *rapid.T, p string, i int) {
-	a := w.shown[p][i]
+// revoke takes back a delivered answer, in freshctx and in the model: the
+// model's view is what the answers left standing show, in order.
+func (w *world) revoke(t *rapid.T, a *answer) {
 	if err := w.rc.Revoke(w.ctx, a.res); err != nil {
 		t.Fatalf("revoke: %v", err)
 	}
 	a.revoked = true
-	w.refold(p)
 }
 
 // judge checks an answer against the file now and what the model holds in
@@ -318,7 +274,23 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 			v.lines[i] = now[i-1]
 			delete(v.edited, i)
 		}
+		// Lines read to the file's end that complete what the model holds
+		// make it hold the whole file, as reads of a file in parts do.
+		v.whole = v.whole || end == len(now) && v.holdsExactly(len(now))
 	}
+}
+
+// holdsExactly reports whether the view holds lines 1 to n and no other.
+func (v *view) holdsExactly(n int) bool {
+	if len(v.lines) != n {
+		return false
+	}
+	for i := 1; i <= n; i++ {
+		if _, ok := v.lines[i]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // text is the whole file the view holds.
@@ -336,13 +308,6 @@ func (v *view) set(now []string) {
 	for i, l := range now {
 		v.lines[i+1] = l
 	}
-}
-
-func (w *world) compact() {
-	if _, err := w.rc.Compact(w.ctx, session); err != nil {
-		w.t.Fatalf("compact: %v", err)
-	}
-	w.views, w.shown = map[string]*view{}, map[string][]*answer{}
 }
 
 func splitLines(s string) []string {

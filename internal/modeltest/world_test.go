@@ -81,15 +81,16 @@ type world struct {
 
 	records   []recItem
 	artifacts []artItem
-	summaries map[string][]byte    // summary text → the bytes it was written for
-	views     map[string]*view     // the read model, per path
-	shown     map[string][]*answer // the reads and edits the views are made of, since the last compaction
-	waiting   []*answer            // reads answered and not yet delivered
-	before    map[string]string    // each file's bytes before its last write, for undo
-	texts     []string             // what files are written with: contents, or longer
-	files     []string             // the files written and edited: files, or fewer
-	refs      []string             // the paths read: refs, or fewer
-	n         int                  // a counter for names
+	summaries map[string][]byte  // summary text → the bytes it was written for
+	nodes     []*answer          // the read model: every node of its session tree, in the order made
+	leaf      map[string]*answer // each read-cache session's latest node
+	sess      string             // the read-cache session the model works in
+	waiting   []*answer          // reads answered and not yet delivered
+	before    map[string]string  // each file's bytes before its last write, for undo
+	texts     []string           // what files are written with: contents, or longer
+	files     []string           // the files written and edited: files, or fewer
+	refs      []string           // the paths read: refs, or fewer
+	n         int                // a counter for names
 	steps     int
 }
 
@@ -148,8 +149,8 @@ func newWorld(t *rapid.T, dir string) *world {
 			WholeStatusUnder: statusUnder},
 		arts:      &artifact.Service{WS: ws, Store: st, Cwd: r.Dir, RacyWindow: window},
 		rc:        &readcache.Service{WS: ws, Store: st, Cwd: r.Dir},
-		summaries: map[string][]byte{}, views: map[string]*view{}, before: map[string]string{},
-		shown: map[string][]*answer{}, texts: contents, files: files, refs: refs,
+		summaries: map[string][]byte{}, before: map[string]string{},
+		leaf: map[string]*answer{}, sess: session, texts: contents, files: files, refs: refs,
 	}
 }
 
