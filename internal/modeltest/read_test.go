@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 
@@ -85,7 +86,7 @@ func (w *world) answer(t *rapid.T, p, target string) *answer {
 			t.Fatalf("read %s answered about %s, which a read (entry %d) waits on", target, res.Path, a.res.Entry)
 		}
 	}
-	why, apply := judge(w.view(res.Path), res, splitLines(string(now.b)))
+	why, apply := judge(w.view(res.Path), res, splitLines(shown(now.b)))
 	if why != "" {
 		t.Fatalf("read %s: %s answer (%s) is wrong: %s", target, res.Mode, res.Reason, why)
 	}
@@ -308,6 +309,20 @@ func (v *view) set(now []string) {
 	for i, l := range now {
 		v.lines[i+1] = l
 	}
+}
+
+// shown is a file's text as the model is shown it: bytes that are not
+// UTF-8 decoded as Latin-1, one character a byte (a binary file is shown
+// a notice, which shows no lines).
+func shown(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
 }
 
 func splitLines(s string) []string {
