@@ -36,6 +36,7 @@ func (w *world) featureOps() map[string]func(*rapid.T) {
 		"the model edits a file": w.modelEdits,
 		"forget a file":          w.forgetOp,
 		"rewind":                 w.rewind,
+		"refresh":                w.refreshOp,
 		"fork":                   w.fork,
 	}
 }

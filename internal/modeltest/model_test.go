@@ -160,7 +160,7 @@ func setFlag(t *testing.T, name, value string) {
 var atOnce = []string{
 	"read", "read again", "read, delivered later", "deliver a waiting read", "cancel a waiting read",
 	"read cancelled", "the model edits a file", "forget a file", "write", "undo", "same size, mtime kept",
-	"rewind", "fork",
+	"rewind", "fork", "refresh",
 }
 
 // TestReadModelAtOnce runs the model with only the read cache's actions

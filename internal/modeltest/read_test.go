@@ -164,6 +164,30 @@ func (w *world) modelEdits(t *rapid.T) {
 	})
 }
 
+// refreshOp makes the next read of a file, or of some of its lines,
+// baseline: the model's view of them is forgotten.
+func (w *world) refreshOp(t *rapid.T) {
+	p := rapid.SampledFrom(w.refs).Draw(t, "path")
+	spec, start, end := p, 1, int(^uint(0)>>1)
+	if rapid.Bool().Draw(t, "lines") {
+		start = rapid.IntRange(1, 40).Draw(t, "from")
+		end = start + rapid.IntRange(0, 10).Draw(t, "more")
+		spec = fmt.Sprintf("%s:%d-%d", p, start, end)
+	}
+	if _, err := w.rc.Refresh(w.ctx, w.sess, spec); err != nil {
+		return // a path outside the root, a range refused: nothing changed
+	}
+	w.event(p, func(v *view) {
+		for i := range v.lines {
+			if i >= start && i <= end {
+				delete(v.lines, i)
+				delete(v.edited, i)
+				v.whole = false
+			}
+		}
+	})
+}
+
 // forgetOp is a read of a file freshctx cannot vouch for (a client's read
 // it could not match to the bytes): what the model holds is unknown.
 func (w *world) forgetOp(t *rapid.T) {
