@@ -102,9 +102,11 @@ func (a *app) runHook(ctx context.Context, name string) (*integrate.HookInput, s
 	if err != nil {
 		return nil, "", err
 	}
-	run, err := config.RunCommands(ctx, st)
-	if err != nil {
-		return nil, "", err
+	var run []string
+	if h.RoutesShell() { // a Read, an edit, a session's start: no query, no mirror to check
+		if run, err = config.RunCommands(ctx, st); err != nil {
+			return nil, "", err
+		}
 	}
 	self, _ := os.Executable() // else "freshctx", found on the shell's PATH
 	svc := integrate.HookServices{
@@ -124,7 +126,7 @@ func (a *app) runHook(ctx context.Context, name string) (*integrate.HookInput, s
 // commands mirrored beside the store (config.CachedRunCommands) do not
 // route; without a mirror it cannot tell, and says no.
 func (a *app) bashNotRouted(h *integrate.HookInput) bool {
-	if h.Event != "PreToolUse" || h.ToolName != "Bash" || a.json {
+	if !h.RoutesShell() || a.json {
 		return false
 	}
 	path, err := a.storePath(false)

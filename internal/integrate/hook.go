@@ -147,6 +147,11 @@ type HookInput struct {
 	ToolResponse json.RawMessage `json:"tool_response"`
 }
 
+// RoutesShell reports whether the hook may route a shell command through
+// freshctx run (a PreToolUse of Bash): the only hook that needs the run
+// commands.
+func (h *HookInput) RoutesShell() bool { return h.Event == "PreToolUse" && h.ToolName == "Bash" }
+
 // ParseHook reads a hook's input.
 func ParseHook(in io.Reader) (*HookInput, error) {
 	var h HookInput
@@ -162,7 +167,8 @@ type HookServices struct {
 	// SyncRegistry starts a registry sync that goes on after the hook
 	// returns; nil skips it.
 	SyncRegistry func() error
-	// RunCommands are the Bash command prefixes run through freshctx run.
+	// RunCommands are the Bash command prefixes run through freshctx run;
+	// only a hook that routes a shell command (RoutesShell) reads them.
 	RunCommands []string
 	// ClaudeArgs returns the command line Claude Code was started with,
 	// for the permission rules given on it (--allowedTools and the like);
@@ -202,7 +208,7 @@ func Hook(ctx context.Context, agent Agent, h *HookInput, svc HookServices) (str
 		// stand for what it was shown before.
 		return "", editedInput(ctx, h, svc.ReadCache)
 	}
-	if h.Event == "PreToolUse" && h.ToolName == "Bash" {
+	if h.RoutesShell() {
 		return routeBash(agent, h, svc)
 	}
 	if h.Event == "PreToolUse" && isMCPSessionTool(h.ToolName) {
