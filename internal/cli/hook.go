@@ -102,8 +102,13 @@ func (a *app) runHook(ctx context.Context, name string) (*integrate.HookInput, s
 	if err != nil {
 		return nil, "", err
 	}
+	// Only a hook that may route a shell command uses the run commands;
+	// reading them also keeps their mirror beside the store, which the
+	// shell prefilters of Codex and pi read before any freshctx starts, so
+	// a session's start reads them too: its first line finds the mirror.
+	// A Read or an edit does neither.
 	var run []string
-	if h.RoutesShell() { // a Read, an edit, a session's start: no query, no mirror to check
+	if h.RoutesShell() || h.Event == "SessionStart" {
 		if run, err = config.RunCommands(ctx, st); err != nil {
 			return nil, "", err
 		}
