@@ -268,7 +268,12 @@ func newSessionForkCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fork [--at ENTRY] [--name NEW]",
 		Short: "Start a session that shares this one's path up to an entry",
-		Args:  cobra.NoArgs,
+		Long: `Start a session whose path is this one's up to ENTRY (the leaf by default);
+from there the two grow apart and neither sees the other's entries. A file
+a read on that path was still waiting to deliver (a tool call running when
+the fork was taken) is read afresh in the new session: whether that answer
+reached the conversation before the fork was taken is the client's to know.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.readcache(cmd.Context())
 			if err != nil {
