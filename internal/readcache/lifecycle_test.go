@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -61,4 +62,23 @@ func TestEndedSessionsAreCollected(t *testing.T) {
 	if left != 0 {
 		t.Fatalf("%d entries left after every session was deleted", left)
 	}
+}
+
+// TestForkRefusesANameInUse: forking into a session that exists, the one
+// forked included, is refused and leaves that session as it was; taking
+// it over would move its leaf under whatever reads through it.
+func TestForkRefusesANameInUse(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.r.Write("a.txt", lines(30, "a"))
+	f.r.Write("b.txt", lines(30, "b"))
+	f.read("s", "a.txt")
+	f.read("other", "b.txt")
+	for _, name := range []string{"other", "s"} {
+		if _, err := f.svc.Fork(ctx, "s", 0, name); err == nil || !strings.Contains(err.Error(), "already exists") {
+			t.Errorf("fork into %q: err %v, want already exists", name, err)
+		}
+	}
+	f.expect("other", "b.txt", ModeUnchanged)
+	f.expect("s", "a.txt", ModeUnchanged)
 }

@@ -23,21 +23,26 @@ func (s *Service) New(ctx context.Context, name string) (*SessionResult, error) 
 	if name == "" {
 		name = newName()
 	}
-	err := s.Store.Update(ctx, func(tx *store.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rc_sessions WHERE name = ?`, name).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("session %q already exists", name)
-		}
-		_, err := sessionLeaf(ctx, tx, name, s.WS.Root, true)
-		return err
-	})
+	err := s.Store.Update(ctx, func(tx *store.Tx) error { return createSession(ctx, tx, name, s.WS.Root) })
 	if err != nil {
 		return nil, err
 	}
 	return &SessionResult{Session: name}, nil
+}
+
+// createSession makes an empty session, refusing a name in use: taking it
+// over would move another session's leaf, and an MCP server or an agent's
+// conversation reading through it would lose what it was shown.
+func createSession(ctx context.Context, tx *store.Tx, name, root string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rc_sessions WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("session %q already exists", name)
+	}
+	_, err := sessionLeaf(ctx, tx, name, root, true)
+	return err
 }
 
 // Compact records a compaction at the leaf: no trust from before it is
@@ -250,10 +255,11 @@ func (s *Service) onTree(ctx context.Context, tx *store.Tx, session string, id i
 
 // Fork starts a session whose path is the given one's up to entry at (its
 // leaf when 0); from there the two grow apart and neither sees the other's
-// entries. name "" makes one up. A read on that path still waiting for its
-// delivery may reach the model before the fork was taken or after, so the
-// fork cannot vouch for it: its first entries forget each file such a read
-// is of (forkForgets), whenever the read is delivered.
+// entries. name "" makes one up; a name in use is refused. A read on that
+// path still waiting for its delivery may reach the model before the fork
+// was taken or after, so the fork cannot vouch for it: its first entries
+// forget each file such a read is of (forkForgets), whenever the read is
+// delivered.
 func (s *Service) Fork(ctx context.Context, session string, at int64, name string) (*SessionResult, error) {
 	if name == "" {
 		name = newName()
@@ -269,7 +275,7 @@ func (s *Service) Fork(ctx context.Context, session string, at int64, name strin
 		} else if err := s.onTree(ctx, tx, session, at); err != nil {
 			return err
 		}
-		if _, err := sessionLeaf(ctx, tx, name, s.WS.Root, true); err != nil {
+		if err := createSession(ctx, tx, name, s.WS.Root); err != nil {
 			return err
 		}
 		var leafArg any
