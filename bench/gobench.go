@@ -47,7 +47,7 @@ var goBenches = []goBench{
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
 	{"./internal/readcache", "BenchmarkParallelDelivery$", "20x", "delivering a read after another read of its session was made (parallel tool calls), of another file and of the same file, against a read delivered in order, in a session of 3,000 reads (300 with -short)"},
-	{"./internal/readcache", "BenchmarkNoteLookup$", "200x", "looking up the count kept for a note never served, in sessions of 10 and 10,000 entries (1,000 with -short), through the index of kept texts"},
+	{"./internal/readcache", "BenchmarkNoteLookup$", "200x", "looking up the count kept for a note never served, and for one served at every entry but counted at the first, in sessions of 10 and 10,000 entries (1,000 with -short), through the index of kept texts"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},
 	{"./cmd/freshctx", "BenchmarkHookBash$", "30x", "the Bash hook as a process for a line it does not route (ls -la) and one it does (go test), and Codex's Bash hook as init writes it, its bash prefilter, for the same lines, in turn with a hello-world"},
 	{"./cmd/freshctx", "BenchmarkHookReadSmallAgain$", "15x", "Claude Code's Read hook as a process: a 9-line file the conversation read before, against the 550-line one, both answered with a note, and a 2-line file answered with itself"},
