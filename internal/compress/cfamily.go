@@ -9,7 +9,7 @@ import (
 var C = family("c", cCmd, cHead, func(string) Rules { return cRules() })
 
 var (
-	cCmd  = rx.MustCompile(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`)
+	cCmd  = command(`(^|[\s/])(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|make|gmake|cmake|ninja)(\s|$)`, "cc", "++", "clang", "make", "ninja")
 	cHead = rx.MustCompile(`(?m)^(\S+\.(c|cc|cpp|cxx|h|hpp):\d+:\d+: (error|warning): |make(\[\d+\])?: \*\*\*)`)
 
 	cNoise = rx.MustCompile(`^(\s*(ccache\s+)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|ld|ar|ranlib|/\S+/(gcc|cc|clang))\s.*\s-[coO]|` +

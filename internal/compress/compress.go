@@ -78,7 +78,7 @@ var registry []Factory
 
 // family makes the factory of a tool family recognised by its command line
 // or by the head of its output, driven by the rules newRules makes.
-func family(name string, cmd, head *rx.Regexp, newRules func(root string) Rules) Factory {
+func family(name string, cmd commandLine, head *rx.Regexp, newRules func(root string) Rules) Factory {
 	return Factory{
 		Name:  name,
 		Match: matchBy(cmd, head),
@@ -86,13 +86,38 @@ func family(name string, cmd, head *rx.Regexp, newRules func(root string) Rules)
 	}
 }
 
+// commandLine recognises a family's command lines: an expression, and
+// words of which every line it matches holds one. A line holding none is
+// turned away without the expression, which is compiled on its first use:
+// a command of no family (`run -- true`, `run -- ls`) compiled every
+// family's expression to find that none matched, most of its analysis.
+// TestCommandWordsHoldEveryMatch checks the words against the expression.
+type commandLine struct {
+	re    *rx.Regexp
+	words []string
+}
+
+func command(expr string, words ...string) commandLine {
+	return commandLine{re: rx.MustCompile(expr), words: words}
+}
+
+// match reports whether line is one of the family's command lines.
+func (c commandLine) match(line string) bool {
+	for _, w := range c.words {
+		if strings.Contains(line, w) {
+			return c.re.MatchString(line)
+		}
+	}
+	return false
+}
+
 // matchBy matches a command line by cmd or an output's head by head. Each
 // expression is compiled on its first use, so an empty side is not
 // matched: a `run -- true` compiled every family's head expression to
 // find that none matches nothing.
-func matchBy(cmd, head *rx.Regexp) func(argv []string, out []byte) bool {
+func matchBy(cmd commandLine, head *rx.Regexp) func(argv []string, out []byte) bool {
 	return func(argv []string, out []byte) bool {
-		return (len(argv) > 0 && cmd.MatchString(strings.Join(argv, " "))) || (len(out) > 0 && head.Match(out))
+		return (len(argv) > 0 && cmd.match(strings.Join(argv, " "))) || (len(out) > 0 && head.Match(out))
 	}
 }
 

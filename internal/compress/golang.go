@@ -21,7 +21,7 @@ var Go = Factory{
 }
 
 var (
-	goCmd  = rx.MustCompile(`(^|[\s/])go (test|build|vet|run|install)\b`)
+	goCmd  = command(`(^|[\s/])go (test|build|vet|run|install)\b`, "go ")
 	goHead = rx.MustCompile(`(?m)^(=== RUN |--- FAIL: |ok  \t|\{"Time":"[^"]+","Action":)`)
 
 	goNoise   = rx.MustCompile(`^(=== (RUN|PAUSE|CONT|NAME)\s|\s*--- (PASS|SKIP): |PASS$|\?\s+\S+\s+\[no test files\]|go: (downloading|finding|extracting) |={10,}$)`)

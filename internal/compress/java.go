@@ -10,7 +10,7 @@ import (
 var Java = family("java", javaCmd, javaHead, javaRules)
 
 var (
-	javaCmd  = rx.MustCompile(`(^|[\s/])(javac|java|mvn|mvnw|gradle|gradlew)(\s|$)`)
+	javaCmd  = command(`(^|[\s/])(javac|java|mvn|mvnw|gradle|gradlew)(\s|$)`, "java", "mvn", "gradle")
 	javaHead = rx.MustCompile(`(?m)^(\[INFO\] Scanning for projects|\S+\.java:\d+: error: |Exception in thread ")`)
 
 	javaNoise = rx.MustCompile(`^\[INFO\]\s*(Download(ing|ed) |Scanning |Building |--- |-{10,}|skip non existing|Changes detected|` +

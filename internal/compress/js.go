@@ -9,7 +9,8 @@ import (
 var JS = family("js", jsCmd, jsHead, jsRules)
 
 var (
-	jsCmd  = rx.MustCompile(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`)
+	jsCmd = command(`(^|[\s/])(tsc|eslint|jest|vitest|mocha|ava|npx|pnpm|yarn|npm (run |)test)(\s|$)|node\s.*--test\b`,
+		"tsc", "eslint", "jest", "vitest", "mocha", "ava", "npx", "pnpm", "yarn", "npm", "--test")
 	jsHead = rx.MustCompile(`(?m)^(TAP version \d+|(PASS|FAIL) \S+\.(test|spec)\.[cm]?[jt]sx?| RUN  v\d|\S+\(\d+,\d+\): error TS\d+)`)
 
 	// jsNoisePrefix and jsNoise are tried on the line without its indent.

@@ -18,7 +18,8 @@ var Python = Factory{
 }
 
 var (
-	pyCmd  = rx.MustCompile(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`)
+	pyCmd = command(`(^|[\s/])(pytest|py\.test|tox|nox)(\s|$)|python[\d.]*\s+(-\w+\s+)*-m\s+(pytest|unittest)\b`,
+		"py.test", "pytest", "tox", "nox", "python")
 	pyHead = rx.MustCompile(`(?m)^(=+ test session starts =+$|(FAIL|ERROR): test\w* \(|Traceback \(most recent call last\):$)`)
 
 	// A line of pytest's progress ("tests/x.py ..F. [ 40%]") can start with

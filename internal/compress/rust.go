@@ -9,7 +9,7 @@ import (
 var Rust = family("rust", rustCmd, rustHead, rustRules)
 
 var (
-	rustCmd  = rx.MustCompile(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`)
+	rustCmd  = command(`(^|[\s/])(cargo|rustc|cargo-clippy)(\s|$)`, "cargo", "rustc")
 	rustHead = rx.MustCompile(`(?m)^(\s+(Compiling|Checking) \S+ v\d|error\[E\d{4}\]|running \d+ tests?$)`)
 
 	rustNoise = match(`^(\s*(Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|Blocking|Fresh|Documenting|Packaging|Verifying|Installing|Replacing|Running|Doc-tests)\s|`+

@@ -6,6 +6,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/facts"
 	"github.com/freshctx/freshctx/internal/rx"
+	"pgregory.net/rapid"
 )
 
 func TestSelectByCommandLineAndOutput(t *testing.T) {
@@ -88,24 +89,66 @@ func Short(name string) string {
 
 // A side of a match that is empty is left alone: each expression compiles
 // on its first use, and a run that printed nothing compiled every family's
-// head expression to learn that none matches nothing. An expression that
-// does not compile panics when it is used, so using one fails the test.
+// head expression to learn that none matches nothing. A command line
+// holding none of the family's words is turned away before its
+// expression. An expression that does not compile panics when it is used,
+// so using one fails the test.
 func TestMatchByLeavesAnEmptySideAlone(t *testing.T) {
 	bad := rx.MustCompile(`(unclosed`)
 	for _, c := range []struct {
-		name      string
-		cmd, head *rx.Regexp
-		argv      []string
-		out       []byte
-		want      bool
+		name string
+		cmd  commandLine
+		head *rx.Regexp
+		argv []string
+		out  []byte
+		want bool
 	}{
-		{"nothing at all", bad, bad, nil, nil, false},
-		{"a command and no output", rx.MustCompile(`^go test`), bad, []string{"go", "test"}, nil, true},
-		{"a command that is not the family's", rx.MustCompile(`^go test`), bad, []string{"true"}, nil, false},
-		{"an output and no command", bad, rx.MustCompile(`^ok `), nil, []byte("ok  \tm\t0.1s\n"), true},
+		{"nothing at all", command(`(unclosed`, ""), bad, nil, nil, false},
+		{"a command and no output", command(`^go test`, "go "), bad, []string{"go", "test"}, nil, true},
+		{"a command that is not the family's", command(`^go test`, "go "), bad, []string{"go", "vet"}, nil, false},
+		{"a command without the family's words", command(`(unclosed`, "go "), bad, []string{"true"}, nil, false},
+		{"an output and no command", command(`(unclosed`, ""), rx.MustCompile(`^ok `), nil, []byte("ok  \tm\t0.1s\n"), true},
 	} {
 		if got := matchBy(c.cmd, c.head)(c.argv, c.out); got != c.want {
 			t.Errorf("%s: matched %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// familyCommands are the families' command lines, by name.
+var familyCommands = map[string]commandLine{
+	"c": cCmd, "go": goCmd, "java": javaCmd, "js": jsCmd, "python": pyCmd, "rust": rustCmd,
+}
+
+// TestCommandWordsHoldEveryMatch: every command line a family's expression
+// matches holds one of its words, so the words never turn away a line the
+// expression would take; lines are drawn from the words, their parts and
+// what stands around them in real command lines.
+func TestCommandWordsHoldEveryMatch(t *testing.T) {
+	pieces := []string{" ", " ", "/", "/usr/bin/", "./...", "-m", " -m ", "-q", "-v", "x", "1", "3.12", ".",
+		"go", "go ", "test", "build", "vet", "run", "install", "gcc", "g++", "cc", "c++", "clang", "make", "gmake",
+		"cmake", "ninja", "javac", "java", "mvn", "mvnw", "gradle", "gradlew", "tsc", "eslint", "jest", "vitest",
+		"mocha", "ava", "npx", "pnpm", "yarn", "npm", "run ", "node", "--test", "pytest", "py", ".test", "py.test",
+		"tox", "nox", "python", "python3", "unittest", "cargo", "rustc", "cargo-clippy", "clippy", "\t", "sh -c "}
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 1, 8).Draw(t, "parts")
+		line := strings.Join(parts, "")
+		for name, c := range familyCommands {
+			if want := c.re.MatchString(line); c.match(line) != want {
+				t.Fatalf("%s: %q: the words say %v, the expression %v", name, line, !want, want)
+			}
+		}
+	})
+	for _, line := range []string{"go test ./...", "gcc -c x.c", "/usr/bin/clang++ x.cc", "make -j4", "mvn -q test",
+		"npx vitest run", "node --test", "npm run test", "python3 -m pytest -x", "py.test", "cargo test", "rustc x.rs"} {
+		matched := 0
+		for _, c := range familyCommands {
+			if c.match(line) {
+				matched++
+			}
+		}
+		if matched != 1 {
+			t.Errorf("%q: %d families' command lines, want 1", line, matched)
 		}
 	}
 }
