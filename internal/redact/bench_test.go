@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshctx/freshctx/internal/testbench"
 	"github.com/freshctx/freshctx/internal/testout"
 )
 
@@ -202,4 +203,36 @@ func goTestLog(b *testing.B) []byte {
 		reps = 2
 	}
 	return bytes.Repeat(log, reps)
+}
+
+// BenchmarkPrefilterWays is what mayHold chooses between for the first
+// short lines of a process: building the prefilter's index, and searching
+// a line word by word without it, for a command line of 4 bytes (`true`),
+// of 37 and of 256. It reports µs each (median), and how many bytes
+// searched word by word cost what one build does.
+func BenchmarkPrefilterWays(b *testing.B) {
+	lines := map[string][]byte{
+		"4":   []byte("true"),
+		"37":  []byte("go test ./... -run TestFoo -count=1"),
+		"256": bytes.Repeat([]byte("some ordinary command line words "), 8)[:directLine],
+	}
+	times := map[string][]time.Duration{}
+	for b.Loop() {
+		start := time.Now()
+		newKeywordIndex(prefilterList)
+		times["build"] = append(times["build"], time.Since(start))
+		for n, line := range lines {
+			start := time.Now()
+			if holdsWord(line) {
+				b.Fatalf("%q holds a word", line)
+			}
+			times[n] = append(times[n], time.Since(start))
+		}
+	}
+	us := func(n string) float64 { return float64(testbench.Median(times[n]).Nanoseconds()) / 1e3 }
+	b.ReportMetric(us("build"), "us_build")
+	for _, n := range []string{"4", "37", "256"} {
+		b.ReportMetric(us(n), "us_words_"+n)
+	}
+	b.ReportMetric(us("build")/us("256")*directLine, "bytes_a_build")
 }

@@ -129,14 +129,57 @@ var built atomic.Bool
 // holding none of the words, as most command lines and labels, and
 // all of an empty output, never needs. prefilterList is checked against
 // the ruleset's own words by TestPrefilterListIsCurrent.
-var quick = sync.OnceValue(func() *keywordIndex { return newKeywordIndex(prefilterList) })
+var quick = sync.OnceValue(func() *keywordIndex {
+	x := newKeywordIndex(prefilterList)
+	quickBuilt.Store(true)
+	return x
+})
+
+// quickBuilt is set once quick's index is built; directBytes counts the
+// bytes searched without it.
+var (
+	quickBuilt  atomic.Bool
+	directBytes atomic.Int64
+)
+
+// A line of at most directLine bytes is searched word by word, without the
+// index, while such lines add up to at most directBudget bytes. Building
+// the index costs what about 300 bytes searched word by word do
+// (BenchmarkPrefilterWays), and a process's first build also faults in
+// its 100 KB of fresh memory, dearer than the build itself where page
+// faults are dear: a process that redacts only its command line or a label
+// (`run -- true`: 4 bytes, a microsecond) never builds it.
+const (
+	directLine   = 256
+	directBudget = 1024
+)
 
 // mayHold reports whether line holds a word of the prefilter; false means
 // no rule can match it.
 func mayHold(line []byte) bool {
+	if !quickBuilt.Load() && len(line) <= directLine && directBytes.Add(int64(len(line))) <= directBudget {
+		return holdsWord(line)
+	}
 	found := false
 	quick().scan(line, func(int, int, int) { found = true })
 	return found
+}
+
+// holdsWord is mayHold without the index: line, folded as the index folds
+// it, searched for each word in turn. len(line) <= directLine.
+func holdsWord(line []byte) bool {
+	var buf [directLine]byte
+	folded := buf[:len(line)]
+	for i, c := range line {
+		folded[i] = rx.Lower[c]
+	}
+	s := string(folded)
+	for _, w := range prefilterList {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func build() (*engine, error) {

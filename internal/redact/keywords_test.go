@@ -57,13 +57,7 @@ func TestKeywordScanFindsEveryOccurrence(t *testing.T) {
 			rapid.SampledFrom(words),
 			rapid.StringOfN(rapid.SampledFrom([]rune("aAbBpPsSkK-_. =:é\t")), 0, 8, -1),
 		), 0, 30).Draw(t, "pieces")
-		var line []byte
-		for _, p := range pieces {
-			if rapid.Bool().Draw(t, "upper") {
-				p = string(bytes.ToUpper([]byte(p)))
-			}
-			line = append(line, p...)
-		}
+		line := joinDrawn(t, pieces, false)
 		x := newKeywordIndex(words)
 		var got []occ
 		x.scan(line, func(id, start, end int) { got = append(got, occ{id, start, end}) })
@@ -71,4 +65,43 @@ func TestKeywordScanFindsEveryOccurrence(t *testing.T) {
 			t.Fatalf("line %q:\n got %v\nwant %v", line, got, want)
 		}
 	})
+}
+
+// TestHoldsWordIsTheIndex: a line searched word by word, as mayHold
+// searches the short lines of a process before it builds the index, holds
+// a word exactly where the index finds one, in lines drawn from the words,
+// their case variants and bytes around them.
+func TestHoldsWordIsTheIndex(t *testing.T) {
+	x := newKeywordIndex(prefilterList)
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := rapid.SliceOfN(rapid.OneOf(
+			rapid.SampledFrom(prefilterList),
+			rapid.StringOfN(rapid.SampledFrom([]rune("aAbBkKyY-_. =:é\t\xff")), 0, 8, -1),
+		), 0, 12).Draw(t, "pieces")
+		line := joinDrawn(t, pieces, true)
+		if len(line) > directLine {
+			line = line[:directLine]
+		}
+		found := false
+		x.scan(line, func(int, int, int) { found = true })
+		if got := holdsWord(line); got != found {
+			t.Fatalf("line %q: word by word %v, the index %v", line, got, found)
+		}
+	})
+}
+
+// joinDrawn joins pieces, each drawn in upper case or as it is and, with
+// cut, cut short or whole (a word's start alone holds no word).
+func joinDrawn(t *rapid.T, pieces []string, cut bool) []byte {
+	var line []byte
+	for _, p := range pieces {
+		if rapid.Bool().Draw(t, "upper") {
+			p = string(bytes.ToUpper([]byte(p)))
+		}
+		if cut && rapid.Bool().Draw(t, "cut it") {
+			p = p[:rapid.IntRange(0, len(p)).Draw(t, "cut")]
+		}
+		line = append(line, p...)
+	}
+	return line
 }
