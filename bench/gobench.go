@@ -46,6 +46,7 @@ var goBenches = []goBench{
 	{"./internal/records", "BenchmarkLoadStamps2000$", "20x", "reading the stamps of a record naming 2,000 files from the one packed value it keeps, against from their rows"},
 	{"./internal/readcache", "BenchmarkTrace2000$", "1x", "a scripted 2,000-read session: tokens served against a plain read tool; its unchanged and diff answers checked against what the model saw"},
 	{"./internal/readcache", "BenchmarkReadLatency$", "1x", "a warm read at session length 10 and 10,000"},
+	{"./internal/readcache", "BenchmarkReadAgainLatency$", "50x", "an unchanged read of a 40-line file as the hooks read (tokens counted later), at session length 10 and 10,000 (1,000 with -short), each entry a read of it again answered with the same uncounted note"},
 	{"./internal/readcache", "BenchmarkParallelDelivery$", "20x", "delivering a read after another read of its session was made (parallel tool calls), of another file and of the same file, against a read delivered in order, in a session of 3,000 reads (300 with -short)"},
 	{"./internal/readcache", "BenchmarkNoteLookup$", "200x", "looking up the count kept for a note never served, and for one served at every entry but counted at the first, in sessions of 10 and 10,000 entries (1,000 with -short), through the index of kept texts"},
 	{"./cmd/freshctx", "BenchmarkHookRead$", "15x", "Claude Code's Read hook as a process: the first read of a 48 KB file in a conversation, and the read of it again (unchanged)"},

@@ -320,3 +320,56 @@ func BenchmarkParallelDelivery(b *testing.B) {
 	b.ReportMetric(float64(af)/float64(io), "x_after_vs_in_order")
 	b.ReportMetric(float64(sf)/float64(io), "x_same_file_vs_in_order")
 }
+
+// BenchmarkReadAgainLatency times an unchanged read of a 40-line file, as
+// the agents' hooks and the MCP server read (tokens counted later), in a
+// session that read it 10 times before and in one that read it 10,000
+// times (1,000 with -short), reporting both medians and their ratio. Each
+// read again is answered with the same note, kept uncounted; before the
+// index of kept texts held only counted entries (migration 26), the
+// choice of that note read every one of them.
+func BenchmarkReadAgainLatency(b *testing.B) {
+	r, svc := benchService(b)
+	svc.TokensLater = true
+	rng := rand.New(rand.NewPCG(1, 2))
+	r.Write("f.go", strings.Join(withNewlines(goFile(rng, "p", 40)), ""))
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(r.Path("f.go"), old, old)
+	ctx := context.Background()
+	read := func(session string) *ReadResult {
+		res, err := svc.Read(ctx, ReadRequest{Session: session, Target: "f.go"})
+		if err == nil {
+			err = svc.Delivered(ctx, res)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	n := 10_000
+	if testing.Short() {
+		n = 1_000
+	}
+	for _, s := range []struct {
+		name  string
+		reads int
+	}{{"short", 10}, {"long", n}} {
+		for range s.reads {
+			read(s.name)
+		}
+	}
+	times := map[string][]time.Duration{}
+	for b.Loop() {
+		for _, s := range []string{"short", "long"} {
+			start := time.Now()
+			if res := read(s); res.Mode != ModeUnchanged {
+				b.Fatalf("%s: %s (%s)", s, res.Mode, res.Reason)
+			}
+			times[s] = append(times[s], time.Since(start))
+		}
+	}
+	ms, ml := testbench.Median(times["short"]), testbench.Median(times["long"])
+	testbench.MS(b, ms, "ms_at_10")
+	testbench.MS(b, ml, fmt.Sprintf("ms_at_%d", n))
+	b.ReportMetric(float64(ml)/float64(ms), "x_long_vs_short")
+}
