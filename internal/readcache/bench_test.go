@@ -216,16 +216,7 @@ func BenchmarkReadLatency(b *testing.B) {
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(r.Path("big.go"), old, old)
 	ctx := context.Background()
-	read := func(session string) *ReadResult {
-		res, err := svc.Read(ctx, ReadRequest{Session: session, Target: "big.go"})
-		if err == nil {
-			err = svc.Delivered(ctx, res)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		return res
-	}
+	read := func(session string) *ReadResult { return readDelivered(b, svc, session, "big.go") }
 	grow := func(session string, n int) {
 		read(session)
 		for i := 1; i < n; i++ {
@@ -335,17 +326,7 @@ func BenchmarkReadAgainLatency(b *testing.B) {
 	r.Write("f.go", strings.Join(withNewlines(goFile(rng, "p", 40)), ""))
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(r.Path("f.go"), old, old)
-	ctx := context.Background()
-	read := func(session string) *ReadResult {
-		res, err := svc.Read(ctx, ReadRequest{Session: session, Target: "f.go"})
-		if err == nil {
-			err = svc.Delivered(ctx, res)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		return res
-	}
+	read := func(session string) *ReadResult { return readDelivered(b, svc, session, "f.go") }
 	n := 10_000
 	if testing.Short() {
 		n = 1_000
@@ -372,4 +353,17 @@ func BenchmarkReadAgainLatency(b *testing.B) {
 	testbench.MS(b, ms, "ms_at_10")
 	testbench.MS(b, ml, fmt.Sprintf("ms_at_%d", n))
 	b.ReportMetric(float64(ml)/float64(ms), "x_long_vs_short")
+}
+
+// readDelivered reads target in session and delivers the answer.
+func readDelivered(b *testing.B, svc *Service, session, target string) *ReadResult {
+	ctx := context.Background()
+	res, err := svc.Read(ctx, ReadRequest{Session: session, Target: target})
+	if err == nil {
+		err = svc.Delivered(ctx, res)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
 }
