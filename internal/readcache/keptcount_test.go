@@ -74,11 +74,22 @@ func TestKeptCountFindsTheLatestCounted(t *testing.T) {
 }
 
 // TestKeptCountSearchesItsIndex: the lookup reads the index of kept texts,
-// not the session's entries one by one, and needs no sort for its order.
+// not the session's entries one by one, and needs no sort for its order;
+// the index holds counted entries only, so the first it finds is the
+// answer (a note kept uncounted with every read of a file would otherwise
+// be read row by row before it).
 func TestKeptCountSearchesItsIndex(t *testing.T) {
 	got := queryPlan(t, keptCountQuery, "s", "note")
 	if !strings.Contains(got, "USING INDEX rc_entries_served (session=? AND served_text=?)") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("keptCount's plan: %s", got)
+	}
+	st := teststore.Open(t, "", store.Options{})
+	var def string
+	if err := st.DB().QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'rc_entries_served'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "tokens_served >= 0") {
+		t.Errorf("the index of kept texts holds uncounted entries: %s", def)
 	}
 }
 
