@@ -2,6 +2,7 @@ package freshness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,7 +70,16 @@ func loadChunk(ctx context.Context, tx *store.Tx, root string, paths []string, o
 // entry stands on its own (its fingerprint says when it holds), so a save
 // cut short leaves a smaller cache, never a wrong one, and the store's write
 // lock is never held for the whole of a large tree's first walk.
+//
+// A store that cannot be written (opened for reading only, on a read-only
+// mount or a full disk) keeps no entries and Save says nothing of it: an
+// entry only spares the next reader a hash, and the answer it was taken
+// for stands without it. A show or a recall there answers as anywhere
+// else rather than fail on the cache.
 func (c StoreCache) Save(ctx context.Context, root string, entries map[string]CacheEntry) error {
+	if c.S.ReadOnly() {
+		return nil
+	}
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
@@ -77,6 +87,9 @@ func (c StoreCache) Save(ctx context.Context, root string, entries map[string]Ca
 	var err error
 	for i := 0; i < len(paths) && err == nil; i += saveChunk {
 		err = c.save(ctx, root, entries, paths[i:min(i+saveChunk, len(paths))])
+	}
+	if errors.Is(err, store.ErrReadOnly) || errors.Is(err, store.ErrFull) {
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("save stat cache: %w", err)
