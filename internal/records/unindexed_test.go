@@ -14,7 +14,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/testfs"
 	"github.com/freshctx/freshctx/internal/testrace"
 	"github.com/freshctx/freshctx/internal/teststore"
 )
@@ -120,27 +119,13 @@ func TestRecallFindsEveryRecordKept(t *testing.T) {
 // TestRecallInAStoreThatCannotBeWritten: records waiting for the index are
 // found in a store on a read-only mount, which is left as it was.
 func TestRecallInAStoreThatCannotBeWritten(t *testing.T) {
-	ctx := context.Background()
 	base, r := newService(t)
-	dir := testfs.Tmpfs(t, "16m")
-	p := filepath.Join(dir, "freshctx.db")
-	st, err := store.Open(ctx, p, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, readOnly := storeOnAMount(t)
 	s := &Service{WS: base.WS, Store: st, Cwd: r.Dir}
 	indexed := keep(t, s, "sample zircon quartz\n")
 	recallIDs(t, s, "zircon")
 	late := []int64{keep(t, s, "sample zircon\n").ID, keep(t, s, "sample basalt\n").ID}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	testfs.ReadOnly(t, dir)
-	ro := teststore.Open(t, p, store.Options{ReadOnly: true})
-	if !ro.ReadOnly() {
-		t.Fatal("the store on a read-only mount was opened for writing")
-	}
-	s = &Service{WS: base.WS, Store: ro, Cwd: r.Dir}
+	s = &Service{WS: base.WS, Store: readOnly(), Cwd: r.Dir}
 	for range 2 { // the index's copy goes with each recall
 		if got, want := recallIDs(t, s, "zircon"), []int64{indexed.ID, late[0]}; !slices.Equal(got, want) {
 			t.Fatalf("recall zircon = %v, want %v", got, want)
