@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"maxrss":    cmdMaxRSS,
 			"chatmodel": cmdChatModel,
+			"romount":   cmdROMount,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -68,6 +69,8 @@ func TestScripts(t *testing.T) {
 				return testing.Short(), nil
 			case "race": // the binary the scripts run is this one: under -race, so is it
 				return testrace.Enabled, nil
+			case "romount":
+				return canMountReadOnly(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -115,6 +118,46 @@ func cmdMaxRSS(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("peak RSS %d MB over the limit of %d MB", mb, limit)
 	}
 }
+
+// cmdROMount mounts a folder read-only over itself until the script ends:
+// romount DIR. Scripts using it start with [!romount] skip.
+func cmdROMount(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: romount DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	if err := mountReadOnly(dir); err != nil {
+		ts.Fatalf("romount: %v", err)
+	}
+	ts.Defer(func() { exec.Command("umount", "-l", dir).Run() })
+}
+
+// mountReadOnly bind-mounts dir over itself and makes the mount read-only.
+func mountReadOnly(dir string) error {
+	if out, err := exec.Command("mount", "--bind", dir, dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("mount --bind %s: %v %s", dir, err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "remount,bind,ro", dir).CombinedOutput(); err != nil {
+		exec.Command("umount", "-l", dir).Run()
+		return fmt.Errorf("remount %s read-only: %v %s", dir, err, out)
+	}
+	return nil
+}
+
+// canMountReadOnly reports whether this process may mount a folder
+// read-only (root, with mount at hand), tried once on a folder of its own.
+var canMountReadOnly = sync.OnceValue(func() bool {
+	dir, err := os.MkdirTemp("", "romount")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	if mountReadOnly(dir) != nil {
+		return false
+	}
+	exec.Command("umount", "-l", dir).Run()
+	return true
+})
 
 func lookPath(ts *testscript.TestScript, name string) (string, error) {
 	old := os.Getenv("PATH")

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/freshctx/freshctx/internal/render"
@@ -12,6 +13,7 @@ import (
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/nouns"
 	"github.com/freshctx/freshctx/internal/registry"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 // registry opens the registry service; bootstrap progress is drawn only
@@ -22,6 +24,28 @@ func (a *app) registry(cmd *cobra.Command) (*registry.Service, error) {
 
 func (a *app) registryService(ctx context.Context) (*registry.Service, error) {
 	st, err := a.store(ctx) // finds the workspace too
+	return a.registryOn(ctx, st, err)
+}
+
+// registryLook is the registry for a look that writes no row (registry
+// verify without --apply): the store is opened for reading, so that one on
+// a read-only mount or a full disk is read too, and the service saves no
+// scan index. Where there is no store yet it is made, as a sync would:
+// what the look finds is that every file is new.
+func (a *app) registryLook(cmd *cobra.Command) (*registry.Service, error) {
+	ctx := cmd.Context()
+	st, err := a.readStore(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		st, err = a.store(ctx)
+	}
+	svc, err := a.registryOn(ctx, st, err)
+	if svc != nil {
+		svc.Looking = true
+	}
+	return svc, err
+}
+
+func (a *app) registryOn(ctx context.Context, st *store.Store, err error) (*registry.Service, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +118,18 @@ func newRegistryVerifyCmd(a *app) *cobra.Command {
 		Use:   "verify [--apply]",
 		Short: "Check what changed since the last verification (read-only unless --apply)",
 		Long: `Hash only what may have changed since the last verified commit and give a
-verdict per path: match, mismatch, missing or new. Nothing is written unless
---apply is given.`,
+verdict per path: match, mismatch, missing or new. No row is written unless
+--apply is given: the store is opened for reading, so one on a read-only
+mount or a full disk is verified too (where there is no store yet, one is
+made), and the hashes of the files read are kept only where it can be
+written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.registry(cmd)
+			open := a.registry
+			if !apply {
+				open = a.registryLook
+			}
+			svc, err := open(cmd)
 			if err != nil {
 				return err
 			}

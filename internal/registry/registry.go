@@ -45,7 +45,18 @@ type Service struct {
 	// status, a larger one only narrow questions; 0 means 2,000, negative
 	// never (tests of the narrow way).
 	WholeStatusUnder int
+	// Looking says the caller writes no row (registry verify without
+	// --apply): the scan index is made current in memory and not saved,
+	// as with a store opened for reading only (see reading).
+	Looking bool
 }
+
+// reading reports whether the service saves no scan index: its caller
+// only looks, or its store cannot be written. A scan index many paths
+// behind the rows is then patched as it streams, not decoded whole to be
+// saved: saving it is the next writer's (a sync), whose rows made it
+// behind, and a look pays only for what it reads.
+func (s *Service) reading() bool { return s.Looking || s.Store.ReadOnly() }
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {

@@ -40,7 +40,7 @@ func (s *Service) moved(ctx context.Context, snap *freshness.Snapshot) (moved []
 	if !fed.badStream {
 		moved = append(moved, streamed...)
 	}
-	if fed.save && fed.gen > 0 {
+	if fed.save && fed.gen > 0 && !s.reading() {
 		if err := s.saveScan(ctx, fed.gen, fed.all); err != nil {
 			return nil, 0, err
 		}
@@ -121,6 +121,9 @@ func (s *Service) feedScan(ctx context.Context, feed scanFeed) (fed scanFed, err
 			return err
 		}
 		fed = scanFed{gen: p.gen}
+		if p.how == fromWhole && s.reading() {
+			p.how = fromStream
+		}
 		switch p.how {
 		case fromStream:
 			var n int

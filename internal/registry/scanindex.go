@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/store"
@@ -24,9 +25,21 @@ func encodeScan(all []stored) []byte { return store.PackForStream(scanBytes(all)
 
 // scanBytes is the index of all before compression: per row the path and
 // the fingerprint each as a length and the bytes, the time a signed
-// varint, and a byte for watched.
+// varint, and a byte for watched. Its buffer is made at its size: grown
+// by appending, the 8.9 MB of 100,000 rows took 52 MB of buffers and,
+// measured in turn, 4-11x the time (BenchmarkScanBytes100k).
 func scanBytes(all []stored) []byte {
-	var w store.PackWriter
+	size := 0
+	for _, r := range all {
+		size += uvarintLen(uint64(len(r.path))) + len(r.path) + uvarintLen(uint64(len(r.fp))) + len(r.fp) +
+			uvarintLen(uint64(r.at)<<1^uint64(r.at>>63)) + 1
+	}
+	return appendScan(make([]byte, 0, size), all)
+}
+
+// appendScan appends the index of all to b.
+func appendScan(b []byte, all []stored) []byte {
+	w := store.PackWriter{B: b}
 	for _, r := range all {
 		w.String(r.path)
 		w.String(r.fp)
@@ -35,6 +48,10 @@ func scanBytes(all []stored) []byte {
 	}
 	return w.B
 }
+
+// uvarintLen is the length of v as an unsigned varint (a signed one is
+// the unsigned varint of its zigzag encoding).
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 func decodeScan(data []byte) ([]stored, error) {
 	b, err := store.Unpack(data)

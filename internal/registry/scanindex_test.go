@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -49,6 +51,27 @@ func TestScanIndexFormat(t *testing.T) {
 	}
 }
 
+// TestScanBytesSized: the buffer scanBytes makes at the size it reckons
+// is filled exactly, with the bytes appending to a grown one gives, for
+// rows of every length of varint.
+func TestScanBytesSized(t *testing.T) {
+	var all []stored
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 1 << 21} {
+		all = append(all, stored{path: strings.Repeat("p", n), fp: strings.Repeat("f", n%300), at: int64(n)},
+			stored{path: "a", at: -int64(n) - 1, watched: true}, stored{at: math.MaxInt64}, stored{at: math.MinInt64})
+	}
+	for i := range len(all) + 1 {
+		got, want := scanBytes(all[:i]), grownScanBytes(all[:i])
+		if len(got) != cap(got) || !bytes.Equal(got, want) {
+			t.Fatalf("%d rows: %d bytes in a buffer of %d; appending gives %d", i, len(got), cap(got), len(want))
+		}
+	}
+}
+
+// grownScanBytes is scanBytes as it was, appending to a buffer grown as
+// it fills: what the sized one must equal, and its benchmark's baseline.
+func grownScanBytes(all []stored) []byte { return appendScan(nil, all) }
+
 func firstRowLen(r stored) int {
 	n := len(binary.AppendUvarint(nil, uint64(len(r.path)))) + len(r.path)
 	n += len(binary.AppendUvarint(nil, uint64(len(r.fp)))) + len(r.fp)
@@ -57,11 +80,11 @@ func firstRowLen(r stored) int {
 }
 
 // TestScanIndexPatchedIsTheRows: after every change a registry goes
-// through (files written, removed and committed, summaries, syncs and
-// applied verifies), the scan index as a reader takes it — current, or of
-// an earlier gen patched with the paths written since; decoded whole, and
-// as a scan feeds it to the workers — holds exactly the rows and watched
-// paths the tables hold.
+// through (files written, removed and committed, summaries, syncs,
+// verifies applied or not, and looks), the scan index as a reader takes it
+// — current, or of an earlier gen patched with the paths written since;
+// decoded whole, and as a scan feeds it to the workers, a writer's or a
+// look's — holds exactly the rows and watched paths the tables hold.
 func TestScanIndexPatchedIsTheRows(t *testing.T) {
 	testrace.Skip(t, "steps a repository and the index on one goroutine")
 	ctx := context.Background()
@@ -88,7 +111,10 @@ func TestScanIndexPatchedIsTheRows(t *testing.T) {
 					f.summarize(name, fmt.Sprintf("summary %d", step))
 				}
 			case 5:
-				if _, err := f.svc.Verify(ctx, rnd.IntN(2) == 0); err != nil {
+				apply := rnd.IntN(2) == 0
+				svc := *f.svc
+				svc.Looking = !apply && rnd.IntN(2) == 0 // a look writes nothing
+				if _, err := svc.Verify(ctx, apply); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -126,9 +152,14 @@ func TestScanIndexPatchedIsTheRows(t *testing.T) {
 			}
 			// The same index as a scan streams it (or decodes it whole,
 			// when many paths behind).
-			got, _, fed := fedRows(t, f.svc)
-			if want := tableRows(t, f.svc); fed.badStream || !slices.Equal(sortedRows(got), sortedRows(want)) {
-				t.Fatalf("seed %d step %d: the scan fed (bad stream %v)\n%v\nthe tables hold\n%v", seed, step, fed.badStream, got, want)
+			look := *f.svc
+			look.Looking = true
+			for _, svc := range []*Service{f.svc, &look} {
+				got, _, fed := fedRows(t, svc)
+				if want := tableRows(t, svc); fed.badStream || !slices.Equal(sortedRows(got), sortedRows(want)) {
+					t.Fatalf("seed %d step %d: the scan fed (bad stream %v, looking %v)\n%v\nthe tables hold\n%v",
+						seed, step, fed.badStream, svc.Looking, got, want)
+				}
 			}
 		}
 		if patched == 0 {
@@ -178,5 +209,69 @@ func TestScanIndexNotSavedOverAWrite(t *testing.T) {
 	db.QueryRow(`SELECT count(*) FROM registry_scan_delta WHERE gen <= ?`, saved).Scan(&deltas)
 	if deltas != 0 {
 		t.Fatalf("%d delta names the index saved at %d already holds", deltas, saved)
+	}
+}
+
+// TestALookSavesNoScanIndex: a verify without --apply writes nothing, the
+// scan index included, even when a sync's writes left it more paths
+// behind than a reader patches without saving (resavePatch); it streams
+// the index patched with those paths, and its verdicts are a writer's.
+// The writer's verify after it saves the index.
+func TestALookSavesNoScanIndex(t *testing.T) {
+	ctx := context.Background()
+	r := project(t)
+	n := resavePatch + 20
+	for i := range n {
+		r.Write(fmt.Sprintf("gen/f%04d.go", i), "package gen\n")
+	}
+	r.Commit("many files")
+	f := newFixture(t, r)
+	f.sync()
+	f.sync() // the index exists from here on
+	for i := range n {
+		r.Write(fmt.Sprintf("gen/f%04d.go", i), "package gen // changed\n")
+	}
+	f.sync() // writes n rows: the index is n paths behind
+	r.Write("main.go", "package main\n\nfunc main() { println() }\n")
+	scan := func() (gen int64, data []byte, deltas int) {
+		db := f.svc.Store.DB()
+		if err := db.QueryRow(`SELECT gen, data FROM registry_scan`).Scan(&gen, &data); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(`SELECT count(*) FROM registry_scan_delta`).Scan(&deltas); err != nil {
+			t.Fatal(err)
+		}
+		return gen, data, deltas
+	}
+	gen, data, deltas := scan()
+	if deltas <= resavePatch {
+		t.Fatalf("the index is %d paths behind, want more than %d", deltas, resavePatch)
+	}
+
+	look := *f.svc
+	look.Looking = true
+	got, _, fed := fedRows(t, &look)
+	if want := tableRows(t, &look); fed.badStream || fed.save || !slices.Equal(sortedRows(got), sortedRows(want)) {
+		t.Fatalf("a look's scan fed (bad stream %v, to save %v)\n%d rows; the tables hold %d", fed.badStream, fed.save, len(got), len(want))
+	}
+	looked, err := look.Verify(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, d, n := scan(); g != gen || !bytes.Equal(d, data) || n != deltas {
+		t.Fatalf("a look changed the scan index: gen %d to %d, %d delta names to %d", gen, g, deltas, n)
+	}
+	wrote, err := f.svc.Verify(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _, _ := scan(); g == gen {
+		t.Fatal("the writer's verify did not save the index: the look was not tried on an index to save")
+	}
+	if !slices.Equal(looked.Verdicts, wrote.Verdicts) || looked.Counts != wrote.Counts {
+		t.Fatalf("a look's verdicts %+v differ from a writer's %+v", looked.Counts, wrote.Counts)
+	}
+	if looked.Mismatch != 1 {
+		t.Fatalf("verdicts %+v, want main.go's one mismatch", looked.Counts)
 	}
 }
