@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -288,5 +291,43 @@ func TestPlacedRotatesTheBenchsOwnBinaries(t *testing.T) {
 	}
 	if len(seen) != placements {
 		t.Errorf("the rounds ran %d copies, want %d: %v", len(seen), placements, seen)
+	}
+}
+
+func TestSwappedTurnsAlternateTheFirstTwo(t *testing.T) {
+	var log []string
+	step := func(name string) func(int) (time.Duration, error) {
+		return func(round int) (time.Duration, error) {
+			log = append(log, fmt.Sprintf("%s%d", name, round))
+			return time.Duration(len(name)), nil
+		}
+	}
+	prepare := func(round int) error {
+		log = append(log, fmt.Sprintf("prep%d", round))
+		return nil
+	}
+	got, err := swappedTurns(3, prepare, step("a"), step("bb"), step("ccc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"prep-1", "bb-1", "a-1", "ccc-1", // the warm-up, an odd round
+		"prep0", "a0", "bb0", "ccc0",
+		"prep1", "bb1", "a1", "ccc1",
+		"prep2", "a2", "bb2", "ccc2",
+	}
+	if !slices.Equal(log, want) {
+		t.Errorf("order %v, want %v", log, want)
+	}
+	// Each sample is its own measurement's, in round order, whatever
+	// place it ran in; the warm-up is not kept.
+	for i, s := range got {
+		if len(s) != 3 || s[0] != time.Duration(i+1) {
+			t.Errorf("sample %d = %v, want three of %d", i, s, i+1)
+		}
+	}
+	failing := func(int) error { return errors.New("no room") }
+	if _, err := swappedTurns(2, failing, step("a")); err == nil {
+		t.Error("a failing prepare did not stop the turns")
 	}
 }

@@ -55,6 +55,38 @@ func turnsOf(rounds int, fs ...func(round int) (time.Duration, error)) ([]sample
 	return out, nil
 }
 
+// swappedTurns is turns over the given number of rounds with two
+// changes: prepare runs untimed at the start of every round (the warm-up's
+// too), and the first two measurements change places every other round.
+// Where the first to run after prepare pays for something the second then
+// finds done (a stat cache written, pages read in), each pays it in half
+// the rounds, and a ratio of the two says nothing of their order.
+func swappedTurns(rounds int, prepare func(round int) error, fs ...func(round int) (time.Duration, error)) ([]sample, error) {
+	out := make([]sample, len(fs))
+	order := make([]int, len(fs))
+	for round := -1; round < rounds; round++ {
+		if err := prepare(round); err != nil {
+			return nil, err
+		}
+		for i := range order {
+			order[i] = i
+		}
+		if len(order) > 1 && round%2 != 0 {
+			order[0], order[1] = 1, 0
+		}
+		for _, i := range order {
+			d, err := fs[i](round)
+			if err != nil {
+				return nil, err
+			}
+			if round >= 0 {
+				out[i] = append(out[i], d)
+			}
+		}
+	}
+	return out, nil
+}
+
 // runs runs f n times and keeps what each took.
 func runs(n int, f func(i int) (time.Duration, error)) (sample, error) {
 	out := make(sample, 0, n)
