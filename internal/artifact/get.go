@@ -136,6 +136,12 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		}
 	}
 	stop() // a cold get waits for neither
+	if s.Store.ReadOnly() {
+		// The rest is bookkeeping, which a store that cannot be written
+		// goes without: the lookup is not counted (artifact stats), and
+		// the pack and the proof are made again by a later get.
+		return res, nil
+	}
 	err = s.Store.Update(ctx, func(tx *store.Tx) error {
 		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
 			return err

@@ -83,6 +83,9 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 	if id == "" {
 		return "path:" + s.WS.Root, nil // no commit yet: nothing to cache
 	}
+	if s.Store.ReadOnly() {
+		return id, nil // found again by the next process
+	}
 	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/freshctx/freshctx/internal/artifact"
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/nouns"
+	"github.com/freshctx/freshctx/internal/store"
 	"github.com/freshctx/freshctx/internal/teamsync"
 )
 
@@ -27,7 +29,24 @@ func (a *app) artifacts(cmd *cobra.Command) (*artifact.Service, error) {
 }
 
 func (a *app) artifactService(ctx context.Context) (*artifact.Service, error) {
-	st, err := a.store(ctx) // finds the workspace too
+	return a.artifactsOn(a.store(ctx)) // finds the workspace too
+}
+
+// artifactsReading is the fabric for get and stats, which write only
+// bookkeeping (the lookup's event, a key's pack, a path set's proof): the
+// store is opened for reading, so that one on a read-only mount or a full
+// disk still answers, without the bookkeeping. Where there is no store it
+// is made, as before: a cold get may take the artifact from the team
+// store into it.
+func (a *app) artifactsReading(ctx context.Context) (*artifact.Service, error) {
+	st, err := a.readStore(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		st, err = a.store(ctx)
+	}
+	return a.artifactsOn(st, err)
+}
+
+func (a *app) artifactsOn(st *store.Store, err error) (*artifact.Service, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +276,7 @@ func (a *app) runArtifactGet(ctx context.Context, req artifact.GetRequest, mode 
 		return artifactGot{}, usageError{err}
 	}
 	req.Mode = m
-	svc, err := a.artifactService(ctx)
+	svc, err := a.artifactsReading(ctx)
 	if err != nil {
 		return artifactGot{}, err
 	}
@@ -265,7 +284,9 @@ func (a *app) runArtifactGet(ctx context.Context, req artifact.GetRequest, mode 
 	if err != nil {
 		return artifactGot{}, err
 	}
-	if res.Outcome == artifact.Cold {
+	// A team store's artifact is judged once it is kept here: a store
+	// that cannot be written cannot take one.
+	if res.Outcome == artifact.Cold && !svc.Store.ReadOnly() {
 		if got := a.fromTeam(ctx, svc, req); got != nil && got.From != nil {
 			return artifactGot{GetResult: got.Result, Team: got.From}, nil
 		}
@@ -341,7 +362,7 @@ func newArtifactStatsCmd(a *app) *cobra.Command {
 			if prometheus && a.json {
 				return usagef("--prometheus and --json are two formats; pick one")
 			}
-			svc, err := a.artifacts(cmd)
+			svc, err := a.artifactsReading(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -12,16 +12,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/freshctx/freshctx/internal/readcache"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 func (a *app) readcache(ctx context.Context) (*readcache.Service, error) {
-	st, err := a.store(ctx) // finds the workspace too
+	return a.readcacheOn(a.store(ctx)) // finds the workspace too
+}
+
+// readcacheReading is the read cache for session list and status, which
+// only read: a store that cannot be written (a read-only mount, a full
+// disk) is read too, and none is made where there is none: the error is
+// then store.ErrNoStore.
+func (a *app) readcacheReading(ctx context.Context) (*readcache.Service, error) {
+	return a.readcacheOn(a.readStore(ctx))
+}
+
+func (a *app) readcacheOn(st *store.Store, err error) (*readcache.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := a.ws
 	// Text output shows no token counts: a note's is made when status asks.
-	return &readcache.Service{WS: ws, Store: st, Cwd: a.io.Cwd, TokensLater: !a.json}, nil
+	return &readcache.Service{WS: a.ws, Store: st, Cwd: a.io.Cwd, TokensLater: !a.json}, nil
 }
 
 // sessionFlag registers --session, defaulting to $FRESHCTX_SESSION, else
@@ -144,17 +155,26 @@ connection ends with it, and an agent's conversation (its subagents too)
 when its hooks say it ended: "ended" sessions are deleted by session gc.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := svc.Sessions(cmd.Context())
+			list, err := a.sessions(cmd.Context())
 			if err != nil {
 				return err
 			}
 			return a.render(map[string]any{"sessions": list}, func() error { return render.Sessions(a.io.Out, list) })
 		},
 	}
+}
+
+// sessions lists the read cache's sessions; a store not made yet holds
+// none.
+func (a *app) sessions(ctx context.Context) ([]readcache.SessionInfo, error) {
+	svc, err := a.readcacheReading(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return []readcache.SessionInfo{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return svc.Sessions(ctx)
 }
 
 func newSessionDeleteCmd(a *app) *cobra.Command {
@@ -326,11 +346,7 @@ func newSessionStatusCmd(a *app) *cobra.Command {
 		Short: "What the session trusts, its replay window, reads by mode, tokens saved",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := a.readcache(cmd.Context())
-			if err != nil {
-				return err
-			}
-			st, err := svc.Status(cmd.Context(), session)
+			st, err := a.sessionStatus(cmd.Context(), session)
 			if err != nil {
 				return err
 			}
@@ -339,6 +355,19 @@ func newSessionStatusCmd(a *app) *cobra.Command {
 	}
 	sessionFlag(cmd, &session)
 	return cmd
+}
+
+// sessionStatus is the status of one session; a store not made yet holds
+// no session.
+func (a *app) sessionStatus(ctx context.Context, session string) (*readcache.Status, error) {
+	svc, err := a.readcacheReading(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, fmt.Errorf("session %q: %w", session, readcache.ErrNoSession)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return svc.Status(ctx, session)
 }
 
 func newSessionGCCmd(a *app) *cobra.Command {

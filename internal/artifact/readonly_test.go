@@ -1,0 +1,127 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testfs"
+	"github.com/freshctx/freshctx/internal/testgit"
+	"github.com/freshctx/freshctx/internal/teststore"
+)
+
+// A get from a store that cannot be written (a read-only mount) judges
+// every artifact as a get from the same store writable does, in every
+// mode, and writes nothing: no lookup counted, no pack, no proof, no
+// repository id.
+func TestGetFromAStoreThatCannotBeWritten(t *testing.T) {
+	ctx := context.Background()
+	dir := testfs.Tmpfs(t, "16m")
+	r := testgit.New(t)
+	r.Write("mod_a/a.go", "package a\n")
+	r.Write("mod_b/b.go", "package b\n")
+	r.Write("README.md", "# demo\n")
+	r.Commit("init")
+	db := filepath.Join(dir, "freshctx.db")
+	f := newFixtureAt(t, r, db)
+	reqs := []GetRequest{
+		{Type: "file_summary", Key: "mod_a/a.go"},
+		{Type: "file_summary", Key: "mod_b/b.go"},
+		{Type: "tool_result", Key: "lint", Digests: Digests{AgentVersion: "1"}},
+		{Type: "tool_result", Key: "lint", Digests: Digests{AgentVersion: "2"}},
+		{Type: "repo_map", Key: "root"},
+		{Type: "dependency_graph", Key: "mod"},
+		{Type: "file_summary", Key: "README.md"}, // never put: cold
+	}
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	f.put(PutRequest{Type: "file_summary", Key: "mod_b/b.go"})
+	f.put(PutRequest{Type: "tool_result", Key: "lint", Deps: []string{"mod_b"}, Digests: Digests{AgentVersion: "1"}})
+	f.put(PutRequest{Type: "repo_map", Key: "root"})
+	f.put(PutRequest{Type: "dependency_graph", Key: "mod", Deps: []string{"mod_a/a.go"}})
+	// A get of each before: the writable store keeps what gets keep.
+	for _, req := range reqs {
+		f.get(req)
+	}
+	if err := f.svc.Store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(t.TempDir(), "freshctx.db")
+	if b, err := os.ReadFile(db); err != nil || os.WriteFile(twin, b, 0o600) != nil {
+		t.Fatalf("copy the store: %v", err)
+	}
+	testfs.ReadOnly(t, dir)
+	ro := teststore.Open(t, db, store.Options{ReadOnly: true, Now: f.svc.Now})
+	if !ro.ReadOnly() {
+		t.Fatal("the store on the read-only mount was opened for writing")
+	}
+	rw := teststore.Open(t, twin, store.Options{Now: f.svc.Now})
+	before := rowCounts(t, ro)
+
+	// One file touched an hour back (its bytes the same), one changed, one
+	// added: the path set moves too.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(r.Dir, "mod_b/b.go"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("mod_a/a.go", "package a // changed\n")
+	r.Write("mod_c/c.go", "package c\n")
+	want := []string{Stale, Hit, Hit, Stale, Stale, Stale, Cold}
+	for _, mode := range []Mode{Default, Strict, Relaxed} {
+		for round := range 2 { // and again: nothing was kept of the first
+			for i, req := range reqs {
+				req.Mode = mode
+				got, err := (&Service{WS: f.svc.WS, Store: ro, Cwd: r.Dir, Now: f.svc.Now}).Get(ctx, req)
+				if err != nil {
+					t.Fatalf("%s %s/%s from the read-only store: %v", mode, req.Type, req.Key, err)
+				}
+				twinGot, err := (&Service{WS: f.svc.WS, Store: rw, Cwd: r.Dir, Now: f.svc.Now}).Get(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Outcome != twinGot.Outcome || !slices.Equal(dims(got), dims(twinGot)) {
+					t.Errorf("%s %s/%s round %d: read-only %s %v, writable %s %v", mode, req.Type, req.Key, round,
+						got.Outcome, dims(got), twinGot.Outcome, dims(twinGot))
+				}
+				if mode == Default && got.Outcome != want[i] {
+					t.Errorf("%s/%s: %s %+v, want %s", req.Type, req.Key, got.Outcome, got.Reasons, want[i])
+				}
+			}
+		}
+	}
+	if after := rowCounts(t, ro); !slices.Equal(after, before) {
+		t.Errorf("the read-only store's rows went from %v to %v", before, after)
+	}
+}
+
+// rowCounts gives the rows of what a get may keep, as text: its events,
+// packs and generations, and meta (the proofs and the repository's id).
+func rowCounts(t *testing.T, st *store.Store) []string {
+	t.Helper()
+	var out []string
+	for _, table := range []string{"artifact_events", "artifact_packs", "artifact_gens", "meta"} {
+		rows, err := st.DB().Query(`SELECT * FROM ` + table)
+		if err != nil {
+			t.Fatalf("read %s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(table, vals))
+		}
+		rows.Close()
+	}
+	slices.Sort(out)
+	return out
+}
