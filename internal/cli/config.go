@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/integrate"
+	"github.com/freshctx/freshctx/internal/store"
 )
 
 func newConfigCmd(a *app) *cobra.Command {
@@ -35,7 +37,11 @@ func newConfigCmd(a *app) *cobra.Command {
 // runConfig lists every setting (no args), shows one (KEY) or sets one
 // (KEY VALUE).
 func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, error) {
-	st, err := a.store(ctx)
+	open := a.store
+	if len(args) < 2 {
+		open = a.settingsStore
+	}
+	st, err := open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +70,17 @@ func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, e
 // sayUncoveredBashWords warns when Claude Code, filtering its Bash hook by
 // the rules init wrote (integrate.BashRules), would never start it for
 // lines of some of the new run commands.
+// settingsStore opens the store to read its settings: for reading, so
+// that a store on a read-only mount or a full disk shows them too; where
+// there is none it is made, as before, and shows the defaults.
+func (a *app) settingsStore(ctx context.Context) (*store.Store, error) {
+	st, err := a.readStore(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return a.store(ctx)
+	}
+	return st, err
+}
+
 func (a *app) sayUncoveredBashWords(value string) {
 	home, _ := os.UserHomeDir()
 	prefixes := strings.Split(value, ",")

@@ -88,7 +88,7 @@ func (a *app) runRecall(ctx context.Context, o recallOptions) ([]records.Hit, er
 // recallTeam searches the team store's records, labelled against this
 // work tree.
 func (a *app) recallTeam(cmd *cobra.Command, query string, limit int) error {
-	st, s, err := a.teamSettings(cmd.Context())
+	st, s, err := a.teamSettingsReading(cmd.Context())
 	if err != nil {
 		return err
 	}

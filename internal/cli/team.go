@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -122,7 +123,7 @@ func newTeamStatusCmd(a *app) *cobra.Command {
 		Short: "Whether the team store answers, how fast, and what is published and pending",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, s, err := a.teamSettings(cmd.Context())
+			st, s, err := a.teamSettingsReading(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -362,6 +363,22 @@ func (a *app) fillFromTeam(ctx context.Context, reg *registry.Service) *teamFill
 // configured is team.ErrNotConfigured.
 func (a *app) teamSettings(ctx context.Context) (*store.Store, teamsync.Settings, error) {
 	st, err := a.store(ctx)
+	return a.teamSettingsOf(ctx, st, err)
+}
+
+// teamSettingsReading is teamSettings for team status and recall --team,
+// which only read here: the store is opened for reading, so that one on a
+// read-only mount or a full disk answers too, and a store not made yet
+// has no team store configured.
+func (a *app) teamSettingsReading(ctx context.Context) (*store.Store, teamsync.Settings, error) {
+	st, err := a.readStore(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, teamsync.Settings{}, team.ErrNotConfigured
+	}
+	return a.teamSettingsOf(ctx, st, err)
+}
+
+func (a *app) teamSettingsOf(ctx context.Context, st *store.Store, err error) (*store.Store, teamsync.Settings, error) {
 	if err != nil {
 		return nil, teamsync.Settings{}, err
 	}
