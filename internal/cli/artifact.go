@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -39,11 +38,7 @@ func (a *app) artifactService(ctx context.Context) (*artifact.Service, error) {
 // is made, as before: a cold get may take the artifact from the team
 // store into it.
 func (a *app) artifactsReading(ctx context.Context) (*artifact.Service, error) {
-	st, err := a.readStore(ctx)
-	if errors.Is(err, store.ErrNoStore) {
-		st, err = a.store(ctx)
-	}
-	return a.artifactsOn(st, err)
+	return a.artifactsOn(a.readOrMakeStore(ctx))
 }
 
 func (a *app) artifactsOn(st *store.Store, err error) (*artifact.Service, error) {

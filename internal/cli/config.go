@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/freshctx/freshctx/internal/config"
 	"github.com/freshctx/freshctx/internal/integrate"
-	"github.com/freshctx/freshctx/internal/store"
 )
 
 func newConfigCmd(a *app) *cobra.Command {
@@ -39,7 +37,7 @@ func newConfigCmd(a *app) *cobra.Command {
 func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, error) {
 	open := a.store
 	if len(args) < 2 {
-		open = a.settingsStore
+		open = a.readOrMakeStore // shows the defaults where there is none
 	}
 	st, err := open(ctx)
 	if err != nil {
@@ -70,17 +68,6 @@ func (a *app) runConfig(ctx context.Context, args []string) ([]config.Setting, e
 // sayUncoveredBashWords warns when Claude Code, filtering its Bash hook by
 // the rules init wrote (integrate.BashRules), would never start it for
 // lines of some of the new run commands.
-// settingsStore opens the store to read its settings: for reading, so
-// that a store on a read-only mount or a full disk shows them too; where
-// there is none it is made, as before, and shows the defaults.
-func (a *app) settingsStore(ctx context.Context) (*store.Store, error) {
-	st, err := a.readStore(ctx)
-	if errors.Is(err, store.ErrNoStore) {
-		return a.store(ctx)
-	}
-	return st, err
-}
-
 func (a *app) sayUncoveredBashWords(value string) {
 	home, _ := os.UserHomeDir()
 	prefixes := strings.Split(value, ",")

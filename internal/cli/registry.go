@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/freshctx/freshctx/internal/render"
@@ -34,10 +33,7 @@ func (a *app) registryService(ctx context.Context) (*registry.Service, error) {
 // what the look finds is that every file is new.
 func (a *app) registryLook(cmd *cobra.Command) (*registry.Service, error) {
 	ctx := cmd.Context()
-	st, err := a.readStore(ctx)
-	if errors.Is(err, store.ErrNoStore) {
-		st, err = a.store(ctx)
-	}
+	st, err := a.readOrMakeStore(ctx)
 	svc, err := a.registryOn(ctx, st, err)
 	if svc != nil {
 		svc.Looking = true

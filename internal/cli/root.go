@@ -177,6 +177,20 @@ func (a *app) readStore(ctx context.Context) (*store.Store, error) {
 	return a.openStore(ctx, true)
 }
 
+// readOrMakeStore opens the store for a command that only reads it (or
+// writes only what it can go without), so that a store on a read-only
+// mount or a full disk is read too; where there is none it is made, as a
+// writer would make it: what the command answers there needs one (a team
+// store named by FRESHCTX_TEAM alone, an artifact taken from it, the
+// defaults of the settings, a registry's first look).
+func (a *app) readOrMakeStore(ctx context.Context) (*store.Store, error) {
+	st, err := a.readStore(ctx)
+	if errors.Is(err, store.ErrNoStore) {
+		return a.store(ctx)
+	}
+	return st, err
+}
+
 func (a *app) openStore(ctx context.Context, readOnly bool) (*store.Store, error) {
 	if a.st != nil {
 		return a.st, nil

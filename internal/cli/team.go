@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -367,14 +366,11 @@ func (a *app) teamSettings(ctx context.Context) (*store.Store, teamsync.Settings
 }
 
 // teamSettingsReading is teamSettings for team status and recall --team,
-// which only read here: the store is opened for reading, so that one on a
-// read-only mount or a full disk answers too, and a store not made yet
-// has no team store configured.
+// which only read the store: one on a read-only mount or a full disk
+// answers too. Where there is none it is made: FRESHCTX_TEAM alone may
+// name a team store.
 func (a *app) teamSettingsReading(ctx context.Context) (*store.Store, teamsync.Settings, error) {
-	st, err := a.readStore(ctx)
-	if errors.Is(err, store.ErrNoStore) {
-		return nil, teamsync.Settings{}, team.ErrNotConfigured
-	}
+	st, err := a.readOrMakeStore(ctx)
 	return a.teamSettingsOf(ctx, st, err)
 }
 
