@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strings"
 
 	"github.com/freshctx/freshctx/internal/store"
@@ -31,8 +30,7 @@ func encodeScan(all []stored) []byte { return store.PackForStream(scanBytes(all)
 func scanBytes(all []stored) []byte {
 	size := 0
 	for _, r := range all {
-		size += uvarintLen(uint64(len(r.path))) + len(r.path) + uvarintLen(uint64(len(r.fp))) + len(r.fp) +
-			uvarintLen(uint64(r.at)<<1^uint64(r.at>>63)) + 1
+		size += store.StringSize(r.path) + store.StringSize(r.fp) + store.IntSize(r.at) + 1
 	}
 	return appendScan(make([]byte, 0, size), all)
 }
@@ -48,10 +46,6 @@ func appendScan(b []byte, all []stored) []byte {
 	}
 	return w.B
 }
-
-// uvarintLen is the length of v as an unsigned varint (a signed one is
-// the unsigned varint of its zigzag encoding).
-func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 func decodeScan(data []byte) ([]stored, error) {
 	b, err := store.Unpack(data)

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"sync"
 	"unsafe"
 
@@ -62,6 +63,18 @@ func (w *PackWriter) Bool(v bool) {
 		w.B = append(w.B, 0)
 	}
 }
+
+// UintSize, IntSize and StringSize are the bytes Uint, Int and String
+// append, for a writer that makes its buffer at its size first; Bool
+// appends one.
+func UintSize(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// IntSize is the bytes Int appends: the unsigned varint of v's zigzag
+// encoding.
+func IntSize(v int64) int { return UintSize(uint64(v)<<1 ^ uint64(v>>63)) }
+
+// StringSize is the bytes String appends.
+func StringSize(s string) int { return UintSize(uint64(len(s))) + len(s) }
 
 // Raw appends bytes as they are (their length known to the reader).
 func (w *PackWriter) Raw(v []byte) { w.B = append(w.B, v...) }

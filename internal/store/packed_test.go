@@ -1,7 +1,9 @@
 package store
 
 import (
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +35,38 @@ func TestPackReadsWhatWasWritten(t *testing.T) {
 			if read(r); r.Err == nil {
 				t.Fatalf("%s: a value cut to %d of %d bytes read without an error", name, i, len(w.B))
 			}
+		}
+	}
+}
+
+// TestSizesAreWhatTheWriterAppends: UintSize, IntSize and StringSize give
+// the bytes Uint, Int and String append, at every length of varint and at
+// the ends of the ranges.
+func TestSizesAreWhatTheWriterAppends(t *testing.T) {
+	var ints []int64
+	for shift := range 64 {
+		v := int64(1) << shift
+		ints = append(ints, v, v-1, -v, -v+1)
+	}
+	ints = append(ints, 0, math.MaxInt64, math.MinInt64)
+	for _, v := range ints {
+		var w PackWriter
+		w.Int(v)
+		if got := IntSize(v); got != len(w.B) {
+			t.Errorf("IntSize(%d) = %d, Int appends %d", v, got, len(w.B))
+		}
+		w = PackWriter{}
+		w.Uint(uint64(v))
+		if got := UintSize(uint64(v)); got != len(w.B) {
+			t.Errorf("UintSize(%d) = %d, Uint appends %d", uint64(v), got, len(w.B))
+		}
+	}
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 1 << 21} {
+		s := strings.Repeat("s", n)
+		var w PackWriter
+		w.String(s)
+		if got := StringSize(s); got != len(w.B) {
+			t.Errorf("StringSize of %d bytes = %d, String appends %d", n, got, len(w.B))
 		}
 	}
 }
