@@ -35,11 +35,17 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func newFixtureAt(t *testing.T, r *testgit.Repo, db string) *fixture {
+	return newFixtureOn(t, r, func(now func() time.Time) *store.Store {
+		return teststore.Open(t, db, store.Options{Now: now})
+	})
+}
+
+// newFixtureOn is a fixture whose store open opens, on the fixture's clock.
+func newFixtureOn(t *testing.T, r *testgit.Repo, open func(now func() time.Time) *store.Store) *fixture {
 	f := &fixture{t: t, r: r, clock: time.Now()}
 	now := func() time.Time { return f.clock }
-	st := teststore.Open(t, db, store.Options{Now: now})
 	ws := teststore.Workspace(t, r.Dir)
-	f.svc = &Service{WS: ws, Store: st, Cwd: r.Dir, Now: now}
+	f.svc = &Service{WS: ws, Store: open(now), Cwd: r.Dir, Now: now}
 	return f
 }
 

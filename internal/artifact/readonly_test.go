@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/testfs"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/teststore"
 )
@@ -21,14 +20,17 @@ import (
 // repository id.
 func TestGetFromAStoreThatCannotBeWritten(t *testing.T) {
 	ctx := context.Background()
-	dir := testfs.Tmpfs(t, "16m")
 	r := testgit.New(t)
 	r.Write("mod_a/a.go", "package a\n")
 	r.Write("mod_b/b.go", "package b\n")
 	r.Write("README.md", "# demo\n")
 	r.Commit("init")
-	db := filepath.Join(dir, "freshctx.db")
-	f := newFixtureAt(t, r, db)
+	var readOnly func() *store.Store
+	f := newFixtureOn(t, r, func(now func() time.Time) *store.Store {
+		var st *store.Store
+		st, readOnly = teststore.OnAMount(t, store.Options{Now: now})
+		return st
+	})
 	reqs := []GetRequest{
 		{Type: "file_summary", Key: "mod_a/a.go"},
 		{Type: "file_summary", Key: "mod_b/b.go"},
@@ -47,17 +49,10 @@ func TestGetFromAStoreThatCannotBeWritten(t *testing.T) {
 	for _, req := range reqs {
 		f.get(req)
 	}
-	if err := f.svc.Store.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ro := readOnly()
 	twin := filepath.Join(t.TempDir(), "freshctx.db")
-	if b, err := os.ReadFile(db); err != nil || os.WriteFile(twin, b, 0o600) != nil {
+	if b, err := os.ReadFile(ro.Path()); err != nil || os.WriteFile(twin, b, 0o600) != nil {
 		t.Fatalf("copy the store: %v", err)
-	}
-	testfs.ReadOnly(t, dir)
-	ro := teststore.Open(t, db, store.Options{ReadOnly: true, Now: f.svc.Now})
-	if !ro.ReadOnly() {
-		t.Fatal("the store on the read-only mount was opened for writing")
 	}
 	rw := teststore.Open(t, twin, store.Options{Now: f.svc.Now})
 	before := rowCounts(t, ro)

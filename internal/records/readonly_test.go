@@ -10,7 +10,6 @@ import (
 
 	"github.com/freshctx/freshctx/internal/freshness"
 	"github.com/freshctx/freshctx/internal/store"
-	"github.com/freshctx/freshctx/internal/testfs"
 	"github.com/freshctx/freshctx/internal/teststore"
 )
 
@@ -22,7 +21,7 @@ import (
 func TestCheckInAStoreThatCannotBeWritten(t *testing.T) {
 	ctx := context.Background()
 	base, r := newService(t)
-	st, readOnly := storeOnAMount(t)
+	st, readOnly := teststore.OnAMount(t, store.Options{})
 	s := &Service{WS: base.WS, Store: st, Cwd: r.Dir, RacyWindow: time.Nanosecond}
 	touched := keep(t, s, "pkg/calc.go:3: want 3, got -1\n")
 	changed := keep(t, s, "pkg/calc_test.go:1: no tests\n")
@@ -53,30 +52,6 @@ func TestCheckInAStoreThatCannotBeWritten(t *testing.T) {
 	}
 	if after := statCache(t, ro); !maps.Equal(after, before) {
 		t.Fatalf("the stat cache of a store that cannot be written went from %v to %v", before, after)
-	}
-}
-
-// storeOnAMount opens a new store on a tmpfs of its own; readOnly closes
-// it, remounts the tmpfs read-only and opens the store again there.
-func storeOnAMount(t *testing.T) (st *store.Store, readOnly func() *store.Store) {
-	t.Helper()
-	dir := testfs.Tmpfs(t, "16m")
-	p := filepath.Join(dir, "freshctx.db")
-	st, err := store.Open(context.Background(), p, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, func() *store.Store {
-		t.Helper()
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
-		testfs.ReadOnly(t, dir)
-		ro := teststore.Open(t, p, store.Options{ReadOnly: true})
-		if !ro.ReadOnly() {
-			t.Fatal("the store on a read-only mount was opened for writing")
-		}
-		return ro
 	}
 }
 

@@ -120,7 +120,7 @@ func TestRecallFindsEveryRecordKept(t *testing.T) {
 // found in a store on a read-only mount, which is left as it was.
 func TestRecallInAStoreThatCannotBeWritten(t *testing.T) {
 	base, r := newService(t)
-	st, readOnly := storeOnAMount(t)
+	st, readOnly := teststore.OnAMount(t, store.Options{})
 	s := &Service{WS: base.WS, Store: st, Cwd: r.Dir}
 	indexed := keep(t, s, "sample zircon quartz\n")
 	recallIDs(t, s, "zircon")
