@@ -3,6 +3,7 @@ package artifact
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -137,12 +138,22 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 	}
 	stop() // a cold get waits for neither
 	if s.Store.ReadOnly() {
-		// The rest is bookkeeping, which a store that cannot be written
-		// goes without: the lookup is not counted (artifact stats), and
-		// the pack and the proof are made again by a later get.
-		return res, nil
+		return res, nil // no bookkeeping (keepBooks)
 	}
-	err = s.Store.Update(ctx, func(tx *store.Tx) error {
+	if err := s.keepBooks(ctx, repo, req, ks, found, res, proof, proved); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// keepBooks keeps what a get leaves for later ones: the key's pack, the
+// path set's proof, and the lookup's event for artifact stats. A store
+// that cannot be written (read-only, or a full disk) goes without, and
+// the get's answer stands: the lookup is not counted, and the pack and the
+// proof are made again by a later get.
+func (s *Service) keepBooks(ctx context.Context, repo string, req GetRequest, ks keyState, found []slice,
+	res *GetResult, proof *pathProof, proved string) error {
+	err := s.Store.Update(ctx, func(tx *store.Tx) error {
 		if err := keepPack(ctx, tx, repo, req.Type, req.Key, ks, found); err != nil {
 			return err
 		}
@@ -151,10 +162,10 @@ func (s *Service) Get(ctx context.Context, req GetRequest) (*GetResult, error) {
 		}
 		return event(ctx, tx, res.Outcome, repo, req.Type, req.Key)
 	})
-	if err != nil {
-		return nil, err
+	if errors.Is(err, store.ErrFull) || errors.Is(err, store.ErrReadOnly) {
+		return nil
 	}
-	return res, nil
+	return err
 }
 
 // lookup reads every stored slice of the key, on every ref.

@@ -2,14 +2,17 @@ package artifact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/freshctx/freshctx/internal/store"
+	"github.com/freshctx/freshctx/internal/testfs"
 	"github.com/freshctx/freshctx/internal/testgit"
 	"github.com/freshctx/freshctx/internal/teststore"
 )
@@ -119,4 +122,49 @@ func rowCounts(t *testing.T, st *store.Store) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A get from a store on a disk with no room left answers as it would with
+// room, without its bookkeeping: the lookup is not counted, and nothing is
+// half-written.
+func TestGetOnAFullDisk(t *testing.T) {
+	ctx := context.Background()
+	r := testgit.New(t)
+	r.Write("mod_a/a.go", "package a\n")
+	r.Commit("init")
+	dir := testfs.Tmpfs(t, "2m")
+	f := newFixtureAt(t, r, filepath.Join(dir, "freshctx.db"))
+	f.put(PutRequest{Type: "file_summary", Key: "mod_a/a.go"})
+	req := GetRequest{Type: "file_summary", Key: "mod_a/a.go"}
+	f.get(req)
+	testfs.Fill(t, dir)
+	// Writes of the size a get's bookkeeping makes until the store takes
+	// none: the WAL and the database have no page left to grow into.
+	for i := 0; ; i++ {
+		err := f.svc.Store.Update(ctx, func(tx *store.Tx) error {
+			return tx.SetMeta(fmt.Sprintf("test.fill.%d", i), strings.Repeat("x", 200))
+		})
+		if errors.Is(err, store.ErrFull) {
+			break
+		}
+		if err != nil || i == 100_000 {
+			t.Fatalf("filling the store: write %d: %v", i, err)
+		}
+	}
+	before := rowCounts(t, f.svc.Store)
+	for _, want := range []string{Hit, Stale} {
+		if want == Stale {
+			r.Write("mod_a/a.go", "package a // changed\n")
+		}
+		got, err := f.svc.Get(ctx, req)
+		if err != nil {
+			t.Fatalf("get on a full disk: %v", err)
+		}
+		if got.Outcome != want {
+			t.Fatalf("get on a full disk: %s %+v, want %s", got.Outcome, got.Reasons, want)
+		}
+	}
+	if after := rowCounts(t, f.svc.Store); !slices.Equal(after, before) {
+		t.Errorf("the full store's rows went from %d to %d rows", len(before), len(after))
+	}
 }

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -86,7 +87,11 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 	if s.Store.ReadOnly() {
 		return id, nil // found again by the next process
 	}
-	return id, s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
+	err = s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
+	if errors.Is(err, store.ErrFull) || errors.Is(err, store.ErrReadOnly) {
+		err = nil // found again by the next process
+	}
+	return id, err
 }
 
 // snapshot reads the workspace for paths. It asks git nothing: where HEAD

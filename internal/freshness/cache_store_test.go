@@ -1,11 +1,9 @@
 package freshness
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,16 +70,7 @@ func TestSaveOnAFullDisk(t *testing.T) {
 		paths = append(paths, q)
 		entries[q] = CacheEntry{FP: fp, Digest: sha.Bytes([]byte(q)), Recorded: int64(i + 1)}
 	}
-	filler, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for chunk := bytes.Repeat([]byte{'x'}, 64<<10); ; {
-		if _, err := filler.Write(chunk); err != nil {
-			break
-		}
-	}
-	filler.Close()
+	testfs.Fill(t, dir)
 	if err := c.save(ctx, dir, entries, paths); !errors.Is(err, store.ErrFull) {
 		t.Fatalf("a transaction of the entries on a full disk = %v, want ErrFull", err)
 	}

@@ -1,10 +1,12 @@
 // Package testfs mounts what tests of the file system's limits need: a
-// small tmpfs, made read-only when asked. A process that may not mount
+// small tmpfs, made read-only or filled when asked. A process that may not mount
 // skips the test.
 package testfs
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -25,5 +27,20 @@ func ReadOnly(tb testing.TB, dir string) {
 	tb.Helper()
 	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
 		tb.Skipf("cannot remount read-only: %v %s", err, out)
+	}
+}
+
+// Fill writes a file into a Tmpfs until it has no room left.
+func Fill(tb testing.TB, dir string) {
+	tb.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	for chunk := make([]byte, 64<<10); ; {
+		if _, err := f.Write(chunk); err != nil {
+			return
+		}
 	}
 }
