@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Sum is a SHA-256 sum. The zero Sum means "not computed".
@@ -58,10 +59,16 @@ func List(items []string) Sum {
 	return d
 }
 
-// Reader returns the sum of everything r yields and the byte count.
+// Reader returns the sum of everything r yields and the byte count. It
+// reads through a buffer it keeps between calls: io.Copy would hand the
+// hash to an *os.File's (or io.MultiReader's) WriteTo, which makes a
+// 32 KiB buffer every call, and freshctx hashes thousands of small files
+// in a check.
 func Reader(r io.Reader) (Sum, int64, error) {
 	h := sha256.New()
-	n, err := io.Copy(h, r)
+	buf := buffers.Get().(*[]byte)
+	n, err := io.CopyBuffer(h, readerOnly{r}, *buf)
+	buffers.Put(buf)
 	if err != nil {
 		return Sum{}, n, err
 	}
@@ -69,3 +76,13 @@ func Reader(r io.Reader) (Sum, int64, error) {
 	h.Sum(d[:0])
 	return d, n, nil
 }
+
+// buffers holds Reader's read buffers.
+var buffers = sync.Pool{New: func() any {
+	b := make([]byte, 32<<10)
+	return &b
+}}
+
+// readerOnly hides a reader's WriteTo from io.CopyBuffer, which would
+// otherwise call it and leave the buffer unused.
+type readerOnly struct{ io.Reader }
