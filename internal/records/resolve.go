@@ -206,9 +206,16 @@ func (s *Service) place(ctx context.Context, e *elsewhere, names []string) (foun
 		// record is still kept, not failed for it.
 		return nil, names
 	}
-	byBase := map[string][]string{}
+	// The work tree's files by base name, of the names asked for alone: a
+	// tree has thousands of files and a run names a few.
+	byBase := make(map[string][]string, len(names))
+	for _, name := range names {
+		byBase[path.Base(path.Clean(filepath.ToSlash(name)))] = nil
+	}
 	for _, f := range e.files {
-		byBase[path.Base(f)] = append(byBase[path.Base(f)], f)
+		if list, ok := byBase[path.Base(f)]; ok {
+			byBase[path.Base(f)] = append(list, f)
+		}
 	}
 	for _, name := range names {
 		name = path.Clean(filepath.ToSlash(name))
