@@ -225,7 +225,7 @@ func (s *Service) place(ctx context.Context, e *elsewhere, names []string) (foun
 		var matches []string
 		for _, f := range byBase[path.Base(name)] {
 			if f == name || strings.HasSuffix(f, "/"+name) {
-				matches = append(matches, f)
+				matches = append(matches, strings.Clone(f)) // not the whole listing's string, which it is cut from
 			}
 		}
 		if len(matches) > maxElsewhere {

@@ -36,11 +36,15 @@ func (g *Git) lsFiles(ctx context.Context, flags ...string) ([]string, error) {
 	return g.paths(out), nil
 }
 
-// paths reads NUL-separated paths git printed as root-relative ones.
+// paths reads NUL-separated paths git printed as root-relative ones. They
+// are cut from one string of the whole output: a listing of 100,000 files
+// is two allocations, not one a path.
 func (g *Git) paths(out []byte) []string {
-	var paths []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if rel, ok := g.fromGit(string(f)); ok && len(f) > 0 {
+	paths := make([]string, 0, bytes.Count(out, []byte{0})+1)
+	for rest := string(out); rest != ""; {
+		var f string
+		f, rest, _ = strings.Cut(rest, "\x00")
+		if rel, ok := g.fromGit(f); ok && f != "" {
 			paths = append(paths, rel)
 		}
 	}

@@ -273,3 +273,41 @@ func TestTreeEntriesTakeMoreInALargerIndex(t *testing.T) {
 		r.Git("read-tree", "HEAD")
 	}
 }
+
+// paths reads git's NUL-separated listing: empty entries and a missing
+// last NUL change nothing, and in a workspace below git's top level only
+// the paths under it are kept, relative to it.
+func TestPathsReadsGitsListing(t *testing.T) {
+	for _, c := range []struct {
+		prefix, out string
+		want        []string
+	}{
+		{"", "", []string{}},
+		{"", "\x00", []string{}},
+		{"", "a.go\x00b/c.go\x00", []string{"a.go", "b/c.go"}},
+		{"", "a.go\x00\x00b/c.go", []string{"a.go", "b/c.go"}},
+		{"", "name with spaces\x00tab\there\x00new\nline\x00", []string{"name with spaces", "tab\there", "new\nline"}},
+		{"sub", "sub/a.go\x00subway/b.go\x00other/c.go\x00sub/d/e.go\x00sub\x00", []string{"a.go", "d/e.go", "."}},
+	} {
+		g := &Git{prefix: c.prefix}
+		if got := g.paths([]byte(c.out)); !slices.Equal(got, c.want) {
+			t.Errorf("prefix %q, %q: %q, want %q", c.prefix, c.out, got, c.want)
+		}
+	}
+}
+
+// BenchmarkPaths100k reads git's listing of a work tree of 100,000 files.
+func BenchmarkPaths100k(b *testing.B) {
+	var out strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&out, "pkg%03d/sub%02d/file%06d.go\x00", i/10000, i/100%100, i)
+	}
+	listing := []byte(out.String())
+	g := &Git{}
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := len(g.paths(listing)); n != 100_000 {
+			b.Fatalf("%d paths", n)
+		}
+	}
+}
