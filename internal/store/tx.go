@@ -31,8 +31,8 @@ type execStmt struct {
 // ExecContext is sql.Tx's, with a statement run a second time in the
 // transaction prepared once and reused from then on: SQLite parses the
 // text of every statement executed from text, and a bulk write that runs
-// one statement for each of thousands of rows (a registry's bootstrap, the
-// stat cache's save) spent a seventh of its time parsing. A statement run
+// one statement for each of thousands of rows (a registry's bootstrap, an
+// artifact's slices) spent a seventh of its time parsing. A statement run
 // once is executed from its text as before, so a script of several
 // statements (which is not kept prepared) is parsed as often as it was.
 // Queries are not reused: a prepared statement serves one open result at a
