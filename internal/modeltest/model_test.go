@@ -163,6 +163,13 @@ var atOnce = []string{
 	"rewind", "fork", "refresh",
 }
 
+// atOnceFound are random seeds of TestReadModelAtOnce that once failed,
+// replayed first: 1085203647961994250 found the model, not freshctx,
+// wrong (a refresh of a line a range read of a later version had added
+// past the file the model held whole made the model forget it held that
+// file, and freshctx's diff from it was judged wrong).
+var atOnceFound = []uint64{1085203647961994250}
+
 // TestReadModelAtOnce runs the model with only the read cache's actions
 // (atOnce), so that the sequences where a change comes between a read's
 // answer and its delivery, and a file is put back as that read showed it,
@@ -181,6 +188,9 @@ func TestReadModelAtOnce(t *testing.T) {
 		t.Logf("read model: replaying -rapid.seed=%s", s)
 		runModelOf(t, 1, 0, atOnce, setup)
 		return
+	}
+	for _, seed := range atOnceFound {
+		runModelOf(t, 1, seed, atOnce, setup)
 	}
 	n := runModelOf(t, max(1, total/stepsPerRun), fixedSeed, atOnce, setup)
 	t.Logf("read model: %d steps from the fixed seed %d", n, fixedSeed)

@@ -13,14 +13,16 @@ import (
 )
 
 // view is exactly what the model was shown of one file: lines by number,
-// whether it was shown the whole file (then lines is all of it), and the
-// lines it changed itself since it was shown them (its edit): it believes
-// its change there, so no note may stand for them, while a diff from what
-// it was shown may.
+// whether it was shown the whole file (then lines 1 to wholeLines are all
+// of it; a range read of a later version may add lines past them), and
+// the lines it changed itself since it was shown them (its edit): it
+// believes its change there, so no note may stand for them, while a diff
+// from what it was shown may.
 type view struct {
-	lines  map[int]string
-	edited map[int]bool
-	whole  bool
+	lines      map[int]string
+	edited     map[int]bool
+	whole      bool
+	wholeLines int // the length of the file it holds whole
 }
 
 func newView() *view { return &view{lines: map[int]string{}, edited: map[int]bool{}} }
@@ -182,7 +184,10 @@ func (w *world) refreshOp(t *rapid.T) {
 			if i >= start && i <= end {
 				delete(v.lines, i)
 				delete(v.edited, i)
-				v.whole = false
+				// A line past the file it holds whole came from a range
+				// read of another version: forgetting it leaves the
+				// whole file held.
+				v.whole = v.whole && i > v.wholeLines
 			}
 		}
 	})
@@ -301,7 +306,9 @@ func judge(v *view, res *readcache.ReadResult, now []string) (string, func(*view
 		}
 		// Lines read to the file's end that complete what the model holds
 		// make it hold the whole file, as reads of a file in parts do.
-		v.whole = v.whole || end == len(now) && v.holdsExactly(len(now))
+		if !v.whole && end == len(now) && v.holdsExactly(len(now)) {
+			v.whole, v.wholeLines = true, len(now)
+		}
 	}
 }
 
@@ -329,7 +336,7 @@ func (v *view) text() string {
 
 func (v *view) set(now []string) {
 	*v = *newView()
-	v.whole = true
+	v.whole, v.wholeLines = true, len(now)
 	for i, l := range now {
 		v.lines[i+1] = l
 	}
