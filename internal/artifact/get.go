@@ -3,7 +3,6 @@ package artifact
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -162,7 +161,7 @@ func (s *Service) keepBooks(ctx context.Context, repo string, req GetRequest, ks
 		}
 		return event(ctx, tx, res.Outcome, repo, req.Type, req.Key)
 	})
-	if errors.Is(err, store.ErrFull) || errors.Is(err, store.ErrReadOnly) {
+	if store.Unwritable(err) {
 		return nil
 	}
 	return err

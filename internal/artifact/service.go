@@ -2,7 +2,6 @@ package artifact
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -88,7 +87,7 @@ func (s *Service) repoID(ctx context.Context) (string, error) {
 		return id, nil // found again by the next process
 	}
 	err = s.Store.Update(ctx, func(tx *store.Tx) error { return tx.SetMeta(key, id) })
-	if errors.Is(err, store.ErrFull) || errors.Is(err, store.ErrReadOnly) {
+	if store.Unwritable(err) {
 		err = nil // found again by the next process
 	}
 	return id, err

@@ -2,7 +2,6 @@ package freshness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -88,7 +87,7 @@ func (c StoreCache) Save(ctx context.Context, root string, entries map[string]Ca
 	for i := 0; i < len(paths) && err == nil; i += saveChunk {
 		err = c.save(ctx, root, entries, paths[i:min(i+saveChunk, len(paths))])
 	}
-	if errors.Is(err, store.ErrReadOnly) || errors.Is(err, store.ErrFull) {
+	if store.Unwritable(err) {
 		return nil
 	}
 	if err != nil {

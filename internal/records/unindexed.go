@@ -158,5 +158,5 @@ func withTempIndex(ctx context.Context, tx *store.Tx, search func(*store.Tx) err
 
 // unwritable reports a write refused for a reason a read need not share.
 func unwritable(err error) bool {
-	return errors.Is(err, store.ErrReadOnly) || errors.Is(err, store.ErrFull) || errors.Is(err, store.ErrLocked)
+	return store.Unwritable(err) || errors.Is(err, store.ErrLocked)
 }

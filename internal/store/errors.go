@@ -22,6 +22,14 @@ var (
 	ErrFull        = errors.New("disk full")
 )
 
+// Unwritable reports whether err is a write the store could not take
+// because it cannot be written (ErrReadOnly) or its disk is full
+// (ErrFull): a write the caller can go without (a cache's entry, a
+// lookup's bookkeeping) is then skipped, and what it read still stands.
+func Unwritable(err error) bool {
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, ErrFull)
+}
+
 // classify wraps SQLite and file system failures in the package's sentinel
 // errors, keeping the original for context. An I/O error on a disk with no
 // space left is reported as ErrFull: SQLite says "disk I/O error" when it
@@ -81,7 +89,7 @@ func classifyOS(err error) error {
 // cannotWrite reports whether err means the store is there but may not be
 // written, so a read may still succeed read-only.
 func cannotWrite(err error) bool {
-	if errors.Is(err, ErrReadOnly) || errors.Is(err, ErrFull) {
+	if Unwritable(err) {
 		return true
 	}
 	var se *sqlite.Error
