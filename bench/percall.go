@@ -365,7 +365,6 @@ var stages = []stage{
 	{"page faults", []string{"asm_exc_page_fault"}},
 	{"building the command tree (cobra)", []string{fc + "cli.newRootCmd"}},
 	{"opening the store (SQLite, its schema)", []string{fc + "store.Open"}},
-	{"closing the store", []string{fc + "store.(*Store).Close"}},
 	{"git's own processes", nil}, // by command name, not by function
 	{"starting the command", []string{"os.StartProcess"}},
 	{"storing and redacting the output", []string{fc + "records.(*Service).startCapture.func1"}},

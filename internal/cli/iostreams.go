@@ -22,6 +22,10 @@ type IO struct {
 	Env []string
 	// Cwd is the working directory.
 	Cwd string
+	// Exiting says that the process ends when Main returns: the store is
+	// left for the exit to end (store.Store.Leave), not closed. Tests that
+	// run Main again and again in one process leave it false.
+	Exiting bool
 
 	content io.Writer // see Content
 }
@@ -46,14 +50,15 @@ func terminalSafe(w io.Writer, terminal bool) (out io.Writer, flush func() error
 	return tw, tw.Flush
 }
 
-// System returns the process's standard streams.
+// System returns the process's standard streams, for a Main the process
+// exits after.
 func System() (IO, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return IO{}, err
 	}
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr),
-		OutIsTerminal: isTerminal(os.Stdout), Env: os.Environ(), Cwd: cwd}, nil
+		OutIsTerminal: isTerminal(os.Stdout), Env: os.Environ(), Cwd: cwd, Exiting: true}, nil
 }
 
 // open opens a file named by a flag, relative to the working directory;

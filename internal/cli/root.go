@@ -45,7 +45,9 @@ func Main(ctx context.Context, args []string, streams IO) int {
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.Err)
 	err := cmd.ExecuteContext(ctx)
-	if a.st != nil {
+	if a.st != nil && streams.Exiting {
+		a.st.Leave()
+	} else if a.st != nil {
 		a.st.Close()
 	}
 	if err == nil {

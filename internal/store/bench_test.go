@@ -10,8 +10,9 @@ import (
 	"github.com/freshctx/freshctx/internal/testbench"
 )
 
-// BenchmarkOpenWriteClose times what every hook and read pays for the
-// store: open an existing store, write one small row, close. In turn with
+// BenchmarkOpenWriteClose times opening an existing store, writing one
+// small row and closing it, what every hook and read paid for the store
+// before a process left it instead (BenchmarkLeaveOrClose). In turn with
 // it, the same write through the same driver and pragmas to a SQLite file
 // of one table, in WAL mode too: the difference is what freshctx's schema
 // (parsed by SQLite on every open) and its own opening checks cost; what

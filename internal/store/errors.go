@@ -46,7 +46,7 @@ func (s *Store) classify(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("%w (%v); move the file aside to start a new store", ErrCorrupt, err)
+			return fmt.Errorf("%w (%v); move the file aside, with its -wal and -shm files, to start a new store", ErrCorrupt, err)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("%w (%v); try again when it finishes", ErrLocked, err)
 		case sqlite3.SQLITE_FULL:

@@ -62,6 +62,11 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	_, derr := os.Stat(filepath.Dir(abs))
 	_, ferr := os.Stat(abs)
+	if errors.Is(ferr, os.ErrNotExist) {
+		if err := orphanedLog(abs); err != nil {
+			return nil, err
+		}
+	}
 	if err := prepareFiles(abs); err != nil {
 		return nil, err
 	}
@@ -76,6 +81,25 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		err = fmt.Errorf("%w: %s has no space left (%v)", ErrFull, filepath.Dir(abs), err)
 	}
 	return st, err
+}
+
+// orphanedLog refuses to make a store at abs, where there is none, while
+// the WAL of one is beside it: a store moved or deleted without the WAL
+// its last command left (Leave). SQLite would read the pages that WAL
+// holds over the new store's, and a WAL that is not a store's first holds
+// only some of them. A store another process made meanwhile, with its
+// own WAL, is there when looked for again: its WAL is not an orphan.
+func orphanedLog(abs string) error {
+	fi, err := os.Stat(abs + "-wal")
+	if err != nil || fi.Size() == 0 {
+		return nil
+	}
+	if _, err := os.Stat(abs); err == nil {
+		return nil
+	}
+	return fmt.Errorf("open store %s: %w: the store is gone and its log (%s-wal) is still there, which SQLite would read "+
+		"over a new store; put the store back, or move %s-wal and %s-shm aside too",
+		abs, ErrCorrupt, filepath.Base(abs), filepath.Base(abs), filepath.Base(abs))
 }
 
 // empty reports whether a store file and its WAL hold no byte: no store
@@ -186,6 +210,8 @@ func dsn(path string, busy time.Duration, mode string) string {
 	switch mode {
 	case "rw":
 		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", checkpointPages))
+		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walLimit))
 		q.Set("_txlock", "immediate")
 	case "ro":
 		q.Set("mode", "ro")
@@ -272,8 +298,47 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 // Now is the store's clock.
 func (s *Store) Now() time.Time { return s.now() }
 
-// Close closes the database.
+// Close closes the database. The last connection to the store closed
+// anywhere makes SQLite checkpoint the WAL into the database file and
+// delete it; see Leave for a process about to exit.
 func (s *Store) Close() error { return s.db.Close() }
+
+// Leave is what a process about to exit calls instead of Close: it leaves
+// the store open, for the exit to end. A close of the last connection
+// checkpoints the WAL into the database file, syncing both, and deletes
+// the WAL and its index, so the next process to write makes a new WAL,
+// syncing its header and its folder: four fsyncs for every command that
+// writes, a hook's or a read's one small row among them
+// (BenchmarkLeaveOrClose). Left, the WAL stays beside the database and the
+// next process's SQLite reads it back (its recovery, which runs after any
+// process that ends without closing, crashed or killed: WAL mode is made
+// for it). SQLite then checkpoints when a commit finds the WAL past
+// checkpointPages, not at every exit, and journal_size_limit trims a WAL
+// one large transaction grew once it is reused.
+//
+// A commit is as safe as before against the process ending, killed or
+// not; against a power loss it is what synchronous=NORMAL makes it, kept
+// once the system has written the WAL to the disk or a checkpoint synced
+// it, else lost with the commits after it, never half kept. (The close's
+// checkpoint synced it before the process ended.) A store on a mount made
+// read-only later is read with the WAL left beside it, as long as the
+// WAL's index (-shm) is there too; without it SQLite can read only what
+// was checkpointed (openReadOnly).
+func (s *Store) Leave() {}
+
+// checkpointPages is the size in pages (4 KiB) at which a commit
+// checkpoints the WAL (SQLite's wal_autocheckpoint). Every process that
+// opens a store nobody else has open reads the whole WAL back, so a
+// smaller WAL makes every open cheaper and checkpoints more often: at
+// SQLite's 1,000 a hook's open read up to 4 MB back, about 4 ms; at 256
+// it reads at most 1 MB, and a hook's few pages a call make a checkpoint
+// every few dozen calls.
+const checkpointPages = 256
+
+// walLimit is the size in bytes a WAL is cut back to when it is reused
+// after a checkpoint (SQLite's journal_size_limit): a WAL one large
+// transaction grew does not stay that large beside the store.
+const walLimit = 4 << 20
 
 // DB exposes the database for read-only queries of feature packages.
 func (s *Store) DB() *sql.DB { return s.db }
