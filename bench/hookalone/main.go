@@ -78,7 +78,7 @@ func hook(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer st.Close()
+	defer st.Leave() // the process exits next, as freshctx's does after its hook
 	run, err := config.RunCommands(ctx, st)
 	if err != nil {
 		return "", err
