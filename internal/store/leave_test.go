@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,14 +52,21 @@ func TestProcessWrites(t *testing.T) {
 // its own, which leaves the store, or closes it when closing.
 func writeInProcess(tb testing.TB, path, key, value string, closing bool) {
 	tb.Helper()
+	if err := processWrite(path, key, value, closing); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func processWrite(path, key, value string, closing bool) error {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProcessWrites$")
 	cmd.Env = append(os.Environ(), leaveEnv+"="+path, leaveEnv+"_KEY="+key, leaveEnv+"_VALUE="+value)
 	if closing {
 		cmd.Env = append(cmd.Env, leaveEnv+"_CLOSE=1")
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("the writing process: %v\n%s", err, out)
+		return fmt.Errorf("the writing process of %s: %w\n%s", key, err, out)
 	}
+	return nil
 }
 
 // checkpointed reads key from the database file alone, as SQLite's
@@ -250,5 +259,48 @@ func TestLogWithoutItsStoreIsRefused(t *testing.T) {
 	defer aside.Close()
 	if got := meta(t, aside, "k"); got != "left" {
 		t.Fatalf("the store moved aside with its WAL holds k=%q, want %q", got, "left")
+	}
+}
+
+// Processes that write at once, most leaving the store and some closing
+// it, with values large enough that their WAL passes checkpointPages
+// meanwhile, lose no commit and leave a whole database: each one's
+// recovery, commit and checkpoint meets the others'.
+func TestLeavingProcessesAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "freshctx.db")
+	writeInProcess(t, path, "made", "yes", true)
+	const writers, each = 6, 10
+	value := strings.Repeat("v", 20<<10) // five pages a commit
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := processWrite(path, fmt.Sprintf("k%d-%d", w, i), fmt.Sprintf("%d:%s", i, value), i%4 == 3); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for w := range writers {
+		for i := range each {
+			if got := meta(t, s, fmt.Sprintf("k%d-%d", w, i)); got != fmt.Sprintf("%d:%s", i, value) {
+				t.Fatalf("k%d-%d holds %d bytes, not what was written", w, i, len(got))
+			}
+		}
+	}
+	var check string
+	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q, %v", check, err)
 	}
 }
