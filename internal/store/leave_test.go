@@ -144,13 +144,16 @@ func TestLeftStoreKeepsItsCommits(t *testing.T) {
 }
 
 // A WAL left beside the store is read on a mount made read-only after:
-// what the last process committed is there, not only what was
-// checkpointed before it.
+// what the last process committed, which only the WAL holds, is there,
+// not only what was checkpointed before it.
 func TestLeftStoreReadsOnAReadOnlyMount(t *testing.T) {
 	dir := testfs.Tmpfs(t, "8m")
 	path := filepath.Join(dir, "freshctx.db")
 	writeInProcess(t, path, "k", "before", true)
 	writeInProcess(t, path, "k", "after", false)
+	if v, _ := checkpointed(t, path, "k"); v != "before" {
+		t.Fatalf("the database file holds k=%q: the last commit was not left in the WAL", v)
+	}
 	testfs.ReadOnly(t, dir)
 	ro, err := Open(context.Background(), path, Options{ReadOnly: true})
 	if err != nil {
