@@ -168,6 +168,49 @@ func TestLeftStoreReadsOnAReadOnlyMount(t *testing.T) {
 	}
 }
 
+// A store left on a mount made read-only without its WAL's index (copied
+// there with only the WAL, or its -shm removed), which SQLite's read-only
+// mode cannot make there, is read with every commit the WAL holds, not
+// only what was checkpointed before them; and a store closed, with no WAL
+// and no index beside it, is read too.
+func TestLeftStoreReadsWithoutItsIndex(t *testing.T) {
+	dir := testfs.Tmpfs(t, "8m")
+	left, closed := filepath.Join(dir, "left.db"), filepath.Join(dir, "closed.db")
+	writeInProcess(t, left, "k", "before", true)
+	writeInProcess(t, left, "k", "after", false)
+	writeInProcess(t, closed, "k", "closed", true)
+	for _, p := range []string{left + "-shm", closed + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(closed + "-wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a closed store left its WAL (%v)", err)
+	}
+	if v, _ := checkpointed(t, left, "k"); v != "before" {
+		t.Fatalf("the database file holds k=%q: the last commit was not left in the WAL", v)
+	}
+	testfs.ReadOnly(t, dir)
+	for path, want := range map[string]string{left: "after", closed: "closed"} {
+		ro, err := Open(context.Background(), path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ro.ReadOnly() {
+			t.Fatalf("%s on a read-only mount opened for writing", path)
+		}
+		if got := meta(t, ro, "k"); got != want {
+			t.Errorf("%s without its index, read-only: k = %q, want %q", filepath.Base(path), got, want)
+		}
+		if err := ro.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(left + "-shm"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reading made an index on a read-only mount (%v)", err)
+	}
+}
+
 // A commit made past checkpointPages of WAL checkpoints it, so that a
 // store every process leaves does not grow a WAL every open reads back
 // whole.

@@ -154,13 +154,26 @@ func openForReading(ctx context.Context, abs string, opt Options) (*Store, error
 	return openReadOnly(ctx, abs, opt)
 }
 
-// openReadOnly opens the store with SQLite's read-only mode; where even that
-// needs a write (the WAL index of a store on a read-only mount) it opens the
-// file as immutable, which reads what was checkpointed.
+// openReadOnly opens the store with SQLite's read-only mode. That mode
+// needs the WAL's index (-shm) beside a store in WAL mode, and cannot make
+// one on a read-only mount. There, a store without a WAL (closed, or
+// copied without one) is opened as immutable: the file holds every
+// commit. A store whose WAL is there without its index (a process left
+// the store, Leave, and the index was not copied with it, or was removed)
+// is opened unlocked instead, and SQLite builds the index from the WAL in
+// the process's own memory, so that every commit the WAL holds is read,
+// not only what was checkpointed before them. Neither needs a lock there:
+// no process writes through a mount that cannot be written, and one
+// writing the store through another keeps the index beside it, where the
+// read-only mode finds it.
 func openReadOnly(ctx context.Context, abs string, opt Options) (*Store, error) {
 	s, err := openOnce(ctx, abs, opt, "ro")
 	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNewerSchema) {
-		s, err = openOnce(ctx, abs, opt, "immutable")
+		mode := "immutable"
+		if _, werr := os.Lstat(abs + "-wal"); werr == nil {
+			mode = "unlocked"
+		}
+		s, err = openOnce(ctx, abs, opt, mode)
 	}
 	if err != nil {
 		return nil, err
@@ -205,6 +218,13 @@ func openOnce(ctx context.Context, abs string, opt Options, mode string) (*Store
 // database is switched to WAL only once it is known to be freshctx's.
 func dsn(path string, busy time.Duration, mode string) string {
 	q := url.Values{}
+	if mode == "unlocked" {
+		// Before anything reads the file: in exclusive locking mode SQLite
+		// keeps the WAL's index in the connection's memory instead of
+		// mapping -shm; unix-none takes no file locks.
+		q.Add("_pragma", "locking_mode(EXCLUSIVE)")
+		q.Set("vfs", "unix-none")
+	}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	switch mode {
@@ -213,7 +233,7 @@ func dsn(path string, busy time.Duration, mode string) string {
 		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", checkpointPages))
 		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walLimit))
 		q.Set("_txlock", "immediate")
-	case "ro":
+	case "ro", "unlocked":
 		q.Set("mode", "ro")
 	case "immutable":
 		q.Set("mode", "ro")
