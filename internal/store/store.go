@@ -156,21 +156,21 @@ func openForReading(ctx context.Context, abs string, opt Options) (*Store, error
 
 // openReadOnly opens the store with SQLite's read-only mode. That mode
 // needs the WAL's index (-shm) beside a store in WAL mode, and cannot make
-// one on a read-only mount. There, a store without a WAL (closed, or
-// copied without one) is opened as immutable: the file holds every
-// commit. A store whose WAL is there without its index (a process left
-// the store, Leave, and the index was not copied with it, or was removed)
-// is opened unlocked instead, and SQLite builds the index from the WAL in
-// the process's own memory, so that every commit the WAL holds is read,
-// not only what was checkpointed before them. Neither needs a lock there:
-// no process writes through a mount that cannot be written, and one
-// writing the store through another keeps the index beside it, where the
-// read-only mode finds it.
+// one on a read-only mount. There, a store whose WAL is there without its
+// index (a process left the store, Leave, and the index was not copied
+// with it, or was removed) is opened unlocked, and SQLite builds the index
+// from the WAL in the process's own memory, so that every commit the WAL
+// holds is read, not only what was checkpointed before them. Otherwise
+// (a closed store, with no WAL, whose file holds every commit; or one the
+// read-only mode could not open for another reason, as before) it is
+// opened as immutable. Neither takes a lock: no process writes through a
+// mount that cannot be written, and one writing the store through another
+// keeps the index beside it, where the unlocked mode is not chosen.
 func openReadOnly(ctx context.Context, abs string, opt Options) (*Store, error) {
 	s, err := openOnce(ctx, abs, opt, "ro")
 	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNewerSchema) {
 		mode := "immutable"
-		if _, werr := os.Lstat(abs + "-wal"); werr == nil {
+		if exists(abs+"-wal") && !exists(abs+"-shm") {
 			mode = "unlocked"
 		}
 		s, err = openOnce(ctx, abs, opt, mode)
@@ -180,6 +180,12 @@ func openReadOnly(ctx context.Context, abs string, opt Options) (*Store, error) 
 	}
 	s.readOnly = true
 	return s, nil
+}
+
+// exists reports whether something is at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // openRetrying opens read-write. Switching a new database to WAL and
