@@ -27,6 +27,9 @@ func (s *Snapshot) prefetch(sts []Stamp) {
 	}
 	rels = sortedUnique(rels)
 	fps, errs := FingerprintPaths(s.rootSlash, rels)
+	if len(s.seen) == 0 { // made at its size rather than grown, split by split
+		s.seen = make(map[string]*observation, len(rels))
+	}
 	for i, rel := range rels {
 		s.seen[rel] = &observation{fp: fps[i], statErr: errs[i]}
 	}

@@ -27,8 +27,14 @@ func (s *Service) CheckAll(ctx context.Context, recs []*Record) error {
 	if err != nil {
 		return err
 	}
-	fillWalks(recs, walks)
-	checkInputs(recs, walks)
+	fresh := make([]map[string]bool, len(recs)) // by record: the files its check found fresh
+	for i, r := range recs {
+		if r.Freshness != nil {
+			fresh[i] = freshFiles(r.Freshness)
+		}
+	}
+	fillWalks(recs, fresh, walks)
+	checkInputs(recs, fresh, walks)
 	return nil
 }
 
@@ -93,7 +99,7 @@ func startWalks(recs []*Record) func() map[string]scope.Times {
 		roots[k] = r
 		sharing[k]++
 		if named[k] == nil {
-			named[k] = map[string]int{}
+			named[k] = make(map[string]int, len(r.stamp.Files))
 		}
 		for _, p := range stampedPaths(r) {
 			named[k][p]++
@@ -132,23 +138,20 @@ func stampedPaths(r *Record) []string {
 }
 
 // fillWalks has each walk stat the files it left to the check that a
-// record sharing it did not find fresh: those count by their times.
-func fillWalks(recs []*Record, walks map[string]scope.Times) {
+// record sharing it did not find fresh (fresh, by record): those count by
+// their times.
+func fillWalks(recs []*Record, fresh []map[string]bool, walks map[string]scope.Times) {
 	judged := map[string]map[string]bool{} // by scopeKey: files some record must judge by their times
-	for _, r := range recs {
+	for i, r := range recs {
 		if r.root == "" {
 			continue
 		}
 		k := scopeKey(r)
 		if judged[k] == nil {
-			judged[k] = map[string]bool{}
-		}
-		var fresh map[string]bool
-		if r.Freshness != nil {
-			fresh = freshFiles(r.Freshness)
+			judged[k] = map[string]bool{} // most often none: a record's files are mostly fresh
 		}
 		for _, p := range stampedPaths(r) {
-			if !fresh[p] {
+			if !fresh[i][p] {
 				judged[k][p] = true
 			}
 		}
@@ -159,15 +162,16 @@ func fillWalks(recs []*Record, walks map[string]scope.Times) {
 	}
 }
 
-// checkInputs sets InputsChanged from the walks of the records' scopes.
-func checkInputs(recs []*Record, walks map[string]scope.Times) {
-	for _, r := range recs {
+// checkInputs sets InputsChanged from the walks of the records' scopes;
+// fresh holds, by record, the files its check found fresh.
+func checkInputs(recs []*Record, fresh []map[string]bool, walks map[string]scope.Times) {
+	for i, r := range recs {
 		if r.Freshness == nil || r.root == "" {
 			continue
 		}
 		st := walks[scopeKey(r)]
 		from := r.inputsSince()
-		ch := st.ChangedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), freshFiles(r.Freshness))
+		ch := st.ChangedSince(from, from.Add(time.Duration(r.DurationMS)*time.Millisecond), fresh[i])
 		ch.Scope = r.inputs
 		if !r.inputsGiven {
 			ch.Complete, ch.Guessed = false, true
@@ -179,7 +183,7 @@ func checkInputs(recs []*Record, walks map[string]scope.Times) {
 // freshFiles are the files a check labelled fresh: their bytes are the
 // ones stamped, whatever their times say.
 func freshFiles(res *freshness.Result) map[string]bool {
-	out := map[string]bool{}
+	out := make(map[string]bool, len(res.Files))
 	for _, f := range res.Files {
 		if f.Label == freshness.Fresh {
 			out[f.Path] = true
@@ -196,8 +200,12 @@ func (s *Service) checkRoot(ctx context.Context, root string, recs []*Record) er
 			ws = &workspace.Workspace{Root: root} // gone: every file is unknown
 		}
 	}
-	var paths []string
-	seen := map[string]bool{}
+	n := 0
+	for _, r := range recs {
+		n += len(r.stamp.Files)
+	}
+	paths := make([]string, 0, n)
+	seen := make(map[string]bool, n)
 	for _, r := range recs {
 		for _, f := range r.stamp.Files {
 			if !seen[f.Path] {

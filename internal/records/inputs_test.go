@@ -27,14 +27,14 @@ func TestInputsCountFromTheFileClock(t *testing.T) {
 	// had read it just before.
 	r := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
 		fileStart: at.Add(-time.Millisecond), Freshness: &freshness.Result{}}
-	checkInputs([]*Record{r}, startWalks([]*Record{r})())
+	checkInputs([]*Record{r}, make([]map[string]bool, 1), startWalks([]*Record{r})())
 	if got := r.Freshness.InputsChanged; got.Count != 1 || !slices.Equal(got.Paths, []string{"gen.go"}) {
 		t.Fatalf("inputs changed = %d %q, want gen.go", got.Count, got.Paths)
 	}
 	// A record made before the file clock was kept counts from its start.
 	old := &Record{root: root, inputs: []string{"**"}, CreatedAt: at.Add(time.Millisecond), DurationMS: 5,
 		Freshness: &freshness.Result{}}
-	checkInputs([]*Record{old}, startWalks([]*Record{old})())
+	checkInputs([]*Record{old}, make([]map[string]bool, 1), startWalks([]*Record{old})())
 	if got := old.Freshness.InputsChanged; got.Count != 0 {
 		t.Fatalf("record without a file clock start: inputs changed = %d %q, want none", got.Count, got.Paths)
 	}
